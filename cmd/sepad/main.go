@@ -1,0 +1,109 @@
+// Command sepad is the fitness loop around Claude Code prompt files: it
+// captures hook events, scores every execution of a skill version, grades
+// versions and rolls back the changes that made them worse.
+//
+// main only parses the subcommand, wires packages together and turns errors
+// into exit codes; the work lives in the packages.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the command ran and failed (unreadable file, gate failed)
+	exitUsage = 2 // bad flags or arguments
+)
+
+// errUsage marks errors caused by how the command was called.
+var errUsage = errors.New("usage error")
+
+// exitError carries a specific exit code (for example a failed
+// --fail-under gate, which is not an error of sepad itself).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf returns an error that maps to exit code 2.
+func usageErrorf(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+}
+
+// command is one subcommand. run gets the arguments after the subcommand
+// name; stdout and stderr are injected so tests can capture them.
+type command struct {
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+// commands is filled by each subcommand's file (one file per subcommand).
+// Registration is a map insert: keep init light, the hook path runs it.
+var commands = map[string]command{}
+
+func register(name, summary string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) error) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+func main() {
+	os.Exit(runMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "sepad: unknown command %q\n", args[0])
+		printUsage(stderr)
+		return exitUsage
+	}
+	err := cmd.run(args[1:], stdin, stdout, stderr)
+	return exitCode(stderr, args[0], err)
+}
+
+// exitCode decides the process's exit status from a subcommand's error.
+func exitCode(stderr io.Writer, name string, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintf(stderr, "sepad %s: %v\n", name, ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "sepad %s: %v\n", name, err)
+	if errors.Is(err, errUsage) {
+		return exitUsage
+	}
+	return exitFail
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: sepad COMMAND [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
+	}
+}

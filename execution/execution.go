@@ -1,0 +1,134 @@
+// Package execution groups hook events into executions: one run of one skill
+// version inside a session turn. The rules are documented in
+// docs/executions.md. The package is pure: no I/O and no clock; the state of
+// a Grouper can be saved and restored so open executions survive restarts.
+package execution
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SessionSkill is the pseudo-skill for tool calls made before any skill is
+// invoked in a turn: the session's base prompt (the project's CLAUDE.md).
+const SessionSkill = "_session"
+
+// ToolCall is one tool invocation inside an execution.
+type ToolCall struct {
+	ID    string          `json:"id,omitempty"` // tool_use_id
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
+	// Outcome of the call.
+	Failed      bool   `json:"failed,omitempty"`
+	Interrupted bool   `json:"interrupted,omitempty"`
+	NoPost      bool   `json:"no_post,omitempty"` // PreToolUse never answered
+	Error       string `json:"error,omitempty"`
+	// Retry is true when this call repeats the same tool and input as an
+	// earlier failed call of the same execution.
+	Retry bool `json:"retry,omitempty"`
+	// DurationMS is the tool's reported duration; HasDuration says whether
+	// Claude Code reported one.
+	DurationMS  int64     `json:"duration_ms,omitempty"`
+	HasDuration bool      `json:"has_duration,omitempty"`
+	Start       time.Time `json:"start,omitempty"`
+	End         time.Time `json:"end,omitempty"`
+	// Response holds a bounded prefix of the tool_response text, kept as
+	// evidence for error-pattern heuristics (soft failures).
+	Response string `json:"response,omitempty"`
+	// done is true once a post event was seen.
+	Done bool `json:"done,omitempty"`
+}
+
+// OK reports whether the call succeeded.
+func (c *ToolCall) OK() bool { return !c.Failed && !c.Interrupted && !c.NoPost }
+
+// Execution is one run of one skill version, the unit sepad scores.
+type Execution struct {
+	// ID is stable for the same input: session, agent, and the index of the
+	// execution within that thread (see docs/executions.md).
+	ID        string `json:"id"`
+	SessionID string `json:"session_id"`
+	AgentID   string `json:"agent_id,omitempty"`
+	// Skill is the skill name (or SessionSkill, or the agent type).
+	Skill string `json:"skill"`
+	// Kind is "skill", "agent" or "session".
+	Kind string `json:"kind"`
+	// SkillPath is the prompt file, when the hook resolved it.
+	SkillPath string `json:"skill_path,omitempty"`
+	// Project is the project directory that qualifies Skill.
+	Project      string `json:"project,omitempty"`
+	SkillVersion string `json:"skill_version,omitempty"`
+	// Prompt is the user prompt or invocation arguments that started it.
+	Prompt    string     `json:"prompt,omitempty"`
+	StartedAt time.Time  `json:"started_at,omitempty"`
+	EndedAt   time.Time  `json:"ended_at,omitempty"`
+	Calls     []ToolCall `json:"calls,omitempty"`
+	// Output is the final assistant message of the closing event.
+	Output    string `json:"output,omitempty"`
+	HasOutput bool   `json:"has_output,omitempty"`
+	// Corrections counts later user prompts that reject or revert this
+	// execution's answer.
+	Corrections int `json:"corrections,omitempty"`
+	// StopError is the StopFailure error (rate_limit, …) when the turn ended
+	// on an API error.
+	StopError string `json:"stop_error,omitempty"`
+	// Complete is false when the input ended (or the idle timeout fired)
+	// before a closing event.
+	Complete bool `json:"complete"`
+	// Events counts the events attributed to this execution.
+	Events int `json:"events"`
+	// LastEvent is the time of the newest event, for idle timeouts.
+	LastEvent time.Time `json:"last_event,omitempty"`
+}
+
+// Key returns the identity of the skill measured: the prompt file when
+// known, else project plus name.
+func (x *Execution) Key() string {
+	if x.SkillPath != "" {
+		return x.SkillPath
+	}
+	return x.Project + "#" + x.Skill
+}
+
+// Duration returns the execution's duration in milliseconds and whether it is
+// known: the sum of the tools' reported durations when every call has one,
+// else the span between the first and last event times.
+func (x *Execution) Duration() (int64, bool) {
+	if !x.StartedAt.IsZero() && !x.EndedAt.IsZero() && x.EndedAt.After(x.StartedAt) {
+		return x.EndedAt.Sub(x.StartedAt).Milliseconds(), true
+	}
+	var sum int64
+	n := 0
+	for _, c := range x.Calls {
+		if c.HasDuration {
+			sum += c.DurationMS
+			n++
+		}
+	}
+	if n > 0 {
+		return sum, true
+	}
+	return 0, false
+}
+
+// Failures counts failed tool calls.
+func (x *Execution) Failures() int {
+	n := 0
+	for i := range x.Calls {
+		if !x.Calls[i].OK() {
+			n++
+		}
+	}
+	return n
+}
+
+// Retries counts calls that repeat a failed call.
+func (x *Execution) Retries() int {
+	n := 0
+	for i := range x.Calls {
+		if x.Calls[i].Retry {
+			n++
+		}
+	}
+	return n
+}
