@@ -1,0 +1,426 @@
+// Package config loads sepad's configuration: the embedded defaults in
+// max_expected.yaml, overridden key by key by a user file. A bad user file
+// fails with its path, line and key, never with a half-applied config.
+package config
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Default is the embedded default configuration file.
+//
+//go:embed max_expected.yaml
+var Default []byte
+
+// Complexities a skill can have.
+var Complexities = []string{"simple", "medium", "complex"}
+
+// Config is the whole configuration.
+type Config struct {
+	MaxExpected       map[string]Limit  `yaml:"max_expected"`
+	DefaultComplexity string            `yaml:"default_complexity"`
+	Skills            map[string]string `yaml:"skills"`
+	Aggregate         Aggregate         `yaml:"aggregate"`
+	Collector         Collector         `yaml:"collector"`
+	Hook              Hook              `yaml:"hook"`
+	Mutation          Mutation          `yaml:"mutation"`
+
+	// Source names the user file applied on top of the defaults, or "".
+	Source string `yaml:"-"`
+}
+
+// Limit is one row of the max_expected table.
+type Limit struct {
+	Time  time.Duration `yaml:"time"`
+	Tools int           `yaml:"tools"`
+}
+
+// Aggregate configures the per-version aggregate.
+type Aggregate struct {
+	Weights    []float64 `yaml:"weights"`
+	Trim       float64   `yaml:"trim"`
+	MinSamples int       `yaml:"min_samples"`
+}
+
+// Collector configures the daemon's ingestion.
+type Collector struct {
+	IdleTimeout   time.Duration `yaml:"idle_timeout"`
+	BatchLines    int           `yaml:"batch_lines"`
+	BatchInterval time.Duration `yaml:"batch_interval"`
+	RotateBytes   int64         `yaml:"rotate_bytes"`
+	ExtraFiles    []string      `yaml:"extra_files"`
+	QuarantineMax int           `yaml:"quarantine_max"`
+}
+
+// Hook configures `sepad hook`.
+type Hook struct {
+	MaxField int `yaml:"max_field"`
+}
+
+// Mutation configures versions, decisions and rollback.
+type Mutation struct {
+	Method             string        `yaml:"method"`
+	MinSamples         int           `yaml:"min_samples"`
+	MaxSamples         int           `yaml:"max_samples"`
+	Confidence         float64       `yaml:"confidence"`
+	Exploration        float64       `yaml:"exploration"`
+	AutoRollback       bool          `yaml:"auto_rollback"`
+	RollbackOnF        bool          `yaml:"rollback_on_f"`
+	RollbackRatio      float64       `yaml:"rollback_ratio"`
+	RollbackFailRate   float64       `yaml:"rollback_fail_rate"`
+	CooldownExecutions int           `yaml:"cooldown_executions"`
+	Debounce           time.Duration `yaml:"debounce"`
+	ExtraRoots         []string      `yaml:"extra_roots"`
+}
+
+// Error is a configuration error located in a file.
+type Error struct {
+	File string
+	Line int
+	Key  string // dotted path, e.g. "aggregate.weights"
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Key != "" {
+		return fmt.Sprintf("%s: key %s: %s", loc, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// ErrInvalid is wrapped by every configuration error.
+var ErrInvalid = errors.New("invalid configuration")
+
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+// Path returns the user configuration file to use: flag, then
+// $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml (or
+// ~/.config/sepa/config.yaml) if it exists. "" means defaults only.
+func Path(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if p := os.Getenv("SEPA_CONFIG"); p != "" {
+		return p
+	}
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	p := filepath.Join(dir, "sepa", "config.yaml")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+// Load returns the defaults overridden by the file at path ("" for defaults
+// only). An explicitly named file that does not exist is an error.
+func Load(path string) (*Config, error) {
+	c, err := Parse("max_expected.yaml (embedded)", Default, nil)
+	if err != nil {
+		return nil, fmt.Errorf("embedded defaults: %w", err)
+	}
+	if path == "" {
+		return c, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	c, err = Parse(path, b, c)
+	if err != nil {
+		return nil, err
+	}
+	c.Source = path
+	return c, nil
+}
+
+// Parse decodes data (named name in errors) on top of base (nil for an empty
+// config) and validates the result. base is not modified.
+func Parse(name string, data []byte, base *Config) (*Config, error) {
+	c := &Config{}
+	if base != nil {
+		*c = base.clone()
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: name, Line: yamlErrLine(err), Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	lines := map[string]int{}
+	if len(doc.Content) > 0 {
+		root := doc.Content[0]
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			return c, c.validate(name, lines)
+		}
+		if err := decodeNode(name, root, reflect.ValueOf(c).Elem(), "", lines); err != nil {
+			return nil, err
+		}
+	}
+	return c, c.validate(name, lines)
+}
+
+// decodeNode decodes n into v, refusing unknown keys, and records the line
+// of every key for later validation errors.
+func decodeNode(file string, n *yaml.Node, v reflect.Value, path string, lines map[string]int) error {
+	if v.Kind() == reflect.Struct && v.Type() != reflect.TypeOf(time.Duration(0)) {
+		if n.Kind != yaml.MappingNode {
+			return &Error{File: file, Line: n.Line, Key: path, Msg: "expected a mapping of keys"}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			key := joinKey(path, k.Value)
+			lines[key] = k.Line
+			f, ok := fieldByTag(v, k.Value)
+			if !ok {
+				return &Error{File: file, Line: k.Line, Key: key, Msg: "unknown key" + suggest(v.Type(), k.Value)}
+			}
+			if err := decodeNode(file, val, f, key, lines); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if v.Kind() == reflect.Map {
+		if n.Kind != yaml.MappingNode {
+			return &Error{File: file, Line: n.Line, Key: path, Msg: "expected a mapping"}
+		}
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			key := joinKey(path, k.Value)
+			lines[key] = k.Line
+			elem := reflect.New(v.Type().Elem()).Elem()
+			if old := v.MapIndex(reflect.ValueOf(k.Value)); old.IsValid() {
+				elem.Set(old)
+			}
+			if err := decodeNode(file, val, elem, key, lines); err != nil {
+				return err
+			}
+			v.SetMapIndex(reflect.ValueOf(k.Value), elem)
+		}
+		return nil
+	}
+	fresh := reflect.New(v.Type())
+	if err := n.Decode(fresh.Interface()); err != nil {
+		return &Error{File: file, Line: n.Line, Key: path, Msg: typeMsg(err, v.Type())}
+	}
+	v.Set(fresh.Elem())
+	return nil
+}
+
+func (c *Config) validate(file string, lines map[string]int) error {
+	bad := func(key, format string, a ...any) error {
+		line := lines[key]
+		for k := key; line == 0 && strings.Contains(k, "."); {
+			k = k[:strings.LastIndex(k, ".")]
+			line = lines[k]
+		}
+		return &Error{File: file, Line: line, Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	for _, cx := range Complexities {
+		l, ok := c.MaxExpected[cx]
+		if !ok {
+			return bad("max_expected", "missing complexity %q", cx)
+		}
+		if l.Time <= 0 {
+			return bad("max_expected."+cx+".time", "must be a positive duration, got %v", l.Time)
+		}
+		if l.Tools <= 0 {
+			return bad("max_expected."+cx+".tools", "must be a positive count, got %d", l.Tools)
+		}
+	}
+	for k := range c.MaxExpected {
+		if !isComplexity(k) {
+			return bad("max_expected."+k, "unknown complexity (want simple, medium or complex)")
+		}
+	}
+	if !isComplexity(c.DefaultComplexity) {
+		return bad("default_complexity", "%q is not simple, medium or complex", c.DefaultComplexity)
+	}
+	for name, cx := range c.Skills {
+		if !isComplexity(cx) {
+			return bad("skills."+name, "%q is not simple, medium or complex", cx)
+		}
+	}
+	if len(c.Aggregate.Weights) == 0 {
+		return bad("aggregate.weights", "needs at least one weight")
+	}
+	for _, w := range c.Aggregate.Weights {
+		if !(w > 0) {
+			return bad("aggregate.weights", "weights must be positive, got %v", w)
+		}
+	}
+	if c.Aggregate.Trim < 0 || c.Aggregate.Trim >= 0.5 {
+		return bad("aggregate.trim", "must be in [0, 0.5), got %v", c.Aggregate.Trim)
+	}
+	if c.Aggregate.MinSamples < 1 {
+		return bad("aggregate.min_samples", "must be at least 1, got %d", c.Aggregate.MinSamples)
+	}
+	col := c.Collector
+	switch {
+	case col.IdleTimeout <= 0:
+		return bad("collector.idle_timeout", "must be a positive duration")
+	case col.BatchLines < 1:
+		return bad("collector.batch_lines", "must be at least 1")
+	case col.BatchInterval <= 0:
+		return bad("collector.batch_interval", "must be a positive duration")
+	case col.RotateBytes < 4096:
+		return bad("collector.rotate_bytes", "must be at least 4096, got %d", col.RotateBytes)
+	case col.QuarantineMax < 1:
+		return bad("collector.quarantine_max", "must be at least 1")
+	}
+	for _, f := range col.ExtraFiles {
+		if !filepath.IsAbs(f) {
+			return bad("collector.extra_files", "%q is not an absolute path", f)
+		}
+	}
+	if c.Hook.MaxField < 1024 {
+		return bad("hook.max_field", "must be at least 1024 bytes, got %d", c.Hook.MaxField)
+	}
+	m := c.Mutation
+	switch {
+	case m.Method != "sequential" && m.Method != "sepa":
+		return bad("mutation.method", "%q is not sequential or sepa", m.Method)
+	case m.MinSamples < 1:
+		return bad("mutation.min_samples", "must be at least 1")
+	case m.MaxSamples < m.MinSamples:
+		return bad("mutation.max_samples", "must be at least min_samples (%d)", m.MinSamples)
+	case m.Confidence <= 0.5 || m.Confidence >= 1:
+		return bad("mutation.confidence", "must be in (0.5, 1), got %v", m.Confidence)
+	case m.Exploration < 0 || m.Exploration > 1:
+		return bad("mutation.exploration", "must be in [0, 1], got %v", m.Exploration)
+	case m.RollbackRatio < 0 || m.RollbackRatio > 1:
+		return bad("mutation.rollback_ratio", "must be in [0, 1] (0 turns it off), got %v", m.RollbackRatio)
+	case m.RollbackFailRate < 0 || m.RollbackFailRate > 1:
+		return bad("mutation.rollback_fail_rate", "must be in [0, 1] (1 turns it off), got %v", m.RollbackFailRate)
+	case m.CooldownExecutions < 0:
+		return bad("mutation.cooldown_executions", "must not be negative")
+	case m.Debounce < 0:
+		return bad("mutation.debounce", "must not be negative")
+	}
+	for _, r := range m.ExtraRoots {
+		if !filepath.IsAbs(r) {
+			return bad("mutation.extra_roots", "%q is not an absolute path", r)
+		}
+	}
+	return nil
+}
+
+// Complexity returns the complexity configured for a skill name.
+func (c *Config) Complexity(skill string) string {
+	if cx, ok := c.Skills[skill]; ok {
+		return cx
+	}
+	return c.DefaultComplexity
+}
+
+// LimitFor returns the max_expected row for a skill.
+func (c *Config) LimitFor(skill string) (string, Limit) {
+	cx := c.Complexity(skill)
+	return cx, c.MaxExpected[cx]
+}
+
+func (c *Config) clone() Config {
+	out := *c
+	out.MaxExpected = map[string]Limit{}
+	for k, v := range c.MaxExpected {
+		out.MaxExpected[k] = v
+	}
+	out.Skills = map[string]string{}
+	for k, v := range c.Skills {
+		out.Skills[k] = v
+	}
+	out.Aggregate.Weights = append([]float64(nil), c.Aggregate.Weights...)
+	out.Collector.ExtraFiles = append([]string(nil), c.Collector.ExtraFiles...)
+	out.Mutation.ExtraRoots = append([]string(nil), c.Mutation.ExtraRoots...)
+	return out
+}
+
+func isComplexity(s string) bool {
+	for _, c := range Complexities {
+		if s == c {
+			return true
+		}
+	}
+	return false
+}
+
+func joinKey(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func fieldByTag(v reflect.Value, key string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag == key && tag != "-" {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// Keys lists the yaml keys of a struct type, for suggestions and docs.
+func keys(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag != "" && tag != "-" {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+func suggest(t reflect.Type, key string) string {
+	return " (known keys: " + strings.Join(keys(t), ", ") + ")"
+}
+
+func typeMsg(err error, t reflect.Type) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "yaml:") {
+		msg = msg[i+2:]
+	}
+	want := t.String()
+	switch t {
+	case reflect.TypeOf(time.Duration(0)):
+		want = "a duration such as 30s or 2m"
+	case reflect.TypeOf([]float64(nil)):
+		want = "a list of numbers"
+	case reflect.TypeOf([]string(nil)):
+		want = "a list of strings"
+	}
+	return fmt.Sprintf("%s (want %s)", strings.TrimSpace(msg), want)
+}
+
+func yamlErrLine(err error) int {
+	var line int
+	s := err.Error()
+	if i := strings.Index(s, "line "); i >= 0 {
+		fmt.Sscanf(s[i:], "line %d", &line)
+	}
+	return line
+}
