@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -194,7 +195,7 @@ func (g *Grouper) toolEvent(t *thread, ev *event.Event) {
 	if cur == nil {
 		cur = g.startPart(t, ev, g.baseSkill(t), g.baseKind(t), "")
 	}
-	c := ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, Input: ev.ToolInput, Start: ev.Time}
+	c := ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, Input: compact(ev.ToolInput), Start: ev.Time}
 	if ev.HookEvent == event.PreToolUse {
 		c.NoPost = true // until a post event arrives
 	} else {
@@ -480,6 +481,19 @@ func (t *thread) findCall(id string) (*ToolCall, *Execution) {
 func execID(session, agent string, seq int) string {
 	h := sha256.Sum256([]byte(session + "\x00" + agent + "\x00" + strconv.Itoa(seq)))
 	return hex.EncodeToString(h[:6])
+}
+
+// compact canonicalises a tool input so retries compare equal however the
+// payload was spaced, and so saved state compares equal to live state.
+func compact(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, r) != nil {
+		return r
+	}
+	return b.Bytes()
 }
 
 func skillArgs(input json.RawMessage) string {
