@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/event"
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+)
+
+func init() {
+	register("score", "score the executions in JSONL hook logs, offline", runScore)
+}
+
+// scoredExecution is one row of `sepad score --json`. The field names are a
+// stable interface: other tools parse them (docs/executions.md).
+type scoredExecution struct {
+	ID           string           `json:"id"`
+	SessionID    string           `json:"session_id"`
+	AgentID      string           `json:"agent_id"`
+	Skill        string           `json:"skill"`
+	SkillPath    string           `json:"skill_path"`
+	Project      string           `json:"project"`
+	SkillVersion string           `json:"skill_version"`
+	StartedAt    *time.Time       `json:"started_at"`
+	EndedAt      *time.Time       `json:"ended_at"`
+	DurationMS   *int64           `json:"duration_ms"`
+	ToolCalls    int              `json:"tool_calls"`
+	ToolFailures int              `json:"tool_failures"`
+	Errors       int              `json:"errors"`
+	Complexity   string           `json:"complexity"`
+	Complete     bool             `json:"complete"`
+	Scored       bool             `json:"scored"`
+	Score        *float64         `json:"score"`
+	Grade        string           `json:"grade"`
+	Signals      []fitness.Signal `json:"signals"`
+}
+
+type skippedLine struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+type scoreReport struct {
+	RubricVersion string            `json:"rubric_version"`
+	Executions    []scoredExecution `json:"executions"`
+	Skipped       []skippedLine     `json:"skipped"`
+}
+
+func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("score", stderr)
+	asJSON := fs.Bool("json", false, "print one JSON document")
+	explain := fs.Bool("explain", false, "print every signal of every execution")
+	cfgPath := fs.String("config", "", "configuration file (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: sepad score [--json] [--explain] [--config FILE] FILE... (- for stdin)")
+		fs.PrintDefaults()
+	}
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usageErrorf("score needs at least one FILE (- for stdin)")
+	}
+	cfg, err := config.Load(config.Path(*cfgPath))
+	if err != nil {
+		return err
+	}
+	rep, err := scoreFiles(files, stdin, cfg)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printScoreTable(stdout, rep, *explain)
+	return nil
+}
+
+// scoreFiles reads every file in order, groups its events and scores the
+// executions. Unreadable files are an error; malformed lines are skipped and
+// reported.
+func scoreFiles(files []string, stdin io.Reader, cfg *config.Config) (*scoreReport, error) {
+	g := execution.NewGrouper(execution.Options{ProjectOf: projectDir})
+	rep := &scoreReport{RubricVersion: fitness.RubricVersion, Executions: []scoredExecution{}, Skipped: []skippedLine{}}
+	emit := func(xs []execution.Execution) {
+		for i := range xs {
+			rep.Executions = append(rep.Executions, scoreOne(&xs[i], cfg))
+		}
+	}
+	for _, name := range files {
+		var r io.Reader
+		if name == "-" {
+			r = stdin
+		} else {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", name, err)
+			}
+			defer f.Close()
+			r = f
+		}
+		br := bufio.NewReaderSize(r, 64<<10)
+		for n := 1; ; n++ {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				if len(bytes.TrimSpace(line)) == 0 {
+					// Blank lines are not events; nothing is lost.
+				} else if ev, perr := event.ParseLine(line); perr != nil {
+					rep.Skipped = append(rep.Skipped, skippedLine{File: name, Line: n, Reason: strings.TrimPrefix(perr.Error(), event.ErrMalformed.Error()+": ")})
+				} else {
+					emit(g.Add(&ev))
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read %s line %d: %w", name, n, err)
+			}
+		}
+	}
+	emit(g.Flush())
+	return rep, nil
+}
+
+// scoreOne scores one execution with the limits of its skill's complexity.
+func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
+	cx, lim := cfg.LimitFor(x.Skill)
+	res := fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools})
+	out := scoredExecution{
+		ID: x.ID, SessionID: x.SessionID, AgentID: x.AgentID, Skill: x.Skill, SkillPath: x.SkillPath,
+		Project: x.Project, SkillVersion: x.SkillVersion,
+		ToolCalls: len(x.Calls), ToolFailures: x.Failures(), Errors: res.Errors.Total,
+		Complexity: cx, Complete: x.Complete, Scored: res.Scored, Grade: string(res.Grade), Signals: res.Signals,
+	}
+	if !x.StartedAt.IsZero() {
+		t := x.StartedAt
+		out.StartedAt = &t
+	}
+	if !x.EndedAt.IsZero() {
+		t := x.EndedAt
+		out.EndedAt = &t
+	}
+	if d, ok := x.Duration(); ok {
+		out.DurationMS = &d
+	}
+	if res.Scored {
+		s := res.Score
+		out.Score = &s
+	}
+	return out
+}
+
+func printScoreTable(w io.Writer, rep *scoreReport, explain bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXECUTION\tSKILL\tPROJECT\tCALLS\tFAILED\tERRORS\tTOOLS/35\tOUTPUT/25\tEFFIC/20\tERRRATE/15\tSTRUCT/5\tSCORE\tGRADE\t")
+	for _, x := range rep.Executions {
+		skill := x.Skill
+		if !x.Complete {
+			skill += " (incomplete)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t", x.ID, skill, shortProject(x.Project), x.ToolCalls, x.ToolFailures, x.Errors)
+		for _, s := range x.Signals {
+			if s.Present {
+				fmt.Fprintf(tw, "%.2f\t", s.Contribution)
+			} else {
+				fmt.Fprint(tw, "-\t")
+			}
+		}
+		if x.Scored {
+			fmt.Fprintf(tw, "%.2f\t%s\t\n", *x.Score, x.Grade)
+		} else {
+			fmt.Fprint(tw, "unscored\t-\t\n")
+		}
+	}
+	tw.Flush()
+	if explain {
+		for _, x := range rep.Executions {
+			fmt.Fprintf(w, "\n%s %s", x.ID, x.Skill)
+			if x.Scored {
+				fmt.Fprintf(w, ": %.2f %s (%s)", *x.Score, x.Grade, fitness.Grade(x.Grade).Advice())
+			}
+			fmt.Fprintln(w)
+			for _, s := range x.Signals {
+				if !s.Present {
+					fmt.Fprintf(w, "  %-18s absent                      %s\n", s.Signal, s.Detail)
+					continue
+				}
+				fmt.Fprintf(w, "  %-18s %5.2f × %4.2f = %6.2f pts  %s\n", s.Signal, s.SubScore, s.EffectiveWeight, s.Contribution, s.Detail)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%d executions, rubric %s", len(rep.Executions), rep.RubricVersion)
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintf(w, ", %d lines skipped:\n", len(rep.Skipped))
+		for _, s := range rep.Skipped {
+			fmt.Fprintf(w, "  %s:%d: %s\n", s.File, s.Line, s.Reason)
+		}
+	} else {
+		fmt.Fprintln(w)
+	}
+}
+
+func shortProject(p string) string {
+	if p == "" {
+		return "-"
+	}
+	return filepath.Base(p)
+}
+
+// projectDir returns the repo root above cwd when it exists on this machine
+// (a directory holding .git), else cwd itself.
+func projectDir(cwd string) string {
+	for d := filepath.Clean(cwd); ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return cwd
+		}
+		d = parent
+	}
+}

@@ -1,0 +1,318 @@
+// Package fitness scores one execution from 0 to 100, following the SEPA
+// rubric (docs/rubric.md): tool success 35%, output quality 25%, efficiency
+// 20%, 1 - error rate 15%, markdown structure 5%. It is a pure function: no
+// I/O, no clock. Every score carries a per-signal breakdown and the rubric
+// version, so a score can always be explained and never mixed with scores
+// of another rubric.
+package fitness
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/sepad/sepad/execution"
+)
+
+// RubricVersion is the version of the scoring rules. Bump it whenever a
+// change could change a score: aggregates never mix rubric versions.
+const RubricVersion = "1.0.0"
+
+// Signal names, in rubric order. Other tools parse them: keep them.
+const (
+	SignalToolSuccess = "tool_success_rate"
+	SignalOutput      = "output_quality"
+	SignalEfficiency  = "efficiency"
+	SignalErrorRate   = "error_rate"
+	SignalStructure   = "structure_score"
+)
+
+// Weights are the rubric's nominal weights, in rubric order.
+var Weights = [5]float64{0.35, 0.25, 0.20, 0.15, 0.05}
+
+// Limits are the efficiency limits of an execution's complexity
+// (config/max_expected.yaml).
+type Limits struct {
+	MaxTime  time.Duration
+	MaxTools int
+}
+
+// Signal is one row of a score's breakdown.
+type Signal struct {
+	Signal  string `json:"signal"`
+	Present bool   `json:"present"`
+	// Value is the raw measure (for error_rate, the rate itself).
+	Value float64 `json:"value"`
+	// SubScore is what enters the weighted sum (for error_rate, 1 - rate).
+	SubScore float64 `json:"sub_score"`
+	// Weight is the nominal weight; EffectiveWeight the weight after
+	// renormalising over the present signals.
+	Weight          float64 `json:"weight"`
+	EffectiveWeight float64 `json:"effective_weight"`
+	// Contribution is this signal's share of the score, in points.
+	Contribution float64 `json:"contribution"`
+	Detail       string  `json:"detail"`
+}
+
+// ErrorCounts break down the error_rate signal.
+type ErrorCounts struct {
+	ToolFailures   int `json:"tool_failures"`
+	Retries        int `json:"retries"`
+	OutputPatterns int `json:"output_patterns"`
+	SoftFailures   int `json:"soft_failures"`
+	Corrections    int `json:"corrections"`
+	Total          int `json:"total"`
+}
+
+// Result is the score of one execution.
+type Result struct {
+	RubricVersion string `json:"rubric_version"`
+	// Scored is false when no signal had evidence: such an execution has
+	// no score at all (never 0).
+	Scored  bool        `json:"scored"`
+	Score   float64     `json:"score"`
+	Grade   Grade       `json:"grade"`
+	Signals []Signal    `json:"signals"`
+	Errors  ErrorCounts `json:"errors"`
+}
+
+// Score scores one execution with the limits of its complexity.
+func Score(x *execution.Execution, lim Limits) Result {
+	var out *analysis
+	if x.HasOutput && len(x.Output) > 0 {
+		out = analyze(x.Output)
+	}
+	sigs := []Signal{
+		toolSuccess(x),
+		outputQuality(x, out),
+		efficiency(x, lim),
+	}
+	ec := countErrors(x, out)
+	sigs = append(sigs, errorRate(x, ec, out), structure(out))
+	for i := range sigs {
+		sigs[i].Weight = Weights[i]
+	}
+	res := Result{RubricVersion: RubricVersion, Signals: sigs, Errors: ec}
+	combine(&res)
+	return res
+}
+
+// combine renormalises the weights over the present signals and computes
+// the score and contributions so that the contributions sum to the score
+// exactly: the score is round(Σ w·s ×100, 2) as in the rubric, and the
+// rounded contributions are adjusted by whole cents (largest remainder).
+func combine(r *Result) {
+	total := 0.0
+	for _, s := range r.Signals {
+		if s.Present {
+			total += s.Weight
+		}
+	}
+	if total == 0 {
+		return // unscored
+	}
+	r.Scored = true
+	exact := make([]float64, len(r.Signals))
+	sum := 0.0
+	for i := range r.Signals {
+		s := &r.Signals[i]
+		if !s.Present {
+			continue
+		}
+		s.EffectiveWeight = round(s.Weight/total, 4)
+		exact[i] = s.SubScore * s.Weight / total * 100
+		sum += exact[i]
+	}
+	r.Score = round(sum, 2)
+	// Largest remainder: floor every contribution to a cent, then hand the
+	// missing cents to the largest remainders.
+	cents := int(math.Round(r.Score * 100))
+	type rem struct {
+		i int
+		f float64
+	}
+	var rems []rem
+	used := 0
+	for i := range r.Signals {
+		if !r.Signals[i].Present {
+			continue
+		}
+		c := int(math.Floor(exact[i]*100 + 1e-9))
+		r.Signals[i].Contribution = float64(c) / 100
+		used += c
+		rems = append(rems, rem{i, exact[i]*100 - float64(c)})
+	}
+	for k := 0; used < cents && k < 10*len(rems); k++ {
+		best := 0
+		for j := range rems {
+			if rems[j].f > rems[best].f {
+				best = j
+			}
+		}
+		i := rems[best].i
+		r.Signals[i].Contribution = round(r.Signals[i].Contribution+0.01, 2)
+		rems[best].f = -1
+		used++
+	}
+	r.Grade = GradeOf(r.Score)
+}
+
+func round(f float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(f*p) / p
+}
+
+func clamp01(f float64) float64 {
+	switch {
+	case f < 0 || math.IsNaN(f):
+		return 0
+	case f > 1:
+		return 1
+	}
+	return f
+}
+
+func toolSuccess(x *execution.Execution) Signal {
+	s := Signal{Signal: SignalToolSuccess}
+	n := len(x.Calls)
+	if n == 0 {
+		s.Detail = "no tool calls"
+		return s
+	}
+	ok := n - x.Failures()
+	s.Present = true
+	s.Value = float64(ok) / float64(n)
+	s.SubScore = s.Value
+	s.Detail = fmt.Sprintf("%d/%d tool calls succeeded", ok, n)
+	return s
+}
+
+func efficiency(x *execution.Execution, lim Limits) Signal {
+	s := Signal{Signal: SignalEfficiency}
+	var parts []float64
+	var detail []string
+	if d, ok := x.Duration(); ok && lim.MaxTime > 0 {
+		v := clamp01(1 - float64(d)/float64(lim.MaxTime.Milliseconds()))
+		parts = append(parts, v)
+		detail = append(detail, fmt.Sprintf("%s of %s (%.2f)", fmtDur(d), fmtDur(lim.MaxTime.Milliseconds()), v))
+	}
+	if n := len(x.Calls); n > 0 && lim.MaxTools > 0 {
+		v := clamp01(1 - float64(n)/float64(lim.MaxTools))
+		parts = append(parts, v)
+		detail = append(detail, fmt.Sprintf("%d of %d tools (%.2f)", n, lim.MaxTools, v))
+	}
+	if len(parts) == 0 {
+		s.Detail = "no timing and no tool calls"
+		return s
+	}
+	sum := 0.0
+	for _, p := range parts {
+		sum += p
+	}
+	s.Present = true
+	s.Value = sum / float64(len(parts))
+	s.SubScore = s.Value
+	s.Detail = joinDetail(detail)
+	if len(parts) == 2 {
+		s.Detail += ", mean"
+	}
+	return s
+}
+
+func fmtDur(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%dms", ms)
+	}
+	if ms%1000 == 0 || ms >= 10000 {
+		return fmt.Sprintf("%ds", int64(math.Round(float64(ms)/1000)))
+	}
+	return fmt.Sprintf("%.1fs", float64(ms)/1000)
+}
+
+func joinDetail(parts []string) string {
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += ", "
+		}
+		out += p
+	}
+	return out
+}
+
+func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
+	s := Signal{Signal: SignalErrorRate}
+	if len(x.Calls) == 0 && out == nil && x.Corrections == 0 {
+		s.Detail = "no tool calls, output or corrections to judge"
+		return s
+	}
+	s.Present = true
+	s.Value = math.Min(1, float64(ec.Total)/10)
+	s.SubScore = 1 - s.Value
+	if ec.Total == 0 {
+		s.Detail = "no errors"
+		return s
+	}
+	var parts []string
+	add := func(n int, one, many string) {
+		if n == 1 {
+			parts = append(parts, "1 "+one)
+		} else if n > 1 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(ec.ToolFailures, "failed call", "failed calls")
+	add(ec.Retries, "retry", "retries")
+	add(ec.OutputPatterns, "error pattern in the output", "error patterns in the output")
+	add(ec.SoftFailures, "error in a tool's output", "errors in tools' output")
+	add(ec.Corrections, "user correction", "user corrections")
+	s.Detail = fmt.Sprintf("%d errors: %s", ec.Total, joinDetail(parts))
+	if ec.Total == 1 {
+		s.Detail = "1 error: " + joinDetail(parts)
+	}
+	return s
+}
+
+func countErrors(x *execution.Execution, out *analysis) ErrorCounts {
+	ec := ErrorCounts{ToolFailures: x.Failures(), Retries: x.Retries(), Corrections: x.Corrections}
+	if out != nil {
+		ec.OutputPatterns = len(ErrorPatterns(out.prose))
+	}
+	for i := range x.Calls {
+		if c := &x.Calls[i]; c.OK() && c.Response != "" && softFailure(c.Response) {
+			ec.SoftFailures++
+		}
+	}
+	ec.Total = ec.ToolFailures + ec.Retries + ec.OutputPatterns + ec.SoftFailures + ec.Corrections
+	return ec
+}
+
+func structure(out *analysis) Signal {
+	s := Signal{Signal: SignalStructure}
+	if out == nil {
+		s.Detail = "no final output"
+		return s
+	}
+	s.Present = true
+	var have []string
+	if out.headings > 0 {
+		s.Value += 0.4
+		have = append(have, "headings")
+	}
+	if out.lists > 0 {
+		s.Value += 0.3
+		have = append(have, "lists")
+	}
+	if len(out.fences) > 0 {
+		s.Value += 0.3
+		have = append(have, "code blocks")
+	}
+	s.Value = round(s.Value, 4)
+	s.SubScore = s.Value
+	if len(have) == 0 {
+		s.Detail = "plain text: no headings, lists or code blocks"
+	} else {
+		s.Detail = "has " + joinDetail(have)
+	}
+	return s
+}
