@@ -1,0 +1,247 @@
+// Package hooks is the write side of sepad: `sepad hook` turns one Claude
+// Code hook payload into one enriched spool line (Enrich) and appends it under
+// the spool lock with a bounded wait (Append); Handle does both, for the
+// command hook and later the HTTP transport. It also installs sepad's hook
+// entries into Claude Code settings files (Install, Uninstall).
+//
+// The spool layout, the lock and the line schema are documented in
+// docs/events.md.
+package hooks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// File names inside the state directory (see docs/events.md).
+const (
+	spoolName    = "events.jsonl"
+	fallbackName = "events.fallback.jsonl"
+	lockName     = "spool.lock"
+	fallbackLog  = "fallback.log"
+)
+
+// ErrLockTimeout is returned by LockSpool when the lock was not had within
+// the timeout. Append reacts to it by writing to the fallback file.
+var ErrLockTimeout = errors.New("spool lock timeout")
+
+// ErrBadLine is returned by Append for a line that contains a newline: it
+// would become two lines in the spool.
+var ErrBadLine = errors.New("line contains a newline")
+
+// Home returns sepad's state directory: $SEPA_HOME, else
+// $XDG_STATE_HOME/sepa, else ~/.local/state/sepa. A relative
+// $XDG_STATE_HOME is ignored, as the XDG spec requires.
+func Home() string {
+	if h := os.Getenv("SEPA_HOME"); h != "" {
+		return h
+	}
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "sepa")
+	}
+	if uh, err := os.UserHomeDir(); err == nil && uh != "" {
+		return filepath.Join(uh, ".local", "state", "sepa")
+	}
+	return filepath.Join(os.TempDir(), "sepa-"+strconv.Itoa(os.Getuid()))
+}
+
+// SpoolPath is the spool every hook call appends to: home/events.jsonl.
+func SpoolPath(home string) string { return filepath.Join(home, spoolName) }
+
+// FallbackPath is where Append writes a line it could not append to the
+// spool within the bounded wait (lock busy, disk full):
+// home/events.fallback.jsonl. The collector follows it like the spool.
+func FallbackPath(home string) string { return filepath.Join(home, fallbackName) }
+
+// LockPath is the advisory lock file guarding the spool:
+// home/spool.lock. The lock is on this file, not on the spool, because the
+// daemon renames the spool to rotate it while holding the same lock.
+func LockPath(home string) string { return filepath.Join(home, lockName) }
+
+// FallbackLogPath is the fallback counter: one short line
+// "<RFC 3339 time> <reason>" per line Append sent to the fallback file.
+func FallbackLogPath(home string) string { return filepath.Join(home, fallbackLog) }
+
+// FallbackCount returns how many lines went to the fallback file, from the
+// fallback log (0 when it does not exist).
+func FallbackCount(home string) (int, error) {
+	b, err := os.ReadFile(FallbackLogPath(home))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read fallback log: %w", err)
+	}
+	return bytes.Count(b, []byte{'\n'}), nil
+}
+
+// ensureHome creates the state directory 0700 when missing. An existing
+// directory keeps its mode: it is the user's.
+func ensureHome(home string) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("create state directory %s: %w", home, err)
+	}
+	return nil
+}
+
+// LockSpool takes the spool lock (an exclusive flock on LockPath), waiting
+// at most timeout, and returns the function that releases it. Everything
+// that appends to the spool or renames it holds this lock. When the lock is
+// not had in time the error wraps ErrLockTimeout.
+func LockSpool(home string, timeout time.Duration) (unlock func() error, err error) {
+	if err := ensureHome(home); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(LockPath(home), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open spool lock: %w", err)
+	}
+	if err := lockFile(f, timeout); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", LockPath(home), err)
+	}
+	done := false
+	return func() error {
+		if done {
+			return nil
+		}
+		done = true
+		uerr := unlockFile(f)
+		if cerr := f.Close(); uerr == nil {
+			uerr = cerr
+		}
+		return uerr
+	}, nil
+}
+
+// backoff is the polling schedule of the bounded lock wait: short first,
+// since holders keep the lock for one write.
+func backoff(i int) time.Duration {
+	d := 50 * time.Microsecond << min(i, 6) // 50µs .. 3.2ms
+	return d
+}
+
+// Append appends line and a newline to the spool in one write, under the
+// spool lock with a bounded wait (timeout). If the lock is not had in time
+// or the write fails (disk full, ...), the line goes to the fallback file
+// instead, also in one O_APPEND write with a bounded wait on that file's
+// own lock, and one line is added to the fallback log. It creates home
+// (0700) and the files (0600) when missing and returns the path of the file
+// that holds the line. A line containing '\n' is refused (ErrBadLine).
+func Append(home string, line []byte, timeout time.Duration) (wrote string, err error) {
+	line = bytes.TrimRight(line, "\r\n")
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return "", ErrBadLine
+	}
+	buf := make([]byte, len(line)+1)
+	copy(buf, line)
+	buf[len(line)] = '\n'
+
+	unlock, lerr := LockSpool(home, timeout)
+	var reason string
+	if lerr == nil {
+		werr := appendLocked(SpoolPath(home), buf)
+		uerr := unlock()
+		if werr == nil {
+			if uerr != nil {
+				return SpoolPath(home), fmt.Errorf("unlock spool: %w", uerr)
+			}
+			return SpoolPath(home), nil
+		}
+		reason = "write-failed"
+		lerr = werr
+	} else if errors.Is(lerr, ErrLockTimeout) {
+		reason = "lock-timeout"
+	} else {
+		reason = "lock-failed"
+	}
+	// Fallback: wait a quarter of the budget at most for its own lock.
+	fb := FallbackPath(home)
+	ferr := appendFallback(fb, buf, min(timeout/4, 250*time.Millisecond))
+	if ferr != nil {
+		return "", fmt.Errorf("append to spool (%v) and fallback (%v): line lost", lerr, ferr)
+	}
+	noteFallback(home, reason)
+	return fb, nil
+}
+
+// appendLocked writes buf at the end of path in one O_APPEND write. The
+// caller holds the spool lock, so nobody else appends meanwhile: a failed
+// or short write is undone by truncating back to the old size, so the spool
+// never keeps half a line.
+func appendLocked(path string, buf []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	var size int64 = -1
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	n, werr := f.Write(buf)
+	if werr == nil && n < len(buf) {
+		werr = io.ErrShortWrite
+	}
+	if werr != nil && n > 0 && size >= 0 {
+		f.Truncate(size) // best effort: drop the partial line
+	}
+	cerr := f.Close()
+	if werr != nil {
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	if cerr != nil {
+		return fmt.Errorf("close %s: %w", path, cerr)
+	}
+	return nil
+}
+
+// appendFallback appends buf to the fallback file. It holds that file's own
+// flock when it gets it within wait, which serialises writers on file
+// systems where O_APPEND writes may interleave; past the wait it writes
+// anyway (one O_APPEND write is atomic on local Linux and BSD file systems),
+// because losing the line is worse.
+func appendFallback(path string, buf []byte, wait time.Duration) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	locked := lockFile(f, wait) == nil
+	var size int64 = -1
+	if locked {
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+	}
+	n, werr := f.Write(buf)
+	if werr == nil && n < len(buf) {
+		werr = io.ErrShortWrite
+	}
+	if werr != nil && n > 0 && size >= 0 {
+		f.Truncate(size)
+	}
+	if locked {
+		unlockFile(f)
+	}
+	cerr := f.Close()
+	if werr != nil {
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return cerr
+}
+
+// noteFallback adds one line to the fallback log; best effort (the disk may
+// be the reason we are here).
+func noteFallback(home, reason string) {
+	f, err := os.OpenFile(FallbackLogPath(home), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	f.Write([]byte(time.Now().UTC().Format(time.RFC3339Nano) + " " + reason + "\n"))
+	f.Close()
+}
