@@ -1,57 +1,37 @@
-// Package fitness scores one execution from 0 to 100 with the SEPA rubric
-// (docs/rubric.md): tool success 35%, output quality 25%, efficiency 20%,
-// 1 - error rate 15%, markdown structure 5%.
-//
-// Score is a pure function of the execution and the limits of its
-// complexity: no I/O, no clock, no state. A signal without evidence is
-// absent and the other weights are renormalised, so missing telemetry
-// neither inflates nor deflates a score; an execution with no evidence at
-// all is unscored, never 0. Every Result carries a per-signal breakdown
-// whose contributions add up to the score, and the rubric version, so a
-// score can always be explained and is never mixed with another rubric's.
+// Package fitness scores one execution from 0 to 100, following the SEPA
+// rubric (docs/rubric.md): tool success 35%, output quality 25%, efficiency
+// 20%, 1 - error rate 15%, markdown structure 5%. It is a pure function: no
+// I/O, no clock. Every score carries a per-signal breakdown and the rubric
+// version, so a score can always be explained and never mixed with scores
+// of another rubric.
 package fitness
 
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/sepad/sepad/execution"
 )
 
-// RubricVersion is the semantic version of the scoring rules. Bump it
-// whenever a change could change any score (major: signal set or
-// combination; minor: a weight, item or pattern; patch: wording only), so
-// aggregates never mix scores computed under different rules.
+// RubricVersion is the version of the scoring rules. Bump it whenever a
+// change could change a score: aggregates never mix rubric versions.
 const RubricVersion = "1.0.0"
 
-// Signal names, in rubric order. They appear in JSON and CLI output and are
-// parsed by other tools: do not rename them.
+// Signal names, in rubric order. Other tools parse them: keep them.
 const (
-	SignalToolSuccess   = "tool_success_rate"
-	SignalOutputQuality = "output_quality"
-	SignalEfficiency    = "efficiency"
-	SignalErrorRate     = "error_rate"
-	SignalStructure     = "structure_score"
+	SignalToolSuccess = "tool_success_rate"
+	SignalOutput      = "output_quality"
+	SignalEfficiency  = "efficiency"
+	SignalErrorRate   = "error_rate"
+	SignalStructure   = "structure_score"
 )
 
-// Nominal weights of the signals, in rubric order; they sum to 1.
-const (
-	weightToolSuccess   = 0.35
-	weightOutputQuality = 0.25
-	weightEfficiency    = 0.20
-	weightErrorRate     = 0.15
-	weightStructure     = 0.05
-)
+// Weights are the rubric's nominal weights, in rubric order.
+var Weights = [5]float64{0.35, 0.25, 0.20, 0.15, 0.05}
 
-// errorsForZero is the error count at which the error_rate component
-// reaches 0: error_rate = min(1, errors/errorsForZero).
-const errorsForZero = 10
-
-// Limits are the efficiency limits for an execution's complexity, read
-// from config/max_expected.yaml. A zero field means "no limit known" and
-// leaves that half of efficiency absent.
+// Limits are the efficiency limits of an execution's complexity
+// (config/max_expected.yaml).
 type Limits struct {
 	MaxTime  time.Duration
 	MaxTools int
@@ -59,101 +39,68 @@ type Limits struct {
 
 // Signal is one row of a score's breakdown.
 type Signal struct {
-	// Signal is one of the Signal* names.
-	Signal string `json:"signal"`
-	// Present is false when the execution holds no evidence for the
-	// signal; an absent signal has zero effective weight and contribution.
-	Present bool `json:"present"`
+	Signal  string `json:"signal"`
+	Present bool   `json:"present"`
 	// Value is the raw measure (for error_rate, the rate itself).
 	Value float64 `json:"value"`
-	// SubScore is the 0-1 value that enters the weighted sum (for
-	// error_rate, 1 - rate).
+	// SubScore is what enters the weighted sum (for error_rate, 1 - rate).
 	SubScore float64 `json:"sub_score"`
-	// Weight is the rubric's nominal weight.
-	Weight float64 `json:"weight"`
-	// EffectiveWeight is Weight renormalised over the present signals;
-	// the effective weights of a scored Result sum to 1.
+	// Weight is the nominal weight; EffectiveWeight the weight after
+	// renormalising over the present signals.
+	Weight          float64 `json:"weight"`
 	EffectiveWeight float64 `json:"effective_weight"`
-	// Contribution is the signal's share of the score in points (0-100,
-	// 2 decimals); the contributions sum exactly to Result.Score.
+	// Contribution is this signal's share of the score, in points.
 	Contribution float64 `json:"contribution"`
-	// Detail says in one line what was measured.
-	Detail string `json:"detail"`
+	Detail       string  `json:"detail"`
 }
 
-// ErrorCounts break down the errors behind the error_rate signal.
+// ErrorCounts break down the error_rate signal.
 type ErrorCounts struct {
-	// ToolFailures counts calls that did not succeed (ToolCall.OK false).
-	ToolFailures int `json:"tool_failures"`
-	// Retries counts calls that repeat an earlier failed call.
-	Retries int `json:"retries"`
-	// OutputPatterns counts distinct error patterns in the final output's
-	// prose, capped at 3.
+	ToolFailures   int `json:"tool_failures"`
+	Retries        int `json:"retries"`
 	OutputPatterns int `json:"output_patterns"`
-	// Corrections counts later user prompts rejecting the answer.
-	Corrections int `json:"corrections"`
-	// Total is the sum of the above.
-	Total int `json:"total"`
+	SoftFailures   int `json:"soft_failures"`
+	Corrections    int `json:"corrections"`
+	Total          int `json:"total"`
 }
 
-// Result is the score of one execution with its explanation.
+// Result is the score of one execution.
 type Result struct {
-	// RubricVersion is the RubricVersion the score was computed under.
 	RubricVersion string `json:"rubric_version"`
 	// Scored is false when no signal had evidence: such an execution has
-	// no score (Score is 0 and meaningless, Grade is Ungraded).
-	Scored bool `json:"scored"`
-	// Score is 0-100 with 2 decimals: the sum of the contributions.
-	Score float64 `json:"score"`
-	// Grade is GradeOf(Score), or Ungraded when not scored.
-	Grade Grade `json:"grade"`
-	// Signals always has 5 rows, in rubric order, absent ones included.
-	Signals []Signal `json:"signals"`
-	// Errors breaks down the error_rate signal's count.
-	Errors ErrorCounts `json:"errors"`
+	// no score at all (never 0).
+	Scored  bool        `json:"scored"`
+	Score   float64     `json:"score"`
+	Grade   Grade       `json:"grade"`
+	Signals []Signal    `json:"signals"`
+	Errors  ErrorCounts `json:"errors"`
 }
 
-// Score scores one execution with the limits of its complexity. It never
-// panics and does not modify x.
+// Score scores one execution with the limits of its complexity.
 func Score(x *execution.Execution, lim Limits) Result {
-	if x == nil {
-		x = &execution.Execution{}
+	var out *analysis
+	if x.HasOutput && len(x.Output) > 0 {
+		out = analyze(x.Output)
 	}
-	var d *doc
-	var prose string
-	var hits []string
-	if x.HasOutput && strings.TrimSpace(x.Output) != "" {
-		d = parseMarkdown(x.Output)
-		prose = d.proseText()
-		hits = ErrorPatterns(prose)
+	sigs := []Signal{
+		toolSuccess(x),
+		outputQuality(x, out),
+		efficiency(x, lim),
 	}
-	ec := countErrors(x, hits)
-	res := Result{
-		RubricVersion: RubricVersion,
-		Signals: []Signal{
-			toolSuccess(x),
-			outputQuality(x, d, prose, hits),
-			efficiency(x, lim),
-			errorRate(x, d != nil, ec, hits),
-			structure(d),
-		},
-		Errors: ec,
+	ec := countErrors(x, out)
+	sigs = append(sigs, errorRate(x, ec, out), structure(out))
+	for i := range sigs {
+		sigs[i].Weight = Weights[i]
 	}
-	weights := [...]float64{weightToolSuccess, weightOutputQuality, weightEfficiency, weightErrorRate, weightStructure}
-	for i := range res.Signals {
-		res.Signals[i].Weight = weights[i]
-	}
+	res := Result{RubricVersion: RubricVersion, Signals: sigs, Errors: ec}
 	combine(&res)
 	return res
 }
 
-// combine renormalises the weights over the present signals and sets the
-// contributions and the score. It works in integer hundredths of a point:
-// the score is round(100 × Σ effective_weight × sub_score, 2) as the rubric
-// says; each contribution is its exact value rounded down to a hundredth,
-// and the hundredths still missing go to the largest remainders. So the
-// contributions sum exactly to the score, and each is within 0.01 of its
-// exact value.
+// combine renormalises the weights over the present signals and computes
+// the score and contributions so that the contributions sum to the score
+// exactly: the score is round(Σ w·s ×100, 2) as in the rubric, and the
+// rounded contributions are adjusted by whole cents (largest remainder).
 func combine(r *Result) {
 	total := 0.0
 	for _, s := range r.Signals {
@@ -162,51 +109,57 @@ func combine(r *Result) {
 		}
 	}
 	if total == 0 {
-		r.Scored, r.Score, r.Grade = false, 0, Ungraded
-		return
+		return // unscored
 	}
-	exact := make([]float64, len(r.Signals)) // in hundredths of a point
+	r.Scored = true
+	exact := make([]float64, len(r.Signals))
 	sum := 0.0
 	for i := range r.Signals {
 		s := &r.Signals[i]
 		if !s.Present {
 			continue
 		}
-		s.SubScore = clamp01(s.SubScore)
-		s.EffectiveWeight = s.Weight / total
-		exact[i] = s.SubScore * s.EffectiveWeight * 10000
+		s.EffectiveWeight = round(s.Weight/total, 4)
+		exact[i] = s.SubScore * s.Weight / total * 100
 		sum += exact[i]
 	}
-	want := int64(math.Round(sum))
-	cents := make([]int64, len(r.Signals))
-	var got int64
-	for i, e := range exact {
-		if r.Signals[i].Present {
-			cents[i] = int64(math.Floor(e))
-			got += cents[i]
-		}
+	r.Score = round(sum, 2)
+	// Largest remainder: floor every contribution to a cent, then hand the
+	// missing cents to the largest remainders.
+	cents := int(math.Round(r.Score * 100))
+	type rem struct {
+		i int
+		f float64
 	}
-	// got <= want, and want - got < number of present signals; loop bounds
-	// guard against float surprises all the same.
-	for k := 0; got < want && k < len(r.Signals); k++ {
-		best, bestRem := -1, -1.0
-		for i, e := range exact {
-			if rem := e - float64(cents[i]); r.Signals[i].Present && rem > bestRem && float64(cents[i]) < e {
-				best, bestRem = i, rem
+	var rems []rem
+	used := 0
+	for i := range r.Signals {
+		if !r.Signals[i].Present {
+			continue
+		}
+		c := int(math.Floor(exact[i]*100 + 1e-9))
+		r.Signals[i].Contribution = float64(c) / 100
+		used += c
+		rems = append(rems, rem{i, exact[i]*100 - float64(c)})
+	}
+	for k := 0; used < cents && k < 10*len(rems); k++ {
+		best := 0
+		for j := range rems {
+			if rems[j].f > rems[best].f {
+				best = j
 			}
 		}
-		if best < 0 {
-			break
-		}
-		cents[best]++
-		got++
+		i := rems[best].i
+		r.Signals[i].Contribution = round(r.Signals[i].Contribution+0.01, 2)
+		rems[best].f = -1
+		used++
 	}
-	for i := range r.Signals {
-		r.Signals[i].Contribution = float64(cents[i]) / 100
-	}
-	r.Scored = true
-	r.Score = float64(got) / 100
 	r.Grade = GradeOf(r.Score)
+}
+
+func round(f float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(f*p) / p
 }
 
 func clamp01(f float64) float64 {
@@ -219,7 +172,6 @@ func clamp01(f float64) float64 {
 	return f
 }
 
-// toolSuccess: succeeded / total calls; absent without calls.
 func toolSuccess(x *execution.Execution) Signal {
 	s := Signal{Signal: SignalToolSuccess}
 	n := len(x.Calls)
@@ -235,75 +187,67 @@ func toolSuccess(x *execution.Execution) Signal {
 	return s
 }
 
-// efficiency: the mean of the time part (1 - duration/MaxTime) and the
-// tool part (1 - calls/MaxTools), each clamped to [0,1], over the parts
-// with evidence and a limit.
 func efficiency(x *execution.Execution, lim Limits) Signal {
 	s := Signal{Signal: SignalEfficiency}
-	var sum float64
-	var parts []string
-	if ms, ok := x.Duration(); ok && lim.MaxTime > 0 {
-		v := clamp01(1 - float64(ms)/float64(lim.MaxTime.Milliseconds()))
-		sum += v
-		parts = append(parts, fmt.Sprintf("%s of %s (%.2f)", fmtDur(ms), fmtDur(lim.MaxTime.Milliseconds()), v))
+	var parts []float64
+	var detail []string
+	if d, ok := x.Duration(); ok && lim.MaxTime > 0 {
+		v := clamp01(1 - float64(d)/float64(lim.MaxTime.Milliseconds()))
+		parts = append(parts, v)
+		detail = append(detail, fmt.Sprintf("%s of %s (%.2f)", fmtDur(d), fmtDur(lim.MaxTime.Milliseconds()), v))
 	}
 	if n := len(x.Calls); n > 0 && lim.MaxTools > 0 {
 		v := clamp01(1 - float64(n)/float64(lim.MaxTools))
-		sum += v
-		parts = append(parts, fmt.Sprintf("%d of %d tools (%.2f)", n, lim.MaxTools, v))
+		parts = append(parts, v)
+		detail = append(detail, fmt.Sprintf("%d of %d tools (%.2f)", n, lim.MaxTools, v))
 	}
 	if len(parts) == 0 {
 		s.Detail = "no timing and no tool calls"
-		if lim.MaxTime <= 0 && lim.MaxTools <= 0 {
-			s.Detail = "no limits for this complexity"
-		}
 		return s
+	}
+	sum := 0.0
+	for _, p := range parts {
+		sum += p
 	}
 	s.Present = true
 	s.Value = sum / float64(len(parts))
 	s.SubScore = s.Value
-	s.Detail = strings.Join(parts, ", ")
+	s.Detail = joinDetail(detail)
 	if len(parts) == 2 {
-		s.Detail += fmt.Sprintf(": mean %.2f", s.Value)
+		s.Detail += ", mean"
 	}
 	return s
 }
 
-// fmtDur prints milliseconds the way people read durations: 850ms, 1.5s,
-// 60s, 125s.
 func fmtDur(ms int64) string {
-	switch {
-	case ms < 1000:
+	if ms < 1000 {
 		return fmt.Sprintf("%dms", ms)
-	case ms%1000 == 0 || ms >= 10000:
+	}
+	if ms%1000 == 0 || ms >= 10000 {
 		return fmt.Sprintf("%ds", int64(math.Round(float64(ms)/1000)))
 	}
 	return fmt.Sprintf("%.1fs", float64(ms)/1000)
 }
 
-// countErrors adds up the errors of the error_rate signal.
-func countErrors(x *execution.Execution, hits []string) ErrorCounts {
-	ec := ErrorCounts{
-		ToolFailures:   x.Failures(),
-		Retries:        x.Retries(),
-		OutputPatterns: min(len(hits), maxOutputPatterns),
-		Corrections:    max(x.Corrections, 0),
+func joinDetail(parts []string) string {
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += ", "
+		}
+		out += p
 	}
-	ec.Total = ec.ToolFailures + ec.Retries + ec.OutputPatterns + ec.Corrections
-	return ec
+	return out
 }
 
-// errorRate: min(1, errors/10), sub-score 1 - rate. Present when there is
-// anything that could have shown an error: a tool call, a final output or
-// a user correction.
-func errorRate(x *execution.Execution, hasOutput bool, ec ErrorCounts, hits []string) Signal {
+func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 	s := Signal{Signal: SignalErrorRate}
-	if len(x.Calls) == 0 && !hasOutput && ec.Corrections == 0 {
-		s.Detail = "no tool calls, output or corrections"
+	if len(x.Calls) == 0 && out == nil && x.Corrections == 0 {
+		s.Detail = "no tool calls, output or corrections to judge"
 		return s
 	}
 	s.Present = true
-	s.Value = math.Min(1, float64(ec.Total)/errorsForZero)
+	s.Value = math.Min(1, float64(ec.Total)/10)
 	s.SubScore = 1 - s.Value
 	if ec.Total == 0 {
 		s.Detail = "no errors"
@@ -311,62 +255,64 @@ func errorRate(x *execution.Execution, hasOutput bool, ec ErrorCounts, hits []st
 	}
 	var parts []string
 	add := func(n int, one, many string) {
-		switch {
-		case n == 1:
+		if n == 1 {
 			parts = append(parts, "1 "+one)
-		case n > 1:
+		} else if n > 1 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, many))
 		}
 	}
 	add(ec.ToolFailures, "failed call", "failed calls")
 	add(ec.Retries, "retry", "retries")
-	if ec.OutputPatterns > 0 {
-		add(ec.OutputPatterns, "error pattern in the output", "error patterns in the output")
-		capped := ""
-		if len(hits) > ec.OutputPatterns {
-			capped = fmt.Sprintf("; capped at %d", maxOutputPatterns)
-		}
-		parts[len(parts)-1] += " (" + strings.Join(hits, ", ") + capped + ")"
-	}
+	add(ec.OutputPatterns, "error pattern in the output", "error patterns in the output")
+	add(ec.SoftFailures, "error in a tool's output", "errors in tools' output")
 	add(ec.Corrections, "user correction", "user corrections")
-	noun := "errors"
+	s.Detail = fmt.Sprintf("%d errors: %s", ec.Total, joinDetail(parts))
 	if ec.Total == 1 {
-		noun = "error"
+		s.Detail = "1 error: " + joinDetail(parts)
 	}
-	s.Detail = fmt.Sprintf("%d %s: %s", ec.Total, noun, strings.Join(parts, ", "))
 	return s
 }
 
-// structure: headings 0.4 + lists 0.3 + fenced code blocks 0.3, from the
-// goldmark AST of the final output.
-func structure(d *doc) Signal {
+func countErrors(x *execution.Execution, out *analysis) ErrorCounts {
+	ec := ErrorCounts{ToolFailures: x.Failures(), Retries: x.Retries(), Corrections: x.Corrections}
+	if out != nil {
+		ec.OutputPatterns = len(ErrorPatterns(out.prose))
+	}
+	for i := range x.Calls {
+		if c := &x.Calls[i]; c.OK() && c.Response != "" && softFailure(c.Response) {
+			ec.SoftFailures++
+		}
+	}
+	ec.Total = ec.ToolFailures + ec.Retries + ec.OutputPatterns + ec.SoftFailures + ec.Corrections
+	return ec
+}
+
+func structure(out *analysis) Signal {
 	s := Signal{Signal: SignalStructure}
-	if d == nil {
+	if out == nil {
 		s.Detail = "no final output"
 		return s
 	}
 	s.Present = true
-	var have, lack []string
-	check := func(ok bool, w float64, name string) {
-		if ok {
-			s.Value += w
-			have = append(have, name)
-		} else {
-			lack = append(lack, name)
-		}
+	var have []string
+	if out.headings > 0 {
+		s.Value += 0.4
+		have = append(have, "headings")
 	}
-	check(d.headings > 0, 0.4, "headings")
-	check(d.lists > 0, 0.3, "lists")
-	check(len(d.fences) > 0, 0.3, "code blocks")
-	s.Value = math.Round(s.Value*10) / 10 // 0.4+0.3+0.3 is 0.9999999999999999 in floating point
+	if out.lists > 0 {
+		s.Value += 0.3
+		have = append(have, "lists")
+	}
+	if len(out.fences) > 0 {
+		s.Value += 0.3
+		have = append(have, "code blocks")
+	}
+	s.Value = round(s.Value, 4)
 	s.SubScore = s.Value
-	switch {
-	case len(lack) == 0:
-		s.Detail = "has headings, lists and code blocks"
-	case len(have) == 0:
+	if len(have) == 0 {
 		s.Detail = "plain text: no headings, lists or code blocks"
-	default:
-		s.Detail = "has " + strings.Join(have, ", ") + "; no " + strings.Join(lack, ", ")
+	} else {
+		s.Detail = "has " + joinDetail(have)
 	}
 	return s
 }

@@ -2,39 +2,30 @@ package fitness
 
 import (
 	"fmt"
-	"math"
 	"strings"
 )
 
-// Grade is the letter grade of a score, from the rubric's "Score
-// Interpretation" table. Grades compare with Rank, not as strings.
+// Grade is the letter grade of a score (the rubric's "Score
+// Interpretation" table).
 type Grade string
 
-// Grades, best first.
+// Grades, best first. Ungraded marks a version with too few scored
+// executions, or an unscored execution.
 const (
-	APlus Grade = "A+"
-	A     Grade = "A"
-	B     Grade = "B"
-	C     Grade = "C"
-	D     Grade = "D"
-	F     Grade = "F"
-	// Ungraded marks an unscored execution, or a skill version with too
-	// few scored executions to grade.
+	APlus    Grade = "A+"
+	A        Grade = "A"
+	B        Grade = "B"
+	C        Grade = "C"
+	D        Grade = "D"
+	F        Grade = "F"
 	Ungraded Grade = ""
 )
 
-// GradeOf returns the grade of a 0-100 score: A+ >= 90, A >= 80, B >= 70,
-// C >= 60, D >= 50, F below. The score is first rounded to 2 decimals, the
-// precision scores are shown with, so a mean of 89.996 (shown "90.00") is
-// an A+ and 89.99 an A. NaN is Ungraded.
+// GradeOf returns the grade of a 0-100 score: A+ ≥ 90, A ≥ 80, B ≥ 70,
+// C ≥ 60, D ≥ 50, F below. Scores are rounded to 2 decimals first, so 89.99
+// is an A and 89.995 an A+.
 func GradeOf(score float64) Grade {
-	if math.IsNaN(score) {
-		return Ungraded
-	}
-	s := score
-	if !math.IsInf(s, 0) {
-		s = math.Round(s*100) / 100
-	}
+	s := round(score, 2)
 	switch {
 	case s >= 90:
 		return APlus
@@ -50,8 +41,8 @@ func GradeOf(score float64) Grade {
 	return F
 }
 
-// Advice is the rubric's interpretation of a grade: what the grade says
-// about the prompt's need for mutation.
+// Advice is the rubric's interpretation of a grade: what to do about the
+// prompt.
 func (g Grade) Advice() string {
 	switch g {
 	case APlus:
@@ -67,11 +58,10 @@ func (g Grade) Advice() string {
 	case F:
 		return "Poor - consider rollback"
 	}
-	return "Ungraded - not scored or too few samples"
+	return "Ungraded - not enough scored executions"
 }
 
-// Rank orders grades for comparisons such as --fail-under: F is 0, D 1, …,
-// A+ 5. Ungraded and unknown grades are -1, below every grade.
+// Rank orders grades: F is 0, A+ is 5, Ungraded is -1.
 func (g Grade) Rank() int {
 	switch g {
 	case APlus:
@@ -90,17 +80,16 @@ func (g Grade) Rank() int {
 	return -1
 }
 
-// MinScore is the lowest score with grade g (0 for F and Ungraded).
+// MinScore is the lowest score with this grade.
 func (g Grade) MinScore() float64 {
 	return [...]float64{0, 50, 60, 70, 80, 90}[max(g.Rank(), 0)]
 }
 
-// ParseGrade parses a grade as users type it: "A+", "a", " b ". The empty
-// string and anything else is an error; Ungraded cannot be parsed.
+// ParseGrade parses "A+", "a", "B", …, "F".
 func ParseGrade(s string) (Grade, error) {
 	g := Grade(strings.ToUpper(strings.TrimSpace(s)))
 	if g.Rank() < 0 {
-		return Ungraded, fmt.Errorf("parse grade %q: want one of A+, A, B, C, D, F", s)
+		return Ungraded, fmt.Errorf("%q is not a grade (A+, A, B, C, D or F)", s)
 	}
 	return g, nil
 }

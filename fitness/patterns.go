@@ -2,129 +2,85 @@ package fitness
 
 import "strings"
 
-// maxOutputPatterns caps how many error patterns in the final output count
-// towards error_rate: one crash usually shows several (a traceback, an
-// "Error:" line and a "ValueError:"), and the output alone should not be
-// able to empty the error_rate component.
-const maxOutputPatterns = 3
-
-// pattern is one error pattern, matched against one line of prose (never
-// against code blocks or code spans). docs/rubric.md lists each with
-// examples that match and that do not; fitness tests check every one.
+// pattern is one error pattern of the error_rate and accuracy signals. Each
+// is documented with examples in docs/rubric.md.
 type pattern struct {
 	name string
-	// match gets the line with surrounding space trimmed, and the same line
-	// lower-cased with typographic apostrophes made plain.
+	// match reports a hit in one line of text.
 	match func(line, lower string) bool
 }
 
-// patterns is fixed at build time and never changed. The order is the order
-// of ErrorPatterns' result.
-var patterns = [...]pattern{
+// patterns are matched line by line against the prose of the final output
+// (code blocks excluded: code that handles errors is not an error).
+var patterns = []pattern{
 	{"traceback", func(l, _ string) bool { return strings.Contains(l, "Traceback (most recent call last)") }},
-	{"panic", func(l, _ string) bool {
-		return strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ")
-	}},
+	{"panic", func(l, _ string) bool { return strings.HasPrefix(strings.TrimSpace(l), "panic: ") }},
 	{"error_line", func(l, _ string) bool {
-		return hasAnyPrefix(l, "Error:", "ERROR:", "error:", "ERROR ", "[ERROR]", "error[E")
+		t := strings.TrimSpace(l)
+		return strings.HasPrefix(t, "Error:") || strings.HasPrefix(t, "ERROR:") || strings.HasPrefix(t, "error:") || strings.HasPrefix(t, "ERROR ")
 	}},
-	{"exception", func(l, lo string) bool {
-		return containsAny(lo, "exception in thread", "uncaught exception", "unhandled exception") || namedException(l)
+	{"exception", func(l, _ string) bool {
+		for _, w := range strings.Fields(l) {
+			w = strings.Trim(w, ".,:;()`'\"")
+			if len(w) > len("Exception") && strings.HasSuffix(w, "Exception") && w[0] >= 'A' && w[0] <= 'Z' {
+				return true
+			}
+		}
+		return strings.Contains(l, "Exception:")
 	}},
-	{"command_not_found", func(_, lo string) bool {
-		return containsAny(lo, "command not found", "is not recognized as an internal or external command")
-	}},
-	{"permission_denied", func(_, lo string) bool { return containsAny(lo, "permission denied", "operation not permitted") }},
-	{"fatal", func(l, _ string) bool { return hasAnyPrefix(l, "fatal:", "FATAL") }},
-	{"segfault", func(l, lo string) bool {
-		return strings.Contains(lo, "segmentation fault") || strings.Contains(l, "SIGSEGV")
-	}},
-	{"test_failure", func(l, _ string) bool {
-		return l == "FAIL" || hasAnyPrefix(l, "--- FAIL", "FAIL\t", "FAILED ")
+	{"command_not_found", func(_, lo string) bool { return strings.Contains(lo, "command not found") }},
+	{"permission_denied", func(_, lo string) bool { return strings.Contains(lo, "permission denied") }},
+	{"fatal", func(l, _ string) bool { return strings.HasPrefix(strings.TrimSpace(l), "fatal:") }},
+	{"segfault", func(_, lo string) bool { return strings.Contains(lo, "segmentation fault") }},
+	{"test_fail", func(l, _ string) bool {
+		t := strings.TrimSpace(l)
+		return strings.HasPrefix(t, "--- FAIL") || strings.HasPrefix(t, "FAIL\t") || strings.HasPrefix(t, "FAILED ")
 	}},
 	{"gave_up", func(_, lo string) bool {
-		return containsAny(lo, "i was unable to", "i wasn't able to", "i was not able to", "i couldn't",
-			"i could not", "i'm unable to", "i am unable to", "i'm not able to", "i am not able to")
-	}},
-	{"still_failing", func(_, lo string) bool {
-		return containsAny(lo, "still fail", "still broken", "still doesn't work", "still does not work", "still not working")
+		for _, p := range []string{"i was unable to", "i wasn't able to", "i was not able to", "i couldn't", "i could not", "i'm unable to", "i am unable to", "i can't complete", "i cannot complete"} {
+			if strings.Contains(lo, p) {
+				return true
+			}
+		}
+		return false
 	}},
 	{"failed_to", func(_, lo string) bool {
-		return strings.HasPrefix(lo, "failed to ") || strings.Contains(lo, "i failed to ")
+		return strings.Contains(lo, "failed to ") && !strings.Contains(lo, "no longer failed to") && !strings.Contains(lo, "never failed to")
 	}},
 }
 
 // ErrorPatterns returns the names of the distinct error patterns found in
-// the lines of text, in pattern order; a pattern counts once however often
-// it occurs. Score applies it to the prose of the final output only.
+// text, in pattern order. Each pattern counts once however often it occurs.
 func ErrorPatterns(text string) []string {
-	var seen [len(patterns)]bool
-	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimSpace(line)
+	var hits []string
+	seen := make([]bool, len(patterns))
+	for _, line := range strings.Split(text, "\n") {
 		if line == "" {
 			continue
 		}
-		lower := strings.ToLower(strings.ReplaceAll(line, "\u2019", "'"))
-		for i := range patterns {
-			if !seen[i] && patterns[i].match(line, lower) {
+		lower := strings.ToLower(line)
+		for i, p := range patterns {
+			if !seen[i] && p.match(line, lower) {
 				seen[i] = true
 			}
 		}
 	}
-	var hits []string
-	for i := range patterns {
+	for i, p := range patterns {
 		if seen[i] {
-			hits = append(hits, patterns[i].name)
+			hits = append(hits, p.name)
 		}
 	}
 	return hits
 }
 
-// namedException reports a word like "ValueError:" or
-// "java.io.IOException:": an identifier ending in Error or Exception
-// followed by a colon, the way runtimes print them. A bare "Error:" is
-// error_line's business, and "catches ValueError" (no colon) is prose.
-func namedException(line string) bool {
-	for w := range strings.FieldsSeq(line) {
-		w = strings.TrimLeft(w, "([{\"'")
-		var base string
-		switch {
-		case strings.HasSuffix(w, "Exception:"):
-			base = strings.TrimSuffix(w, "Exception:")
-		case strings.HasSuffix(w, "Error:"):
-			base = strings.TrimSuffix(w, "Error:")
-		default:
-			continue
-		}
-		if base == "" {
-			continue
-		}
-		ok := true
-		for _, r := range base {
-			if !(r == '.' || r == '_' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-				ok = false
-				break
-			}
-		}
-		if last := base[len(base)-1]; ok && (last >= 'a' && last <= 'z' || last >= 'A' && last <= 'Z') {
-			return true
-		}
-	}
-	return false
-}
-
-func hasAnyPrefix(s string, prefixes ...string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func containsAny(s string, subs ...string) bool {
-	for _, p := range subs {
-		if strings.Contains(s, p) {
+// softFailure reports a tool call that Claude Code recorded as a success
+// but whose output shows a hard error (a crash, a missing command, a
+// refused permission). Such a call stays a success for tool_success_rate
+// and counts once as an error.
+func softFailure(resp string) bool {
+	for _, h := range ErrorPatterns(resp) {
+		switch h {
+		case "traceback", "panic", "command_not_found", "permission_denied", "segfault", "fatal":
 			return true
 		}
 	}
