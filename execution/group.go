@@ -54,6 +54,9 @@ type thread struct {
 	Pending *Execution `json:"pending,omitempty"`
 	// Last is the time of the newest event.
 	Last time.Time `json:"last,omitempty"`
+	// Seen is when the newest event was received (AddAt), for idle
+	// timeouts of events that carry no time of their own.
+	Seen time.Time `json:"seen,omitempty"`
 }
 
 // NewGrouper returns an empty Grouper.
@@ -75,7 +78,12 @@ func threadKey(session, agent string) string {
 // Add feeds one event and returns the executions it closed, oldest first.
 // Events with a zero Time are accepted; durations then come from the tools'
 // duration_ms.
-func (g *Grouper) Add(ev *event.Event) []Execution {
+func (g *Grouper) Add(ev *event.Event) []Execution { return g.AddAt(ev, ev.Time) }
+
+// AddAt is Add for an event received at recv: recv only drives idle
+// timeouts (CloseIdle), never the execution's own times, so replaying the
+// same lines gives the same executions whenever they are read.
+func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 	if ev.HookEvent == event.Quarantined || ev.SessionID == "" {
 		return nil
 	}
@@ -94,6 +102,9 @@ func (g *Grouper) Add(ev *event.Event) []Execution {
 	}
 	if !ev.Time.IsZero() && ev.Time.After(t.Last) {
 		t.Last = ev.Time
+	}
+	if recv.After(t.Seen) {
+		t.Seen = recv
 	}
 	var out []Execution
 	switch ev.HookEvent {
@@ -363,13 +374,13 @@ func (g *Grouper) Flush() []Execution {
 	return out
 }
 
-// CloseIdle closes the threads whose newest event is older than now-idle,
-// as Flush does for all of them.
+// CloseIdle closes the threads whose newest event was received before
+// now-idle, as Flush does for all of them.
 func (g *Grouper) CloseIdle(now time.Time, idle time.Duration) []Execution {
 	var out []Execution
 	for _, k := range g.sortedKeys() {
 		t := g.threads[k]
-		if t.Last.IsZero() || now.Sub(t.Last) < idle {
+		if t.Seen.IsZero() || now.Sub(t.Seen) < idle {
 			continue
 		}
 		out = append(out, g.endTurn(t, &event.Event{}, false)...)

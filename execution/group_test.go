@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sepad/sepad/event"
 )
@@ -242,5 +243,30 @@ func TestIsCorrection(t *testing.T) {
 		if got := IsCorrection(p); got != want {
 			t.Errorf("IsCorrection(%q) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+func TestCloseIdle(t *testing.T) {
+	g := NewGrouper(Options{})
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	evs := []event.Event{
+		{SessionID: "a", HookEvent: event.PostToolUse, ToolName: "Read", ToolUseID: "1"},
+		{SessionID: "b", HookEvent: event.PostToolUse, ToolName: "Read", ToolUseID: "2"},
+	}
+	g.AddAt(&evs[0], t0)
+	g.AddAt(&evs[1], t0.Add(20*time.Minute))
+	if xs := g.CloseIdle(t0.Add(29*time.Minute), 30*time.Minute); len(xs) != 0 {
+		t.Fatalf("closed too early: %+v", xs)
+	}
+	xs := g.CloseIdle(t0.Add(31*time.Minute), 30*time.Minute)
+	if len(xs) != 1 || xs[0].SessionID != "a" || xs[0].Complete {
+		t.Fatalf("got %+v", xs)
+	}
+	if g.Open() != 1 {
+		t.Errorf("open = %d", g.Open())
+	}
+	// The event's own time stays zero: idle time is not execution time.
+	if !xs[0].StartedAt.IsZero() {
+		t.Errorf("StartedAt = %v", xs[0].StartedAt)
 	}
 }

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/collector"
+	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/store"
+)
+
+func init() {
+	register("run", "run the daemon: follow the spool, score, grade, decide", runDaemon)
+}
+
+// daemonFlags are the flags shared by `sepad run` and the commands that
+// start a daemon for a user (demo).
+type daemonFlags struct {
+	home, config, logFormat, logLevel string
+}
+
+func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stderr)
+	var f daemonFlags
+	fs.StringVar(&f.home, "home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	fs.StringVar(&f.config, "config", "", "configuration file")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	logger, err := newLogger(stderr, f.logFormat, f.logLevel)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext(logger)
+	defer stop()
+	d, err := openDaemon(ctx, f, logger)
+	if err != nil {
+		return err
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			logger.Info("shutting down")
+			return d.Close()
+		case <-d.col.Done():
+			err := d.col.Err()
+			d.Close()
+			return fmt.Errorf("collector stopped: %w", err)
+		case <-hup:
+			d.reload(logger)
+		}
+	}
+}
+
+// daemon holds the long-lived components in start order; Close stops them
+// in reverse.
+type daemon struct {
+	home    string
+	cfgPath string
+	cfg     atomic.Pointer[config.Config]
+	db      *store.DB
+	col     *collector.Collector
+}
+
+func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemon, error) {
+	d := &daemon{home: f.home, cfgPath: config.Path(f.config)}
+	if d.home == "" {
+		d.home = hooks.Home()
+	}
+	cfg, err := config.Load(d.cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	d.cfg.Store(cfg)
+	if err := os.MkdirAll(d.home, 0o700); err != nil {
+		return nil, fmt.Errorf("create home %s: %w", d.home, err)
+	}
+	if err := os.Chmod(d.home, 0o700); err != nil {
+		return nil, fmt.Errorf("secure home %s: %w", d.home, err)
+	}
+	dbPath := filepath.Join(d.home, "sepa.db")
+	d.db, err = store.Open(dbPath, store.Options{LockTimeout: 500 * time.Millisecond,
+		QuarantineMax: cfg.Collector.QuarantineMax, Aggregate: aggregateOptions(cfg)})
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("sepad started", "home", d.home, "db", dbPath, "config", cfgName(d.cfgPath), "rubric", fitness.RubricVersion, "pid", os.Getpid())
+	d.col = collector.New(d.db, collector.Options{
+		Home:          d.home,
+		ExtraFiles:    cfg.Collector.ExtraFiles,
+		BatchLines:    cfg.Collector.BatchLines,
+		BatchInterval: cfg.Collector.BatchInterval,
+		IdleTimeout:   cfg.Collector.IdleTimeout,
+		RotateBytes:   cfg.Collector.RotateBytes,
+		Score:         d.score,
+		Logger:        logger,
+	})
+	if err := d.col.Open(ctx); err != nil {
+		d.db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// score scores an execution with the configuration in force (SIGHUP swaps it).
+func (d *daemon) score(x *execution.Execution) fitness.Result {
+	_, lim := d.cfg.Load().LimitFor(x.Skill)
+	return fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools})
+}
+
+func (d *daemon) reload(logger *slog.Logger) {
+	cfg, err := config.Load(d.cfgPath)
+	if err != nil {
+		logger.Error("config reload failed; keeping the previous configuration", "err", err)
+		return
+	}
+	d.cfg.Store(cfg)
+	logger.Info("config reloaded", "config", cfgName(d.cfgPath))
+}
+
+// Close stops the components in reverse start order: the collector commits
+// its last batch, then the store closes.
+func (d *daemon) Close() error {
+	var errs []error
+	if d.col != nil {
+		errs = append(errs, d.col.Close())
+	}
+	if d.db != nil {
+		errs = append(errs, d.db.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func cfgName(p string) string {
+	if p == "" {
+		return "built-in defaults"
+	}
+	return p
+}
+
+// signalContext is cancelled by the first SIGINT or SIGTERM; a second one
+// exits at once.
+func signalContext(logger *slog.Logger) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-ch:
+			logger.Info("signal received; committing and stopping (again to force)", "signal", s.String())
+			cancel()
+		case <-ctx.Done():
+			return
+		}
+		s := <-ch
+		logger.Error("second signal; exiting without a clean shutdown", "signal", s.String())
+		os.Exit(130)
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usageErrorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	o := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, o)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, o)), nil
+	}
+	return nil, usageErrorf("--log-format %q: want text or json", format)
+}
+
+// aggregateOptions maps the configuration to the aggregate's options.
+func aggregateOptions(cfg *config.Config) aggregate.Options {
+	o := aggregate.DefaultOptions()
+	o.Weights = cfg.Aggregate.Weights
+	o.Trim = cfg.Aggregate.Trim
+	o.MinSamples = cfg.Aggregate.MinSamples
+	return o
+}

@@ -1,0 +1,290 @@
+package collector
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+)
+
+// fingerprintLen is how many leading bytes identify a file's content, so a
+// checkpoint is never applied to a different file that reuses an inode or a
+// path. Files shorter than this are fingerprinted over what they have.
+const fingerprintLen = 256
+
+// maxLine bounds one line kept in memory. A longer line is quarantined
+// (its head only) and skipped up to its newline; the offset stays exact.
+const maxLine = 16 << 20
+
+// fileID is a file's identity on this machine.
+type fileID struct {
+	Dev, Ino uint64
+}
+
+func statID(fi os.FileInfo) fileID {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
+	}
+	return fileID{}
+}
+
+// sourceKind says who owns a followed file.
+type sourceKind int
+
+const (
+	kindSpool    sourceKind = iota // the hook's spool: the daemon rotates it
+	kindFallback                   // the hook's fallback file: rotated too
+	kindSegment                    // a spool rotated by the daemon: drained, then deleted
+	kindRotated                    // a spool rotated by another program: drained, kept
+	kindExtra                      // a file named in the config: never touched
+)
+
+// source is one followed file. It reads complete lines only: buf holds the
+// bytes [off, off+len(buf)) and the file position is off+len(buf), so off is
+// always the end of the last complete line consumed, never a guess.
+type source struct {
+	path string
+	kind sourceKind
+	f    *os.File
+	id   fileID
+	// fp is the hex sha256 of the first fpLen bytes.
+	fp    string
+	fpLen int
+	off   int64
+	lines int64
+	buf   []byte
+	// skipping is set while discarding the rest of an over-long line.
+	skipping bool
+	// eofPolls counts consecutive polls that found nothing new (draining
+	// a file rotated by someone else).
+	eofPolls int
+	// warned is set once a read error was logged.
+	warned bool
+}
+
+// line is one complete line read from a source.
+type line struct {
+	src  *source
+	off  int64 // offset of the line's first byte
+	data []byte
+	// tooLong is set for the head of a line over maxLine.
+	tooLong bool
+}
+
+// open opens the source's path and positions it at off after checking that
+// the file is the one the checkpoint describes. It reports whether the
+// checkpoint applied.
+func (s *source) open(cp *checkpoint) (resumed bool, err error) {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return false, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return false, err
+	}
+	s.f, s.id, s.buf, s.skipping, s.off, s.lines = f, statID(fi), nil, false, 0, 0
+	if cp != nil && cp.ID == s.id && cp.Offset <= fi.Size() {
+		fp, n, err := fingerprint(f, cp.FPLen)
+		if err == nil && n == cp.FPLen && fp == cp.FP {
+			s.off, s.lines, s.fp, s.fpLen = cp.Offset, cp.Lines, cp.FP, cp.FPLen
+			resumed = true
+		}
+	}
+	if _, err := f.Seek(s.off, io.SeekStart); err != nil {
+		f.Close()
+		s.f = nil
+		return false, err
+	}
+	if !resumed {
+		s.fp, s.fpLen = "", 0
+	}
+	return resumed, nil
+}
+
+// refreshFingerprint records the fingerprint once the file has enough bytes,
+// so that later checks compare like with like.
+func (s *source) refreshFingerprint() {
+	if s.fpLen >= fingerprintLen || s.f == nil {
+		return
+	}
+	fp, n, err := fingerprint(s.f, fingerprintLen)
+	if err == nil && n > s.fpLen {
+		s.fp, s.fpLen = fp, n
+	}
+}
+
+// fingerprint hashes the first n bytes of f (fewer if f is shorter), without
+// moving f's position.
+func fingerprint(f *os.File, n int) (string, int, error) {
+	b := make([]byte, n)
+	got, err := f.ReadAt(b, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", 0, err
+	}
+	h := sha256.Sum256(b[:got])
+	return hex.EncodeToString(h[:8]), got, nil
+}
+
+// read appends up to max complete lines to out. It returns at EOF or when
+// max is reached; partial lines stay buffered until their newline arrives.
+func (s *source) read(max int, out []line) ([]line, error) {
+	if s.f == nil {
+		return out, nil
+	}
+	n := 0
+	chunk := make([]byte, 64<<10)
+	for n < max {
+		// Consume complete lines already buffered.
+		for n < max {
+			i := bytes.IndexByte(s.buf, '\n')
+			if i < 0 {
+				break
+			}
+			if s.skipping {
+				s.skipping = false
+			} else {
+				data := make([]byte, i)
+				copy(data, s.buf[:i])
+				out = append(out, line{src: s, off: s.off, data: data})
+				n++
+			}
+			s.off += int64(i + 1)
+			s.lines++
+			s.buf = s.buf[i+1:]
+		}
+		if n >= max {
+			break
+		}
+		if len(s.buf) > maxLine {
+			// Quarantine the head of an over-long line, then discard the
+			// rest of it as it arrives; off advances over every byte.
+			if !s.skipping {
+				head := make([]byte, 4096)
+				copy(head, s.buf)
+				out = append(out, line{src: s, off: s.off, data: head, tooLong: true})
+				n++
+			}
+			s.skipping = true
+			s.off += int64(len(s.buf))
+			s.buf = s.buf[:0]
+		}
+		m, err := s.f.Read(chunk)
+		if m > 0 {
+			s.buf = append(s.buf, chunk[:m]...)
+			s.eofPolls = 0
+		}
+		if errors.Is(err, io.EOF) || (m == 0 && err == nil) {
+			break
+		}
+		if err != nil {
+			return out, fmt.Errorf("read %s: %w", s.path, err)
+		}
+	}
+	s.refreshFingerprint()
+	return out, nil
+}
+
+// truncated reports, before a read, whether the file is now shorter than
+// what was consumed or its first bytes changed (truncated and regrown past
+// the offset): reading on at the old offset would consume foreign bytes.
+func (s *source) truncated() bool {
+	if s.f == nil {
+		return false
+	}
+	fi, err := s.f.Stat()
+	if err != nil {
+		return false
+	}
+	if fi.Size() < s.off+int64(len(s.buf)) {
+		return true
+	}
+	if s.fpLen > 0 {
+		fp, n, err := fingerprint(s.f, s.fpLen)
+		if err == nil && (n != s.fpLen || fp != s.fp) {
+			return true
+		}
+	}
+	return false
+}
+
+// state tells what happened to the file behind the source since it was
+// opened.
+type fileState int
+
+const (
+	stateSame      fileState = iota
+	stateTruncated           // same file, now shorter than what was read, or rewritten
+	stateReplaced            // the path now names another file (rotation)
+	stateGone                // the path no longer exists
+)
+
+// check compares the open file with what the path names now.
+func (s *source) check() (fileState, error) {
+	if s.f == nil {
+		return stateGone, nil
+	}
+	fi, err := s.f.Stat()
+	if err != nil {
+		return stateSame, fmt.Errorf("stat %s: %w", s.path, err)
+	}
+	if fi.Size() < s.off+int64(len(s.buf)) {
+		return stateTruncated, nil
+	}
+	if s.fpLen > 0 {
+		fp, n, err := fingerprint(s.f, s.fpLen)
+		if err == nil && (n != s.fpLen || fp != s.fp) {
+			return stateTruncated, nil // truncated and regrown past our offset
+		}
+	}
+	pi, err := os.Stat(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return stateGone, nil
+	}
+	if err != nil {
+		return stateSame, fmt.Errorf("stat %s: %w", s.path, err)
+	}
+	if statID(pi) != s.id {
+		return stateReplaced, nil
+	}
+	return stateSame, nil
+}
+
+// size returns the current size of the open file.
+func (s *source) size() int64 {
+	if s.f == nil {
+		return 0
+	}
+	fi, err := s.f.Stat()
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func (s *source) close() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+}
+
+// checkpoint is the committed read position of one file.
+type checkpoint struct {
+	Path   string
+	ID     fileID
+	FP     string
+	FPLen  int
+	Offset int64
+	Lines  int64
+	Size   int64
+}
+
+func (s *source) checkpoint() checkpoint {
+	return checkpoint{Path: s.path, ID: s.id, FP: s.fp, FPLen: s.fpLen, Offset: s.off, Lines: s.lines, Size: s.size()}
+}

@@ -1,0 +1,123 @@
+// Package e2e tests the built sepad binary as users and Claude Code run it:
+// real processes, real files, kill -9.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sepadBin is the binary built once for all tests.
+var sepadBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sepad-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sepadBin = filepath.Join(dir, "sepad")
+	build := exec.Command("go", "build", "-o", sepadBin, "../cmd/sepad")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build sepad:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// sepad runs one sepad command to completion.
+func sepad(t *testing.T, env []string, stdin []byte, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, sepadBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("sepad %v: %v", args, err)
+	}
+	return o.String(), e.String(), code
+}
+
+// daemon is a running `sepad run`.
+type daemon struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+func startDaemon(t *testing.T, home string, extra ...string) *daemon {
+	t.Helper()
+	args := append([]string{"run", "--home", home, "--log-level", "warn"}, extra...)
+	cmd := exec.Command(sepadBin, args...)
+	cmd.Env = append(os.Environ(), "SEPA_CONFIG=", "XDG_CONFIG_HOME="+filepath.Join(home, "noconfig"))
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{cmd: cmd, stderr: &e, done: make(chan error, 1)}
+	go func() { d.done <- cmd.Wait() }()
+	t.Cleanup(func() { d.kill() })
+	return d
+}
+
+func (d *daemon) kill() {
+	if d.cmd.ProcessState == nil {
+		d.cmd.Process.Signal(syscall.SIGKILL)
+		select {
+		case <-d.done:
+		case <-time.After(10 * time.Second):
+		}
+	}
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (d *daemon) stop(t *testing.T) {
+	t.Helper()
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.done:
+		if err != nil {
+			t.Fatalf("daemon exit: %v\n%s", err, d.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("daemon did not stop on SIGTERM\n%s", d.stderr)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func contains(t *testing.T, s, sub string) {
+	t.Helper()
+	if !strings.Contains(s, sub) {
+		t.Fatalf("output lacks %q:\n%s", sub, s)
+	}
+}

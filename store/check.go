@@ -1,0 +1,95 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/sepad/sepad/aggregate"
+)
+
+// CheckInvariants verifies the database: bbolt's own consistency check,
+// then sepad's invariants: every execution is in both indexes and every
+// index entry names a stored execution; the execution counter equals the
+// records; every aggregate equals a recount from the stored executions.
+// Tests call it after every test that writes.
+func CheckInvariants(db *DB) error {
+	return db.bolt.View(func(tx *bolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("bbolt check: %w", errors.Join(errs...))
+		}
+		if tx.Bucket(bMeta) == nil {
+			return nil
+		}
+		ex := tx.Bucket(bExec)
+		n := ex.Stats().KeyN
+		if got := int(getU64(tx.Bucket(bMeta).Get(kExecCount))); got != n {
+			return fmt.Errorf("execution counter %d != %d records", got, n)
+		}
+		if m := tx.Bucket(bBySeq).Stats().KeyN; m != n {
+			return fmt.Errorf("by_seq has %d entries for %d executions", m, n)
+		}
+		if m := tx.Bucket(bByVersion).Stats().KeyN; m != n {
+			return fmt.Errorf("by_version has %d entries for %d executions", m, n)
+		}
+		// Recount every aggregate from the version index (newest first).
+		recount := map[string][]float64{}
+		calls := map[string][2]int{}
+		err := tx.Bucket(bByVersion).ForEach(func(k, id []byte) error {
+			v := ex.Get(id)
+			if v == nil {
+				return fmt.Errorf("by_version %q names missing execution %s", k, id)
+			}
+			var s Scored
+			if err := json.Unmarshal(v, &s); err != nil {
+				return err
+			}
+			if !bytes.HasPrefix(k, []byte(s.SkillKey+"\x00"+s.Version+"\x00")) {
+				return fmt.Errorf("execution %s indexed under %q, stored as %s@%s", id, k, s.SkillKey, s.Version)
+			}
+			if s.Result.Scored {
+				ak := string(aggKey(s.SkillKey, s.Version, s.Result.RubricVersion))
+				recount[ak] = append(recount[ak], s.Result.Score)
+				c := calls[ak]
+				c[0] += len(s.Exec.Calls)
+				c[1] += s.Exec.Failures()
+				calls[ak] = c
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		ab := tx.Bucket(bAggregates)
+		if m := ab.Stats().KeyN; m != len(recount) {
+			return fmt.Errorf("%d aggregates stored, %d versions with scores", m, len(recount))
+		}
+		o := db.opts.Aggregate
+		for ak, scores := range recount {
+			v := ab.Get([]byte(ak))
+			if v == nil {
+				return fmt.Errorf("aggregate %q missing", strings.ReplaceAll(ak, "\x00", "|"))
+			}
+			var st aggState
+			if err := json.Unmarshal(v, &st); err != nil {
+				return err
+			}
+			want, _ := aggregate.Compute(scores, o)
+			if got := st.State.Aggregate(o); got != want {
+				return fmt.Errorf("aggregate %q = %+v, recount %+v", strings.ReplaceAll(ak, "\x00", "|"), got, want)
+			}
+			if c := calls[ak]; c[0] != st.Calls || c[1] != st.Failed {
+				return fmt.Errorf("aggregate %q calls %d/%d, recount %d/%d", ak, st.Failed, st.Calls, c[1], c[0])
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,543 @@
+// Package store is sepad's database: one bbolt file, $SEPA_HOME/sepa.db,
+// with the schema documented in docs/store.md. It is the only package that
+// imports bbolt. Writes come in batches (Commit: one transaction per batch
+// of spool lines, so offsets and what they produced land together); reads
+// use short transactions and return copies, never live bbolt memory.
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+)
+
+// SchemaVersion is the version of the layout in docs/store.md.
+const SchemaVersion = 1
+
+// Errors callers branch on.
+var (
+	// ErrLocked: another process (normally the daemon) holds the database.
+	ErrLocked = errors.New("database is locked by another process: the sepad daemon is probably running; query it through its socket (the CLI does this by itself), or stop it first")
+	// ErrSchemaNewer: the file was written by a newer sepad.
+	ErrSchemaNewer = errors.New("database schema is newer than this sepad")
+	// ErrNotFound: no such record.
+	ErrNotFound = errors.New("not found")
+)
+
+// Options configure Open.
+type Options struct {
+	// ReadOnly opens with a shared lock (queries while the daemon is down).
+	ReadOnly bool
+	// LockTimeout bounds the wait for the file lock (default 1s).
+	LockTimeout time.Duration
+	// QuarantineMax bounds the quarantined lines kept (default 100,000);
+	// beyond it lines are only counted.
+	QuarantineMax int
+	// Aggregate configures the per-version aggregates.
+	Aggregate aggregate.Options
+}
+
+// Offset is the committed read position of one followed file.
+type Offset struct {
+	File        string `json:"file"`
+	Offset      int64  `json:"offset"`
+	Dev         uint64 `json:"dev"`
+	Ino         uint64 `json:"ino"`
+	Fingerprint string `json:"fingerprint"`
+	Size        int64  `json:"size"`
+	Lines       int64  `json:"lines"`
+}
+
+// Scored is an execution with its score, as stored.
+type Scored struct {
+	Exec   execution.Execution `json:"execution"`
+	Result fitness.Result      `json:"result"`
+	// Assigned by Commit:
+	SkillKey string    `json:"skill_key"`
+	Version  string    `json:"version"`
+	Seq      uint64    `json:"seq"`
+	Stored   time.Time `json:"stored"`
+}
+
+// QuarantineEntry is a line that could not be used.
+type QuarantineEntry struct {
+	Seq    uint64    `json:"seq"`
+	File   string    `json:"file"`
+	Offset int64     `json:"offset"`
+	Raw    []byte    `json:"raw"`
+	Reason string    `json:"reason"`
+	Time   time.Time `json:"time"`
+}
+
+// Batch is everything one group of spool lines produced.
+type Batch struct {
+	Offsets     []Offset
+	OffsetDel   []string
+	Executions  []Scored
+	OpenPut     map[string][]byte
+	OpenDel     []string
+	Quarantine  []QuarantineEntry
+	EventCounts map[string]int64
+}
+
+// Skill is one prompt file (or project-qualified name) being measured.
+type Skill struct {
+	Key     string `json:"key"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Project string `json:"project,omitempty"`
+	Path    string `json:"path,omitempty"`
+	// Current is the hash of the version in force (last seen or attributed).
+	Current    string    `json:"current,omitempty"`
+	Executions int       `json:"executions"`
+	LastSeen   time.Time `json:"last_seen,omitempty"`
+	// VersionCount numbers versions v1, v2, … in order of first sight.
+	VersionCount int       `json:"version_count"`
+	Versions     []Version `json:"versions,omitempty"`
+}
+
+// Version is one content of a skill's prompt file.
+type Version struct {
+	SkillKey     string    `json:"skill_key"`
+	Hash         string    `json:"hash"`
+	Seq          int       `json:"seq"`
+	ContentKnown bool      `json:"content_known"`
+	Content      []byte    `json:"content,omitempty"`
+	Parent       string    `json:"parent,omitempty"`
+	FirstSeen    time.Time `json:"first_seen"`
+	// Source: edit, proposal, rollback or observed (attributed by an
+	// execution before its content was seen).
+	Source string `json:"source"`
+	// Aggregate under the current rubric (filled by Skills and Versions).
+	Aggregate aggregate.Aggregate `json:"aggregate"`
+	// FailRate is the fraction of tool calls that failed, over all the
+	// version's executions.
+	FailRate float64 `json:"fail_rate"`
+}
+
+// Stats summarise the database.
+type Stats struct {
+	Executions     int64            `json:"executions"`
+	Open           int              `json:"open_executions"`
+	Quarantined    int64            `json:"quarantined"`
+	QuarantineKept int              `json:"quarantine_kept"`
+	Events         map[string]int64 `json:"events"`
+	Skills         int              `json:"skills"`
+	Size           int64            `json:"db_bytes"`
+	SchemaVersion  int              `json:"schema_version"`
+}
+
+// Filter selects executions.
+type Filter struct {
+	SkillKey string
+	Skill    string // name, any project
+	Version  string // hash prefix
+	Grade    fitness.Grade
+	Since    time.Time
+	Limit    int
+}
+
+// Bucket names (docs/store.md).
+var (
+	bMeta       = []byte("meta")
+	bOffsets    = []byte("offsets")
+	bOpen       = []byte("open")
+	bExec       = []byte("executions")
+	bBySeq      = []byte("by_seq")
+	bByVersion  = []byte("by_version")
+	bSkills     = []byte("skills")
+	bVersions   = []byte("versions")
+	bAggregates = []byte("aggregates")
+	bQuarantine = []byte("quarantine")
+	bEvents     = []byte("event_counts")
+	bDecisions  = []byte("decisions")
+	bSkillState = []byte("skill_state")
+	bSessions   = []byte("sessions")
+	allBuckets  = [][]byte{bMeta, bOffsets, bOpen, bExec, bBySeq, bByVersion, bSkills, bVersions, bAggregates,
+		bQuarantine, bEvents, bDecisions, bSkillState, bSessions}
+)
+
+// Meta keys.
+var (
+	kSchema      = []byte("schema_version")
+	kSeq         = []byte("seq")
+	kExecCount   = []byte("executions")
+	kQuarantined = []byte("quarantined")
+	// kQuarantineKept counts the entries in the quarantine bucket.
+	kQuarantineKept = []byte("quarantine_kept")
+)
+
+// DB is an open sepad database.
+type DB struct {
+	bolt *bolt.DB
+	path string
+	opts Options
+}
+
+// Open opens (creating if needed, unless read-only) the database at path.
+func Open(path string, o Options) (*DB, error) {
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = time.Second
+	}
+	if o.QuarantineMax <= 0 {
+		o.QuarantineMax = 100_000
+	}
+	if len(o.Aggregate.Weights) == 0 {
+		o.Aggregate = aggregate.DefaultOptions()
+	}
+	if o.ReadOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("open store %s: %w (has the daemon run yet?)", path, err)
+		}
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly, NoFreelistSync: true})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	db := &DB{bolt: bdb, path: path, opts: o}
+	if err := db.init(); err != nil {
+		bdb.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// migrations[n] upgrades a schema n database to n+1.
+var migrations = map[int]func(tx *bolt.Tx) error{}
+
+func (db *DB) init() error {
+	if db.opts.ReadOnly {
+		return db.bolt.View(func(tx *bolt.Tx) error {
+			m := tx.Bucket(bMeta)
+			if m == nil {
+				return nil // empty file: reads find nothing
+			}
+			return checkSchema(m)
+		})
+	}
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		m, err := tx.CreateBucketIfNotExists(bMeta)
+		if err != nil {
+			return err
+		}
+		if v := m.Get(kSchema); v != nil {
+			n, _ := strconv.Atoi(string(v))
+			if n > SchemaVersion {
+				return fmt.Errorf("%w: file has v%d, this sepad knows v%d: upgrade sepad", ErrSchemaNewer, n, SchemaVersion)
+			}
+			for ; n < SchemaVersion; n++ {
+				if mig := migrations[n]; mig != nil {
+					if err := mig(tx); err != nil {
+						return fmt.Errorf("migrate schema v%d to v%d: %w", n, n+1, err)
+					}
+				}
+			}
+		}
+		for _, b := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return m.Put(kSchema, []byte(strconv.Itoa(SchemaVersion)))
+	})
+}
+
+func checkSchema(m *bolt.Bucket) error {
+	if v := m.Get(kSchema); v != nil {
+		if n, _ := strconv.Atoi(string(v)); n > SchemaVersion {
+			return fmt.Errorf("%w: file has v%d, this sepad knows v%d: upgrade sepad", ErrSchemaNewer, n, SchemaVersion)
+		}
+	}
+	return nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// AggregateOptions are the options the aggregates are kept with.
+func (db *DB) AggregateOptions() aggregate.Options { return db.opts.Aggregate }
+
+// Commit stores a batch in one transaction. An execution whose ID is
+// already stored is skipped, so a replayed batch never counts twice.
+func (db *DB) Commit(b *Batch) error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bMeta)
+		offs := tx.Bucket(bOffsets)
+		for _, p := range b.OffsetDel {
+			if err := offs.Delete([]byte(p)); err != nil {
+				return err
+			}
+		}
+		for _, o := range b.Offsets {
+			if err := putJSON(offs, []byte(o.File), o); err != nil {
+				return err
+			}
+		}
+		open := tx.Bucket(bOpen)
+		for _, k := range b.OpenDel {
+			if err := open.Delete([]byte(k)); err != nil {
+				return err
+			}
+		}
+		for k, v := range b.OpenPut {
+			if err := open.Put([]byte(k), v); err != nil {
+				return err
+			}
+		}
+		now := time.Now().UTC()
+		for i := range b.Executions {
+			if err := db.putExecution(tx, meta, &b.Executions[i], now); err != nil {
+				return err
+			}
+		}
+		if err := db.putQuarantine(tx, meta, b.Quarantine); err != nil {
+			return err
+		}
+		ev := tx.Bucket(bEvents)
+		for k, n := range b.EventCounts {
+			if err := ev.Put([]byte(k), u64(getU64(ev.Get([]byte(k)))+uint64(n))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (db *DB) putExecution(tx *bolt.Tx, meta *bolt.Bucket, s *Scored, now time.Time) error {
+	ex := tx.Bucket(bExec)
+	if ex.Get([]byte(s.Exec.ID)) != nil {
+		return nil // already stored: exactly once
+	}
+	x := &s.Exec
+	s.SkillKey = x.Key()
+	sk, err := getSkill(tx, s.SkillKey)
+	if err != nil {
+		return err
+	}
+	if sk == nil {
+		sk = &Skill{Key: s.SkillKey, Name: x.Skill, Kind: x.Kind, Project: x.Project, Path: x.SkillPath}
+	}
+	s.Version = x.SkillVersion
+	if s.Version == "" {
+		s.Version = sk.Current // the version in force when it ran
+	}
+	if s.Version == "" {
+		s.Version = "unknown"
+	}
+	if err := db.ensureVersion(tx, sk, s.Version, time.Time{}); err != nil {
+		return err
+	}
+	if x.SkillVersion != "" {
+		sk.Current = s.Version
+	}
+	sk.Executions++
+	if t := execTime(x); t.After(sk.LastSeen) {
+		sk.LastSeen = t
+	}
+	seq := getU64(meta.Get(kSeq)) + 1
+	s.Seq, s.Stored = seq, now
+	// Keep what explain needs; tool inputs and outputs stay in the spool.
+	stored := *s
+	stored.Exec.Calls = make([]execution.ToolCall, len(x.Calls))
+	for i, c := range x.Calls {
+		c.Input, c.Response = nil, ""
+		stored.Exec.Calls[i] = c
+	}
+	if err := putJSON(ex, []byte(x.ID), stored); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bBySeq).Put(u64(^seq), []byte(x.ID)); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bByVersion).Put(versionIndexKey(s.SkillKey, s.Version, seq), []byte(x.ID)); err != nil {
+		return err
+	}
+	if s.Result.Scored {
+		ak := aggKey(s.SkillKey, s.Version, s.Result.RubricVersion)
+		ab := tx.Bucket(bAggregates)
+		var st aggState
+		if v := ab.Get(ak); v != nil {
+			if err := json.Unmarshal(v, &st); err != nil {
+				return fmt.Errorf("decode aggregate %q: %w", ak, err)
+			}
+		}
+		st.State.Add(s.Result.Score, x.ID, db.opts.Aggregate)
+		st.Calls += len(x.Calls)
+		st.Failed += x.Failures()
+		if err := putJSON(ab, ak, st); err != nil {
+			return err
+		}
+	}
+	if err := putSkill(tx, sk); err != nil {
+		return err
+	}
+	if err := db.touchSession(tx, x); err != nil {
+		return err
+	}
+	if err := meta.Put(kExecCount, u64(getU64(meta.Get(kExecCount))+1)); err != nil {
+		return err
+	}
+	return meta.Put(kSeq, u64(seq))
+}
+
+// aggState is the stored aggregate of one (skill, version, rubric).
+type aggState struct {
+	State  aggregate.State `json:"state"`
+	Calls  int             `json:"calls"`
+	Failed int             `json:"failed"`
+}
+
+func execTime(x *execution.Execution) time.Time {
+	if !x.EndedAt.IsZero() {
+		return x.EndedAt
+	}
+	return x.StartedAt
+}
+
+func (db *DB) putQuarantine(tx *bolt.Tx, meta *bolt.Bucket, q []QuarantineEntry) error {
+	if len(q) == 0 {
+		return nil
+	}
+	qb := tx.Bucket(bQuarantine)
+	total := getU64(meta.Get(kQuarantined))
+	kept := getU64(meta.Get(kQuarantineKept))
+	for _, e := range q {
+		total++
+		if kept >= uint64(db.opts.QuarantineMax) {
+			continue // full: counted, not kept (docs/store.md)
+		}
+		kept++
+		e.Seq = total
+		if err := putJSON(qb, u64(total), e); err != nil {
+			return err
+		}
+	}
+	if err := meta.Put(kQuarantineKept, u64(kept)); err != nil {
+		return err
+	}
+	return meta.Put(kQuarantined, u64(total))
+}
+
+type sessionRecord struct {
+	ID         string    `json:"id"`
+	Project    string    `json:"project,omitempty"`
+	First      time.Time `json:"first,omitempty"`
+	Last       time.Time `json:"last,omitempty"`
+	Executions int       `json:"executions"`
+	Skills     []string  `json:"skills,omitempty"`
+}
+
+func (db *DB) touchSession(tx *bolt.Tx, x *execution.Execution) error {
+	b := tx.Bucket(bSessions)
+	var s sessionRecord
+	if v := b.Get([]byte(x.SessionID)); v != nil {
+		if err := json.Unmarshal(v, &s); err != nil {
+			return err
+		}
+	}
+	s.ID = x.SessionID
+	if s.Project == "" {
+		s.Project = x.Project
+	}
+	if !x.StartedAt.IsZero() && (s.First.IsZero() || x.StartedAt.Before(s.First)) {
+		s.First = x.StartedAt
+	}
+	if t := execTime(x); t.After(s.Last) {
+		s.Last = t
+	}
+	s.Executions++
+	found := false
+	for _, k := range s.Skills {
+		if k == x.Skill {
+			found = true
+		}
+	}
+	if !found && len(s.Skills) < 50 {
+		s.Skills = append(s.Skills, x.Skill)
+	}
+	return putJSON(b, []byte(x.SessionID), s)
+}
+
+// ensureVersion creates the version record of hash if it has none yet
+// (content unknown, source "observed").
+func (db *DB) ensureVersion(tx *bolt.Tx, sk *Skill, hash string, seen time.Time) error {
+	vb := tx.Bucket(bVersions)
+	k := versionKey(sk.Key, hash)
+	if vb.Get(k) != nil {
+		return nil
+	}
+	sk.VersionCount++
+	v := Version{SkillKey: sk.Key, Hash: hash, Seq: sk.VersionCount, Source: "observed", FirstSeen: seen, Parent: sk.Current}
+	return putJSON(vb, k, v)
+}
+
+// keys
+
+func versionKey(skill, hash string) []byte { return []byte(skill + "\x00" + hash) }
+
+func aggKey(skill, version, rubric string) []byte {
+	return []byte(skill + "\x00" + version + "\x00" + rubric)
+}
+
+func versionIndexKey(skill, version string, seq uint64) []byte {
+	k := []byte(skill + "\x00" + version + "\x00")
+	return append(k, u64(^seq)...)
+}
+
+func u64(n uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, n)
+	return b
+}
+
+func getU64(b []byte) uint64 {
+	if len(b) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b)
+}
+
+func putJSON(b *bolt.Bucket, k []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %q: %w", k, err)
+	}
+	return b.Put(k, data)
+}
+
+func getSkill(tx *bolt.Tx, key string) (*Skill, error) {
+	v := tx.Bucket(bSkills).Get([]byte(key))
+	if v == nil {
+		return nil, nil
+	}
+	var s Skill
+	if err := json.Unmarshal(v, &s); err != nil {
+		return nil, fmt.Errorf("decode skill %q: %w", key, err)
+	}
+	return &s, nil
+}
+
+func putSkill(tx *bolt.Tx, s *Skill) error {
+	c := *s
+	c.Versions = nil
+	return putJSON(tx.Bucket(bSkills), []byte(s.Key), c)
+}
