@@ -126,7 +126,9 @@ var tools = []struct {
 	name  string
 	input func(r *rand.Rand) map[string]any
 }{
-	{"Read", func(r *rand.Rand) map[string]any { return map[string]any{"file_path": fmt.Sprintf("/home/dev/src/app/pkg/f%d.go", r.IntN(40))} }},
+	{"Read", func(r *rand.Rand) map[string]any {
+		return map[string]any{"file_path": fmt.Sprintf("/home/dev/src/app/pkg/f%d.go", r.IntN(40))}
+	}},
 	{"Bash", func(r *rand.Rand) map[string]any {
 		return map[string]any{"command": []string{"go test ./...", "go build ./...", "make lint", "git status"}[r.IntN(4)]}
 	}},
