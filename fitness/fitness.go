@@ -9,6 +9,7 @@ package fitness
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/sepad/sepad/execution"
@@ -77,9 +78,13 @@ type Result struct {
 }
 
 // Score scores one execution with the limits of its complexity.
+// It never panics: a nil execution is unscored.
 func Score(x *execution.Execution, lim Limits) Result {
+	if x == nil {
+		x = &execution.Execution{}
+	}
 	var out *analysis
-	if x.HasOutput && len(x.Output) > 0 {
+	if x.HasOutput && strings.TrimSpace(x.Output) != "" {
 		out = analyze(x.Output)
 	}
 	sigs := []Signal{
@@ -242,7 +247,7 @@ func joinDetail(parts []string) string {
 
 func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 	s := Signal{Signal: SignalErrorRate}
-	if len(x.Calls) == 0 && out == nil && x.Corrections == 0 {
+	if len(x.Calls) == 0 && out == nil && ec.Corrections == 0 {
 		s.Detail = "no tool calls, output or corrections to judge"
 		return s
 	}
@@ -274,7 +279,7 @@ func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 }
 
 func countErrors(x *execution.Execution, out *analysis) ErrorCounts {
-	ec := ErrorCounts{ToolFailures: x.Failures(), Retries: x.Retries(), Corrections: x.Corrections}
+	ec := ErrorCounts{ToolFailures: x.Failures(), Retries: x.Retries(), Corrections: max(x.Corrections, 0)}
 	if out != nil {
 		ec.OutputPatterns = len(ErrorPatterns(out.prose))
 	}

@@ -3,15 +3,18 @@ package fitness
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"go/parser"
+	goparser "go/parser"
 	"go/token"
+	"io"
 	"strings"
 	"sync"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 	"gopkg.in/yaml.v3"
 
 	"github.com/sepad/sepad/execution"
@@ -25,13 +28,19 @@ type analysis struct {
 	fences   []fence
 	// inlineCode counts code spans (`x`).
 	inlineCode int
-	// prose is the text outside code blocks, one block per line.
+	// prose is the text of headings, paragraphs and list items, one block
+	// per line and every soft line break kept. Code blocks are left out and
+	// a code span becomes the word codeSpanWord, so code that mentions an
+	// error is never taken for an error message.
 	prose string
-	// firstText is the first paragraph's text.
+	// firstText is the first paragraph's text (list items excluded).
 	firstText string
-	// unclosed is set when a fenced block runs to the end of the output
+	// unclosed is set when a fenced block runs to the end of its container
 	// without its closing fence (a truncated answer).
 	unclosed bool
+	// lastProse is the text of the output's last leaf block when that block
+	// is prose (a paragraph or list item), "" otherwise.
+	lastProse string
 }
 
 type fence struct {
@@ -39,15 +48,57 @@ type fence struct {
 	code string
 }
 
-var markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New() })
+// codeSpanWord stands for a code span's content in analysis.prose.
+const codeSpanWord = "`code`"
+
+// closedAttr marks a fenced code block whose closing fence was seen.
+const closedAttr = "sepad-fence-closed"
+
+// closureFenceParser is goldmark's fenced code block parser, recording
+// whether the closing fence was seen: goldmark itself does not keep that,
+// an unclosed fence silently runs to the end of its container (document,
+// block quote or list item).
+type closureFenceParser struct{ parser.BlockParser }
+
+// Continue marks the block closed when the wrapped parser closes it.
+func (p closureFenceParser) Continue(node ast.Node, reader text.Reader, pc parser.Context) parser.State {
+	st := p.BlockParser.Continue(node, reader, pc)
+	if st&parser.Close != 0 {
+		node.SetAttributeString(closedAttr, true)
+	}
+	return st
+}
+
+// markdown is goldmark's CommonMark parser with closureFenceParser in place
+// of the fenced code block parser. It is built once and never changed; a
+// goldmark parser keeps all parse state in a per-call context, so it is
+// safe for concurrent use.
+var markdown = sync.OnceValue(func() parser.Parser {
+	fenced := parser.NewFencedCodeBlockParser()
+	blocks := parser.DefaultBlockParsers()
+	for i, b := range blocks {
+		if b.Value == fenced {
+			blocks[i] = util.Prioritized(closureFenceParser{fenced}, b.Priority)
+		}
+	}
+	return parser.NewParser(
+		parser.WithBlockParsers(blocks...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+})
 
 // analyze parses a final output once and collects every fact the output
 // signals use.
 func analyze(out string) *analysis {
 	src := []byte(out)
-	doc := markdown().Parser().Parse(text.NewReader(src))
+	doc := markdown().Parse(text.NewReader(src))
 	a := &analysis{}
 	var prose strings.Builder
+	addProse := func(t string) {
+		prose.WriteString(t)
+		prose.WriteByte('\n')
+	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -55,29 +106,29 @@ func analyze(out string) *analysis {
 		switch n := n.(type) {
 		case *ast.Heading:
 			a.headings++
-			prose.WriteString(nodeText(n, src))
-			prose.WriteByte('\n')
+			addProse(a.nodeText(n, src))
+			a.lastProse = ""
 			return ast.WalkSkipChildren, nil
 		case *ast.List:
 			a.lists++
 		case *ast.FencedCodeBlock:
 			f := fence{lang: strings.ToLower(string(n.Language(src))), code: linesText(n, src)}
 			a.fences = append(a.fences, f)
-			if !fenceClosed(n, src) {
+			if _, closed := n.AttributeString(closedAttr); !closed {
 				a.unclosed = true
 			}
+			a.lastProse = ""
 			return ast.WalkSkipChildren, nil
-		case *ast.CodeBlock:
+		case *ast.CodeBlock, *ast.HTMLBlock, *ast.ThematicBreak:
+			a.lastProse = ""
 			return ast.WalkSkipChildren, nil
-		case *ast.CodeSpan:
-			a.inlineCode++
-		case *ast.Paragraph:
-			t := nodeText(n, src)
-			if a.firstText == "" {
+		case *ast.Paragraph, *ast.TextBlock:
+			t := a.nodeText(n, src)
+			if _, inItem := n.Parent().(*ast.ListItem); a.firstText == "" && !inItem && n.Kind() == ast.KindParagraph {
 				a.firstText = t
 			}
-			prose.WriteString(t)
-			prose.WriteByte('\n')
+			addProse(t)
+			a.lastProse = t
 			return ast.WalkSkipChildren, nil
 		}
 		return ast.WalkContinue, nil
@@ -86,9 +137,11 @@ func analyze(out string) *analysis {
 	return a
 }
 
-// nodeText returns the text of a block's inline content, code spans
-// included.
-func nodeText(n ast.Node, src []byte) string {
+// nodeText returns the text of a block's inline content: text, link and
+// emphasis text, raw inline HTML (where "<your name>" placeholders land),
+// and codeSpanWord for each code span, which it counts. Line breaks are
+// kept.
+func (a *analysis) nodeText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -98,16 +151,19 @@ func nodeText(n ast.Node, src []byte) string {
 		case *ast.Text:
 			b.Write(c.Segment.Value(src))
 			if c.SoftLineBreak() || c.HardLineBreak() {
-				b.WriteByte(' ')
+				b.WriteByte('\n')
 			}
+		case *ast.String:
+			b.Write(c.Value)
 		case *ast.CodeSpan:
-			b.WriteByte('`')
-			for ch := c.FirstChild(); ch != nil; ch = ch.NextSibling() {
-				if t, ok := ch.(*ast.Text); ok {
-					b.Write(t.Segment.Value(src))
-				}
+			a.inlineCode++
+			b.WriteString(codeSpanWord)
+			return ast.WalkSkipChildren, nil
+		case *ast.RawHTML:
+			for i := 0; i < c.Segments.Len(); i++ {
+				s := c.Segments.At(i)
+				b.Write(s.Value(src))
 			}
-			b.WriteByte('`')
 			return ast.WalkSkipChildren, nil
 		}
 		return ast.WalkContinue, nil
@@ -123,28 +179,6 @@ func linesText(n ast.Node, src []byte) string {
 		b.Write(s.Value(src))
 	}
 	return b.String()
-}
-
-// fenceClosed reports whether a fenced block has its closing fence: goldmark
-// runs an unclosed fence to the end of the document, so a block is closed
-// when a fence line follows its last content line.
-func fenceClosed(n *ast.FencedCodeBlock, src []byte) bool {
-	end := 0
-	if l := n.Lines(); l.Len() > 0 {
-		end = l.At(l.Len() - 1).Stop
-	} else if n.Info != nil {
-		end = n.Info.Segment.Stop
-	}
-	if end > len(src) {
-		return false
-	}
-	for _, line := range strings.Split(string(src[end:]), "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			return true
-		}
-	}
-	return false
 }
 
 // item is one scored item of completeness or accuracy.
@@ -212,16 +246,43 @@ func outputQuality(x *execution.Execution, a *analysis) Signal {
 }
 
 // IsCodingTask reports whether an execution is a coding task: it edited or
-// wrote files, or its prompt asks for code work.
+// wrote files, or its prompt holds a fenced code block, or its prompt asks
+// for code work in so many words (codingWord). Words are whole words:
+// "prefix" does not say "fix", "latest" does not say "test".
 func IsCodingTask(x *execution.Execution) bool {
 	if wroteCode(x) {
 		return true
 	}
-	p := strings.ToLower(x.Prompt)
-	for _, w := range []string{"implement", "fix", "refactor", "function", "bug", "compile", "test", "code", "```", "write a script", "endpoint"} {
-		if strings.Contains(p, w) {
+	words := strings.FieldsFunc(strings.ToLower(x.Prompt), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	})
+	for i, w := range words {
+		if codingWord(w) && !(w == "code" && i > 0 && words[i-1] == "claude") {
 			return true
 		}
+		if w == "write" && i+2 < len(words) && words[i+1] == "a" && words[i+2] == "script" {
+			return true
+		}
+	}
+	if strings.Contains(x.Prompt, "```") || strings.Contains(x.Prompt, "~~~") {
+		return len(analyze(x.Prompt).fences) > 0
+	}
+	return false
+}
+
+// codingWord reports a prompt word that asks for code work: a form of
+// implement, refactor, compile, function or endpoint, or one of fix, fixes,
+// fixed, fixing, bug, bugs, buggy, test, tests, testing, code, coding.
+// "code" right after "claude" is the product name, not a request.
+func codingWord(w string) bool {
+	for _, stem := range []string{"implement", "refactor", "compil", "function", "endpoint"} {
+		if strings.HasPrefix(w, stem) {
+			return true
+		}
+	}
+	switch w {
+	case "fix", "fixes", "fixed", "fixing", "bug", "bugs", "buggy", "test", "tests", "testing", "code", "coding":
+		return true
 	}
 	return false
 }
@@ -278,61 +339,107 @@ func hasNextSteps(prose string) bool {
 	return false
 }
 
-// followsFormat: every fence is closed, and no template placeholder or
-// truncation marker is left in the answer.
+// followsFormat: every fence is closed, no template placeholder is left in
+// the prose, and the answer does not stop mid-sentence (its last block is
+// not prose ending in "..." or "…").
 func followsFormat(a *analysis) bool {
 	if a.unclosed {
 		return false
 	}
 	p := strings.ToLower(a.prose)
-	for _, w := range []string{"{{", "}}", "<insert", "[placeholder]", "lorem ipsum", "todo: fill", "[your ", "<your "} {
+	for _, w := range []string{"{{", "}}", "<insert", "[insert", "[placeholder]", "<placeholder", "lorem ipsum", "todo: fill", "[your ", "<your "} {
 		if strings.Contains(p, w) {
 			return false
 		}
 	}
-	t := strings.TrimSpace(a.prose)
-	return !strings.HasSuffix(t, "...") || len(t) < 3
+	t := strings.TrimSpace(a.lastProse)
+	return !strings.HasSuffix(t, "...") && !strings.HasSuffix(t, "…")
 }
 
-// fencesParse checks the fenced blocks in languages sepad can parse (json,
-// yaml, go). judged counts the blocks checked; unknown languages are not
-// judged.
+// fencesParse checks the fenced blocks in languages sepad can parse: json,
+// jsonl/ndjson (every line), yaml/yml (every document of the stream),
+// go/golang (see parseGo). judged counts the blocks checked; other
+// languages (jsonc and json5 included: comments are not JSON), blocks
+// without a language and empty blocks are not judged. A parser that panics
+// leaves its block unjudged.
 func fencesParse(fs []fence) (ok bool, judged int) {
 	ok = true
 	for _, f := range fs {
-		var err error
-		switch f.lang {
-		case "json", "jsonc":
-			judged++
-			if !json.Valid([]byte(f.code)) {
-				err = fmt.Errorf("invalid json")
-			}
-		case "yaml", "yml":
-			judged++
-			var v any
-			err = yaml.Unmarshal([]byte(f.code), &v)
-		case "go", "golang":
-			judged++
-			err = parseGo(f.code)
-		default:
+		if strings.TrimSpace(f.code) == "" {
 			continue
 		}
-		if err != nil {
+		valid, known := parses(f.lang, f.code)
+		if !known {
+			continue
+		}
+		judged++
+		if !valid {
 			ok = false
 		}
 	}
 	return ok, judged
 }
 
-// parseGo accepts a whole file, declarations, or statements.
+// parses checks one block; known is false when the language is not judged.
+func parses(lang, code string) (valid, known bool) {
+	defer func() {
+		if recover() != nil {
+			valid, known = false, false
+		}
+	}()
+	switch lang {
+	case "json":
+		return json.Valid([]byte(code)), true
+	case "jsonl", "ndjson":
+		for line := range strings.SplitSeq(code, "\n") {
+			if strings.TrimSpace(line) != "" && !json.Valid([]byte(line)) {
+				return false, true
+			}
+		}
+		return true, true
+	case "yaml", "yml":
+		return parseYAML(code) == nil, true
+	case "go", "golang":
+		return parseGo(code) == nil, true
+	}
+	return false, false
+}
+
+// parseYAML decodes every document of a YAML stream.
+func parseYAML(code string) error {
+	dec := yaml.NewDecoder(strings.NewReader(code))
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// parseGo accepts a whole file, declarations (a package clause is added),
+// or statements (wrapped in a function body). A line that is only "..." or
+// "…" is an elision, not code, and is blanked first.
 func parseGo(code string) error {
+	var b strings.Builder
+	for line := range strings.SplitSeq(code, "\n") {
+		if t := strings.TrimSpace(line); t == "..." || t == "…" {
+			line = ""
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	code = b.String()
 	fset := token.NewFileSet()
-	if _, err := parser.ParseFile(fset, "", code, parser.SkipObjectResolution); err == nil {
+	if _, err := goparser.ParseFile(fset, "", code, goparser.SkipObjectResolution); err == nil {
 		return nil
 	}
-	if _, err := parser.ParseFile(fset, "", "package p\n"+code, parser.SkipObjectResolution); err == nil {
+	if _, err := goparser.ParseFile(fset, "", "package p\n"+code, goparser.SkipObjectResolution); err == nil {
 		return nil
 	}
-	_, err := parser.ParseFile(fset, "", "package p\nfunc _() {\n"+code+"\n}\n", parser.SkipObjectResolution)
+	_, err := goparser.ParseFile(fset, "", "package p\nfunc _() {\n"+code+"\n}\n", goparser.SkipObjectResolution)
 	return err
 }

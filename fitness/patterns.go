@@ -19,14 +19,9 @@ var patterns = []pattern{
 		t := strings.TrimSpace(l)
 		return strings.HasPrefix(t, "Error:") || strings.HasPrefix(t, "ERROR:") || strings.HasPrefix(t, "error:") || strings.HasPrefix(t, "ERROR ")
 	}},
-	{"exception", func(l, _ string) bool {
-		for _, w := range strings.Fields(l) {
-			w = strings.Trim(w, ".,:;()`'\"")
-			if len(w) > len("Exception") && strings.HasSuffix(w, "Exception") && w[0] >= 'A' && w[0] <= 'Z' {
-				return true
-			}
-		}
-		return strings.Contains(l, "Exception:")
+	{"exception", func(l, lo string) bool {
+		return strings.Contains(l, "Exception:") || strings.Contains(lo, "exception in thread") ||
+			namedError(l) || (namedException(l) && !containsAny(lo, "catch", "handl", "throws", "rescue"))
 	}},
 	{"command_not_found", func(_, lo string) bool { return strings.Contains(lo, "command not found") }},
 	{"permission_denied", func(_, lo string) bool { return strings.Contains(lo, "permission denied") }},
@@ -58,7 +53,7 @@ func ErrorPatterns(text string) []string {
 		if line == "" {
 			continue
 		}
-		lower := strings.ToLower(line)
+		lower := strings.ToLower(strings.ReplaceAll(line, "\u2019", "'")) // I couldn’t = I couldn't
 		for i, p := range patterns {
 			if !seen[i] && p.match(line, lower) {
 				seen[i] = true
@@ -81,6 +76,54 @@ func softFailure(resp string) bool {
 	for _, h := range ErrorPatterns(resp) {
 		switch h {
 		case "traceback", "panic", "command_not_found", "permission_denied", "segfault", "fatal":
+			return true
+		}
+	}
+	return false
+}
+
+// namedException reports a word like NullPointerException: longer than
+// "Exception", ending with it, starting with a capital letter. A line that
+// talks about catching or handling it is prose about error handling, which
+// the caller excludes.
+func namedException(line string) bool {
+	for _, w := range strings.Fields(line) {
+		w = strings.Trim(w, ".,:;()`'\"")
+		if len(w) > len("Exception") && strings.HasSuffix(w, "Exception") && w[0] >= 'A' && w[0] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// namedError reports a runtime's error line such as "ValueError: bad" or
+// "TypeError: x is undefined": an identifier ending in "Error" directly
+// followed by a colon. A bare "Error:" is error_line's; "catches ValueError"
+// without the colon is prose.
+func namedError(line string) bool {
+	for _, w := range strings.Fields(line) {
+		w = strings.TrimLeft(w, "([{\"'`")
+		base, ok := strings.CutSuffix(w, "Error:")
+		if !ok || base == "" {
+			continue
+		}
+		valid := true
+		for _, r := range base {
+			if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+				valid = false
+				break
+			}
+		}
+		if last := base[len(base)-1]; valid && (last >= 'a' && last <= 'z' || last >= 'A' && last <= 'Z') {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, p := range subs {
+		if strings.Contains(s, p) {
 			return true
 		}
 	}
