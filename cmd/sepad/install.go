@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sepad/sepad/hooks"
+)
+
+func init() {
+	register("install", "add sepad's hook to Claude Code settings (--project DIR or --user)", runInstall)
+	register("uninstall", "remove sepad's hook from Claude Code settings", runUninstall)
+}
+
+// installFlags are shared by install and uninstall.
+type installFlags struct {
+	project, transport, url string
+	user, dryRun            bool
+}
+
+func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFlags, string, error) {
+	fs := newFlagSet(name, stderr)
+	f := &installFlags{}
+	fs.StringVar(&f.project, "project", "", "project directory whose .claude/settings.json to edit (default: current directory)")
+	fs.BoolVar(&f.user, "user", false, "edit ~/.claude/settings.json instead")
+	fs.StringVar(&f.transport, "transport", "command", "hook transport: command or http")
+	fs.StringVar(&f.url, "url", "", "endpoint for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the resulting settings file and write nothing")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(pos) > 0 {
+		return nil, "", usageErrorf("unexpected argument %q", pos[0])
+	}
+	if f.user && f.project != "" {
+		return nil, "", usageErrorf("--project and --user are exclusive")
+	}
+	switch f.transport {
+	case "command":
+		if f.url != "" {
+			return nil, "", usageErrorf("--url needs --transport http")
+		}
+	case "http":
+		if name == "install" && f.url == "" {
+			return nil, "", usageErrorf("--transport http needs --url http://127.0.0.1:PORT/v1/hook")
+		}
+	default:
+		return nil, "", usageErrorf("--transport must be command or http, not %q", f.transport)
+	}
+	var path string
+	if f.user {
+		uh, err := os.UserHomeDir()
+		if err != nil {
+			return nil, "", fmt.Errorf("find your home directory: %w", err)
+		}
+		path = hooks.SettingsPath("", true, uh)
+	} else {
+		dir := f.project
+		if dir == "" {
+			dir = "."
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, "", err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, "", usageErrorf("project directory %s does not exist", abs)
+		}
+		path = hooks.SettingsPath(abs, false, "")
+	}
+	return f, path, nil
+}
+
+func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	f, path, err := parseInstallFlags("install", args, stderr)
+	if err != nil {
+		return err
+	}
+	spec := hooks.HookSpec{Transport: f.transport, URL: f.url}
+	if f.transport == "command" {
+		bin, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find the sepad binary: %w", err)
+		}
+		if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+			fmt.Fprintf(stderr, "warning: %s is a temporary `go run` build; install sepad (go install) and run its install instead\n", bin)
+		}
+		spec.Command = hooks.CommandFor(bin)
+	}
+	ch, err := hooks.Install(path, spec, f.dryRun, time.Now())
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.dryRun:
+		stdout.Write(ch.After)
+		if ch.Changed {
+			fmt.Fprintf(stderr, "dry run: %s would get sepad's hook for %s; nothing written\n", path, strings.Join(ch.Events, ", "))
+		} else {
+			fmt.Fprintf(stderr, "dry run: %s already has sepad's hook; nothing to do\n", path)
+		}
+	case !ch.Changed:
+		fmt.Fprintf(stdout, "%s already has sepad's hook for every event; nothing changed\n", path)
+	default:
+		fmt.Fprintf(stdout, "updated %s: sepad's hook for %s\n", path, strings.Join(ch.Events, ", "))
+		fmt.Fprintf(stdout, "backup of the previous file: %s\n", ch.Backup)
+		fmt.Fprintln(stdout, "undo with: "+strings.TrimSpace("sepad uninstall "+scopeArgs(f)))
+	}
+	return nil
+}
+
+func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	f, path, err := parseInstallFlags("uninstall", args, stderr)
+	if err != nil {
+		return err
+	}
+	ch, err := hooks.Uninstall(path, f.dryRun, time.Now())
+	if err != nil {
+		return err
+	}
+	switch {
+	case !ch.Changed:
+		if f.dryRun && ch.Before != nil {
+			stdout.Write(ch.Before)
+		}
+		fmt.Fprintf(pick(f.dryRun, stderr, stdout), "%s has no sepad hook; nothing changed\n", path)
+	case f.dryRun && ch.Removed:
+		fmt.Fprintf(stderr, "dry run: would remove %s (sepad created it and nothing else is in it)\n", path)
+	case f.dryRun:
+		stdout.Write(ch.After)
+		fmt.Fprintf(stderr, "dry run: would remove sepad's hook for %s from %s; nothing written\n", strings.Join(ch.Events, ", "), path)
+	case ch.Removed:
+		fmt.Fprintf(stdout, "removed %s (sepad had created it); backup: %s\n", path, ch.Backup)
+	default:
+		fmt.Fprintf(stdout, "updated %s: removed sepad's hook for %s\n", path, strings.Join(ch.Events, ", "))
+		fmt.Fprintf(stdout, "backup of the previous file: %s\n", ch.Backup)
+	}
+	return nil
+}
+
+func pick(cond bool, a, b io.Writer) io.Writer {
+	if cond {
+		return a
+	}
+	return b
+}
+
+func scopeArgs(f *installFlags) string {
+	if f.user {
+		return "--user"
+	}
+	if f.project != "" {
+		return "--project " + f.project
+	}
+	return ""
+}

@@ -1,0 +1,101 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Result says what Handle did with one payload.
+type Result struct {
+	// Wrote is the file that received the line (SpoolPath or FallbackPath).
+	Wrote string
+	// Fallback is set when the line went to the fallback file.
+	Fallback bool
+	// Quarantined is set when the payload was stored as a Quarantined line.
+	Quarantined bool
+	// Bytes is the length of the line written, newline included.
+	Bytes int
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+func (o Options) home() string {
+	if o.Home != "" {
+		return o.Home
+	}
+	return Home()
+}
+
+func (o Options) lockTimeout() time.Duration {
+	if o.LockTimeout > 0 {
+		return o.LockTimeout
+	}
+	return DefaultLockTimeout
+}
+
+// Handle is the whole hook for one payload: Enrich it and Append the line
+// to the spool of opts.Home. The command hook (`sepad hook`) and the HTTP
+// transport both call it, so both write the same line.
+// A panic while enriching (a bug) still keeps the payload, quarantined.
+func Handle(payload []byte, opts Options) (Result, error) {
+	now := opts.now()
+	line, q := safeEnrich(payload, now, opts)
+	return write(line, q, opts)
+}
+
+func safeEnrich(payload []byte, now time.Time, opts Options) (line []byte, quarantined bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			line = quarantine(payload, fmt.Sprintf("internal error: %v", p), now, opts, int64(len(payload)), nil)
+			quarantined = true
+		}
+	}()
+	return enrich(payload, now, opts)
+}
+
+// HandleReader reads a payload from r, at most opts.MaxPayload bytes, and
+// handles it like Handle. A larger payload is drained (so the writer is not
+// blocked) and stored as a Quarantined line keeping its head, full length
+// and sha256. A read error quarantines what was read.
+func HandleReader(r io.Reader, opts Options) (Result, error) {
+	limit := opts.MaxPayload
+	if limit <= 0 {
+		limit = DefaultMaxPayload
+	}
+	payload, err := io.ReadAll(io.LimitReader(r, limit))
+	if err != nil {
+		return write(Quarantine(payload, "read payload: "+err.Error(), opts.now(), opts, int64(len(payload)), nil), true, opts)
+	}
+	if int64(len(payload)) < limit {
+		return Handle(payload, opts)
+	}
+	// Possibly more: count and hash the rest.
+	h := sha256.New()
+	h.Write(payload)
+	extra, err := io.Copy(h, r)
+	if extra == 0 && err == nil {
+		return Handle(payload, opts)
+	}
+	total := int64(len(payload)) + extra
+	reason := fmt.Sprintf("payload of %d bytes is over the %d byte limit", total, limit)
+	if err != nil {
+		reason += "; read error: " + err.Error()
+	}
+	return write(Quarantine(payload, reason, opts.now(), opts, total, h.Sum(nil)), true, opts)
+}
+
+func write(line []byte, quarantined bool, opts Options) (Result, error) {
+	res := Result{Bytes: len(line) + 1, Quarantined: quarantined}
+	home := opts.home()
+	wrote, err := Append(home, line, opts.lockTimeout())
+	res.Wrote = wrote
+	res.Fallback = wrote == FallbackPath(home)
+	return res, err
+}
