@@ -367,18 +367,3 @@ func FuzzOutput(f *testing.F) {
 		}
 	})
 }
-
-func BenchmarkScore(b *testing.B) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	x := execution.Execution{Prompt: "fix the failing test", Calls: append(calls(17, 2), execution.ToolCall{Name: "Edit", Done: true}),
-		StartedAt: t0, EndedAt: t0.Add(90 * time.Second), HasOutput: true}
-	for len(x.Output) < 2048 {
-		x.Output += "## Section\n\nThe change works because the total now includes the discount.\n\n- one\n- two\n\n```go\nx := 1\n```\n\n"
-	}
-	events := len(x.Calls)*2 + 2
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		Score(&x, medium)
-	}
-	b.ReportMetric(float64(events*b.N)/b.Elapsed().Seconds(), "events/s")
-}

@@ -21,7 +21,8 @@ var patterns = []pattern{
 	}},
 	{"exception", func(l, lo string) bool {
 		return strings.Contains(l, "Exception:") || strings.Contains(lo, "exception in thread") ||
-			namedError(l) || (namedException(l) && !containsAny(lo, "catch", "handl", "throws", "rescue"))
+			(strings.Contains(l, "Error:") && namedError(l)) ||
+			(strings.Contains(l, "Exception") && namedException(l) && !containsAny(lo, "catch", "handl", "throws", "rescue"))
 	}},
 	{"command_not_found", func(_, lo string) bool { return strings.Contains(lo, "command not found") }},
 	{"permission_denied", func(_, lo string) bool { return strings.Contains(lo, "permission denied") }},
