@@ -28,20 +28,38 @@ const (
 	SignalStructure   = "structure_score"
 )
 
-// Weights are the rubric's nominal weights, in rubric order.
-var Weights = [5]float64{0.35, 0.25, 0.20, 0.15, 0.05}
+// weights are the rubric's nominal weights, in rubric order; they sum to 1.
+const (
+	weightToolSuccess = 0.35
+	weightOutput      = 0.25
+	weightEfficiency  = 0.20
+	weightErrorRate   = 0.15
+	weightStructure   = 0.05
+)
+
+// Weights are the rubric's nominal weights, in rubric order, for display.
+// It is a copy: Score reads the constants above, so changing Weights
+// changes no score.
+var Weights = [5]float64{weightToolSuccess, weightOutput, weightEfficiency, weightErrorRate, weightStructure}
 
 // Limits are the efficiency limits of an execution's complexity
 // (config/max_expected.yaml).
 type Limits struct {
-	MaxTime  time.Duration
+	// MaxTime is the expected maximum duration; 0 leaves the time half
+	// of efficiency absent.
+	MaxTime time.Duration
+	// MaxTools is the expected maximum number of tool calls; 0 leaves the
+	// tool half of efficiency absent.
 	MaxTools int
 }
 
 // Signal is one row of a score's breakdown.
 type Signal struct {
-	Signal  string `json:"signal"`
-	Present bool   `json:"present"`
+	// Signal is one of the Signal* names.
+	Signal string `json:"signal"`
+	// Present is false when the execution holds no evidence for the
+	// signal; an absent signal has zero effective weight and contribution.
+	Present bool `json:"present"`
 	// Value is the raw measure (for error_rate, the rate itself).
 	Value float64 `json:"value"`
 	// SubScore is what enters the weighted sum (for error_rate, 1 - rate).
@@ -50,31 +68,54 @@ type Signal struct {
 	// renormalising over the present signals.
 	Weight          float64 `json:"weight"`
 	EffectiveWeight float64 `json:"effective_weight"`
-	// Contribution is this signal's share of the score, in points.
+	// Contribution is this signal's share of the score, in points (2
+	// decimals); the contributions of a Result sum exactly to its Score.
 	Contribution float64 `json:"contribution"`
-	Detail       string  `json:"detail"`
+	// Detail says in one line what was measured.
+	Detail string `json:"detail"`
 }
+
+// maxOutputPatterns caps the distinct error patterns of the final output
+// that count as errors: one crash usually shows several at once (a
+// traceback, a "ValueError:" line, "I was unable to"), and the final text
+// alone should not be able to empty the error_rate component.
+const maxOutputPatterns = 3
 
 // ErrorCounts break down the error_rate signal.
 type ErrorCounts struct {
-	ToolFailures   int `json:"tool_failures"`
-	Retries        int `json:"retries"`
+	// ToolFailures counts calls that did not succeed (ToolCall.OK false:
+	// failed, interrupted, or never answered).
+	ToolFailures int `json:"tool_failures"`
+	// Retries counts calls repeating an earlier failed call; a failed
+	// retry is also a tool failure.
+	Retries int `json:"retries"`
+	// OutputPatterns counts the distinct error patterns in the final
+	// output's prose, at most maxOutputPatterns.
 	OutputPatterns int `json:"output_patterns"`
-	SoftFailures   int `json:"soft_failures"`
-	Corrections    int `json:"corrections"`
-	Total          int `json:"total"`
+	// SoftFailures counts successful calls whose response shows a hard
+	// error (a traceback, "command not found", …).
+	SoftFailures int `json:"soft_failures"`
+	// Corrections counts later user prompts rejecting the answer.
+	Corrections int `json:"corrections"`
+	// Total is the sum of the above.
+	Total int `json:"total"`
 }
 
 // Result is the score of one execution.
 type Result struct {
+	// RubricVersion is the RubricVersion the score was computed under.
 	RubricVersion string `json:"rubric_version"`
 	// Scored is false when no signal had evidence: such an execution has
 	// no score at all (never 0).
-	Scored  bool        `json:"scored"`
-	Score   float64     `json:"score"`
-	Grade   Grade       `json:"grade"`
-	Signals []Signal    `json:"signals"`
-	Errors  ErrorCounts `json:"errors"`
+	Scored bool `json:"scored"`
+	// Score is 0-100 with 2 decimals; 0 and meaningless when !Scored.
+	Score float64 `json:"score"`
+	// Grade is GradeOf(Score), Ungraded when !Scored.
+	Grade Grade `json:"grade"`
+	// Signals always has 5 rows, in rubric order, absent ones included.
+	Signals []Signal `json:"signals"`
+	// Errors breaks down the error count of the error_rate signal.
+	Errors ErrorCounts `json:"errors"`
 }
 
 // Score scores one execution with the limits of its complexity.
@@ -95,7 +136,7 @@ func Score(x *execution.Execution, lim Limits) Result {
 	ec := countErrors(x, out)
 	sigs = append(sigs, errorRate(x, ec, out), structure(out))
 	for i := range sigs {
-		sigs[i].Weight = Weights[i]
+		sigs[i].Weight = [...]float64{weightToolSuccess, weightOutput, weightEfficiency, weightErrorRate, weightStructure}[i]
 	}
 	res := Result{RubricVersion: RubricVersion, Signals: sigs, Errors: ec}
 	combine(&res)
@@ -269,6 +310,14 @@ func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 	add(ec.ToolFailures, "failed call", "failed calls")
 	add(ec.Retries, "retry", "retries")
 	add(ec.OutputPatterns, "error pattern in the output", "error patterns in the output")
+	if ec.OutputPatterns > 0 {
+		hits := ErrorPatterns(out.prose)
+		capped := ""
+		if len(hits) > ec.OutputPatterns {
+			capped = fmt.Sprintf("; %d found, capped", len(hits))
+		}
+		parts[len(parts)-1] += " (" + joinDetail(hits) + capped + ")"
+	}
 	add(ec.SoftFailures, "error in a tool's output", "errors in tools' output")
 	add(ec.Corrections, "user correction", "user corrections")
 	s.Detail = fmt.Sprintf("%d errors: %s", ec.Total, joinDetail(parts))
@@ -281,7 +330,7 @@ func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 func countErrors(x *execution.Execution, out *analysis) ErrorCounts {
 	ec := ErrorCounts{ToolFailures: x.Failures(), Retries: x.Retries(), Corrections: max(x.Corrections, 0)}
 	if out != nil {
-		ec.OutputPatterns = len(ErrorPatterns(out.prose))
+		ec.OutputPatterns = min(len(ErrorPatterns(out.prose)), maxOutputPatterns)
 	}
 	for i := range x.Calls {
 		if c := &x.Calls[i]; c.OK() && c.Response != "" && softFailure(c.Response) {

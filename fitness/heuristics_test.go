@@ -74,6 +74,7 @@ func TestExplanation(t *testing.T) {
 		{"two_sentences", "I moved the check into the loop. Each item is now validated once.", true},
 		{"list_items_count", "Changes made today:\n\n- the check now runs inside the loop\n- every item is validated once", true},
 		{"one_short_sentence", "Renamed the flag.", false},
+		{"one_wrapped_sentence_is_one", "Renamed the flag in the config loader\nand in every caller of it", false},
 		{"code_is_not_explanation", "Done.\n\n```go\n// because we can. This is a comment in code.\nx := 1\n```", false},
 	}
 	for _, c := range cases {

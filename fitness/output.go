@@ -33,6 +33,8 @@ type analysis struct {
 	// a code span becomes the word codeSpanWord, so code that mentions an
 	// error is never taken for an error message.
 	prose string
+	// blocks holds the same prose, one entry per block.
+	blocks []string
 	// firstText is the first paragraph's text (list items excluded).
 	firstText string
 	// unclosed is set when a fenced block runs to the end of its container
@@ -96,6 +98,7 @@ func analyze(out string) *analysis {
 	a := &analysis{}
 	var prose strings.Builder
 	addProse := func(t string) {
+		a.blocks = append(a.blocks, t)
 		prose.WriteString(t)
 		prose.WriteByte('\n')
 	}
@@ -319,10 +322,14 @@ func hasExplanation(a *analysis) bool {
 			return true
 		}
 	}
+	// Sentences end at . ! ? or at the end of a block; a sentence wrapped
+	// over two lines is still one sentence.
 	sentences := 0
-	for _, f := range strings.FieldsFunc(a.prose, func(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '\n' }) {
-		if len(strings.Fields(f)) >= 4 {
-			sentences++
+	for _, b := range a.blocks {
+		for _, f := range strings.FieldsFunc(b, func(r rune) bool { return r == '.' || r == '!' || r == '?' }) {
+			if len(strings.Fields(f)) >= 4 {
+				sentences++
+			}
 		}
 	}
 	return sentences >= 2

@@ -353,7 +353,10 @@ func TestErrorRateDetail(t *testing.T) {
 			{Name: "Bash", Interrupted: true}, {Name: "Read", NoPost: true}, {Name: "Read", Done: true}}}, 2, "2 errors: 2 failed calls"},
 		{"output_patterns", execution.Execution{HasOutput: true,
 			Output: "Traceback (most recent call last):\n  File \"x.py\"\nValueError: bad\n\nI was unable to fix it."}, 3,
-			"3 errors: 3 error patterns in the output"},
+			"3 errors: 3 error patterns in the output (traceback, exception, gave_up)"},
+		{"output_patterns_capped_at_3", execution.Execution{HasOutput: true,
+			Output: "Traceback (most recent call last):\nValueError: bad\nError: x\nfatal: y\nSegmentation fault\n\nI was unable to fix it."}, 3,
+			"3 errors: 3 error patterns in the output (traceback, error_line, exception, fatal, segfault, gave_up; 6 found, capped)"},
 		{"soft_failure", execution.Execution{Calls: []execution.ToolCall{{Name: "Bash", Done: true, Response: "sh: rg: command not found"}}}, 1,
 			"1 error: 1 error in a tool's output"},
 	}
