@@ -65,6 +65,11 @@ type CommitInfo struct {
 	// Oldest is the receive time of the oldest line in the batch (from
 	// sepa.ts when present), for append-to-commit latency.
 	Oldest time.Time
+	// Times are the hook receive times (sepa.ts) of the batch's lines that
+	// carry one, for latency histograms.
+	Times []time.Time
+	// Committed is when the transaction returned.
+	Committed time.Time
 }
 
 // Stats are the collector's running counters.
@@ -93,6 +98,7 @@ type Collector struct {
 	batchLines int
 	batchStart time.Time
 	oldest     time.Time
+	times      []time.Time
 
 	mu    sync.Mutex
 	stats Stats
@@ -425,8 +431,13 @@ func (c *Collector) ingest(l line, now time.Time) {
 	recv := ev.Time
 	if recv.IsZero() {
 		recv = now
-	} else if c.oldest.IsZero() || recv.Before(c.oldest) {
-		c.oldest = recv
+	} else {
+		if c.oldest.IsZero() || recv.Before(c.oldest) {
+			c.oldest = recv
+		}
+		if c.opts.OnCommit != nil {
+			c.times = append(c.times, recv)
+		}
 	}
 	c.addExecutions(c.g.AddAt(&ev, recv))
 }
@@ -491,8 +502,9 @@ func (c *Collector) commit(now time.Time) error {
 	c.mu.Unlock()
 	if c.opts.OnCommit != nil {
 		c.opts.OnCommit(CommitInfo{Lines: c.batchLines, Executions: b.Executions, Quarantined: len(b.Quarantine),
-			EventCounts: b.EventCounts, Latency: lat, Oldest: c.oldest})
+			EventCounts: b.EventCounts, Latency: lat, Oldest: c.oldest, Times: c.times, Committed: time.Now()})
 	}
+	c.times = nil
 	c.batch = store.Batch{}
 	c.batchLines = 0
 	c.stale = nil
