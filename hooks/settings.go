@@ -239,9 +239,12 @@ func originalSettings(path string) (orig []byte, ok bool) {
 }
 
 // MergeHooks returns data with sepad's handler present once for every
-// event in Events, and the events it changed. Existing sepad handlers are
-// updated in place (a moved binary, another transport); missing ones are
-// added as a new matcher group at the end of the event's array. Everything
+// event in Events, and the events it changed. An existing sepad handler is
+// updated in place (a moved binary, another transport) unless it is a
+// command with extra arguments, which the user owns and which is kept;
+// further sepad handlers in the same event are removed (each would record
+// the event again); missing ones are added as a new matcher group at the
+// end of the event's array. Everything
 // else is kept byte for byte where the enclosing object or array is not
 // changed, and value for value (same order) where it is.
 func MergeHooks(data []byte, spec HookSpec) ([]byte, []string, error) {
@@ -296,7 +299,7 @@ func mergeEvent(arr *jnode, ev string, want *jnode) bool {
 				continue
 			}
 			switch {
-			case !found && sameHandler(h, want):
+			case !found && (sameHandler(h, want) || customised(h, want)):
 				found = true
 			case !found:
 				hs.elems[hi] = want.clone()
@@ -465,6 +468,12 @@ func isSepadURL(s string) bool {
 
 func sameHandler(h, want *jnode) bool {
 	return h.str("type") == want.str("type") && h.str("command") == want.str("command") && h.str("url") == want.str("url")
+}
+
+// customised reports whether h is a sepad command handler the user gave
+// extra arguments (`sepad hook --home DIR`): Install keeps it as it is.
+func customised(h, want *jnode) bool {
+	return h.str("type") == "command" && want.str("type") == "command" && len(shellWords(h.str("command"))) > 2
 }
 
 // shellWords splits a command line into words, honouring single and
@@ -650,7 +659,7 @@ func parseSettings(data []byte) (*settingsDoc, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := lineCol(data, int(se.Offset))
+			line, col := lineCol(data, max(int(se.Offset)-1, 0))
 			return nil, fmt.Errorf("%w: invalid JSON at line %d, column %d: %v", ErrSettings, line, col, se)
 		}
 		return nil, fmt.Errorf("%w: invalid JSON: %v", ErrSettings, err)
