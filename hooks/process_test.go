@@ -453,3 +453,56 @@ func TestScriptAndHookShareTheLock(t *testing.T) {
 		t.Fatalf("fallback count %d", n)
 	}
 }
+
+// TestInstallCommand: `sepad install` and `sepad uninstall` as a user runs
+// them, with the real binary (its path is what gets installed).
+func TestInstallCommand(t *testing.T) {
+	bin := sepadBin(t)
+	proj := t.TempDir()
+	settings := SettingsPath(proj, false, "")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	orig, _ := os.ReadFile("testdata/settings/nested_settings.json")
+	os.WriteFile(settings, orig, 0o644)
+	sepad := func(args ...string) string {
+		t.Helper()
+		c := exec.Command(bin, args...)
+		c.Dir = proj
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sepad %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	out := sepad("install") // default: the current directory's project
+	if !strings.Contains(out, "updated "+settings) || !strings.Contains(out, "backup") {
+		t.Fatalf("install said %q", out)
+	}
+	installed, _ := os.ReadFile(settings)
+	if bytes.Count(installed, []byte(`"command": "`+bin+` hook"`)) != len(Events) {
+		t.Fatalf("installed file:\n%s", installed)
+	}
+	if out := sepad("install", "--project", proj); !strings.Contains(out, "nothing changed") {
+		t.Fatalf("second install said %q", out)
+	}
+	if b, _ := os.ReadFile(settings); !bytes.Equal(b, installed) {
+		t.Fatal("second install changed the file")
+	}
+	// The installed command really runs: feed it a payload.
+	home := t.TempDir()
+	words := shellWords(bin + " hook")
+	c := exec.Command(words[0], words[1:]...)
+	c.Env = append(os.Environ(), "SEPA_HOME="+home)
+	c.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"Stop","cwd":"` + proj + `"}`)
+	if out, err := c.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Fatalf("installed command: %v %q", err, out)
+	}
+	if lines := readLines(t, home); len(lines) != 1 {
+		t.Fatalf("installed command wrote %d lines", len(lines))
+	}
+	if out := sepad("uninstall", "--project", proj); !strings.Contains(out, "removed sepad's hook") {
+		t.Fatalf("uninstall said %q", out)
+	}
+	if b, _ := os.ReadFile(settings); !bytes.Equal(b, orig) {
+		t.Fatalf("uninstall did not restore the file:\n%s", b)
+	}
+}
