@@ -145,7 +145,10 @@ type Filter struct {
 	Version  string // hash prefix
 	Grade    fitness.Grade
 	Since    time.Time
-	Limit    int
+	// MaxSeq, when set, skips executions committed after it (a replayable
+	// view "as of" one execution).
+	MaxSeq uint64
+	Limit  int
 }
 
 // Bucket names (docs/store.md).

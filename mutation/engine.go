@@ -1,0 +1,531 @@
+package mutation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/store"
+)
+
+// Version statuses shown by `sepad grades`.
+const (
+	StatusBaseline   = "baseline"
+	StatusCandidate  = "candidate"
+	StatusAccepted   = "accepted"
+	StatusRejected   = "rejected"
+	StatusRolledBack = "rolled back"
+	StatusSuperseded = "superseded"
+)
+
+// Decision kinds recorded in the store.
+const (
+	KindDecision = "decision"
+	KindRollback = "rollback"
+	KindConflict = "conflict"
+	KindManual   = "manual"
+)
+
+// EngineOptions configure the engine.
+type EngineOptions struct {
+	Decide Options
+	// AutoRollback writes files; false only records what would be done.
+	AutoRollback     bool
+	RollbackOnF      bool
+	RollbackRatio    float64 // 0 turns the rule off
+	RollbackFailRate float64 // 1 turns the rule off
+	Cooldown         int
+	// GradeMin is aggregate.min_samples: safety rules need a graded version.
+	GradeMin int
+	// UserHome is the directory holding ~/.claude ("" to not watch it).
+	UserHome string
+	// ExtraRoots are more project roots to watch.
+	ExtraRoots []string
+	Debounce   time.Duration
+	Now        func() time.Time
+	Logger     *slog.Logger
+}
+
+// SkillState is the engine's per-skill state, stored as JSON in the store.
+type SkillState struct {
+	Baseline  string            `json:"baseline,omitempty"`
+	Candidate string            `json:"candidate,omitempty"`
+	Status    map[string]string `json:"status,omitempty"`
+	// Cooldown counts the executions left before the next decision.
+	Cooldown int `json:"cooldown,omitempty"`
+	// Seen counts the skill's executions already accounted for.
+	Seen int `json:"seen"`
+	// SinceChange counts executions since the file last changed.
+	SinceChange int `json:"since_change"`
+	// Proposals are the times of accepted proposals (rate limit).
+	Proposals []time.Time `json:"proposals,omitempty"`
+}
+
+// Record is one entry of the decision log.
+type Record struct {
+	Kind     string    `json:"kind"`
+	Time     time.Time `json:"time"`
+	SkillKey string    `json:"skill_key"`
+	Skill    string    `json:"skill"`
+	// Rule names the safety rule, or "decision" / "manual".
+	Rule string `json:"rule"`
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Applied is false when nothing was written (auto_rollback off,
+	// conflict, or nothing to write).
+	Applied  bool      `json:"applied"`
+	Words    string    `json:"words"`
+	Decision *Decision `json:"decision,omitempty"`
+}
+
+// Engine ties versions, decisions and rollbacks to the store.
+type Engine struct {
+	db   *store.DB
+	opts EngineOptions
+	log  *slog.Logger
+	w    *Watcher
+
+	mu     sync.Mutex
+	roots  []string
+	done   chan struct{}
+	cancel context.CancelFunc
+}
+
+// NewEngine returns an engine over db; call Open.
+func NewEngine(db *store.DB, o EngineOptions) *Engine {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(discard{}, nil))
+	}
+	if o.GradeMin <= 0 {
+		o.GradeMin = 3
+	}
+	return &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce)}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Open scans the user's and known projects' prompt files, records their
+// versions, and watches them until Close.
+func (e *Engine) Open(ctx context.Context) error {
+	if err := e.w.Open(ctx); err != nil {
+		return fmt.Errorf("watch prompt files: %w", err)
+	}
+	if e.opts.UserHome != "" {
+		e.addRoot(e.opts.UserHome, true)
+	}
+	for _, r := range e.opts.ExtraRoots {
+		e.addRoot(r, false)
+	}
+	skills, err := e.db.Skills()
+	if err != nil {
+		return err
+	}
+	for _, s := range skills {
+		if s.Project != "" {
+			e.addRoot(s.Project, false)
+		}
+	}
+	ctx, e.cancel = context.WithCancel(ctx)
+	e.done = make(chan struct{})
+	go e.run(ctx)
+	return nil
+}
+
+// Close stops watching.
+func (e *Engine) Close() error {
+	if e.cancel != nil {
+		e.cancel()
+		<-e.done
+	}
+	return e.w.Close()
+}
+
+func (e *Engine) run(ctx context.Context) {
+	defer close(e.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-e.w.Changes():
+			if err := e.recordChange(c, "edit"); err != nil {
+				e.log.Error("record version", "file", c.File.Path, "err", err)
+			}
+		}
+	}
+}
+
+// addRoot watches a root and records the versions found there.
+func (e *Engine) addRoot(root string, user bool) {
+	root = filepath.Clean(root)
+	e.mu.Lock()
+	for _, r := range e.roots {
+		if r == root {
+			e.mu.Unlock()
+			return
+		}
+	}
+	e.roots = append(e.roots, root)
+	e.mu.Unlock()
+	for _, pf := range e.w.AddRoot(root, user) {
+		b, err := os.ReadFile(pf.Path)
+		if err != nil {
+			continue
+		}
+		if err := e.recordChange(Change{File: pf, Hash: Hash(b), Content: b, Time: e.opts.Now().UTC()}, "edit"); err != nil {
+			e.log.Error("record version", "file", pf.Path, "err", err)
+		}
+	}
+}
+
+// Roots returns the watched roots: only files under them are ever written.
+func (e *Engine) Roots() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.roots...)
+}
+
+func (e *Engine) recordChange(c Change, source string) error {
+	if c.Removed {
+		return nil // the content stays in the store
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk := store.Skill{Key: c.File.Key, Name: c.File.Name, Kind: c.File.Kind, Project: c.File.Project}
+	if c.File.Kind != "session" {
+		sk.Path = c.File.Path
+	}
+	before, _ := e.db.Skill(c.File.Key)
+	v, err := e.db.PutVersion(sk, store.Version{Hash: c.Hash, Content: c.Content, ContentKnown: true, FirstSeen: c.Time, Source: source})
+	if err != nil {
+		return err
+	}
+	if before == nil || before.Current != v.Hash {
+		e.log.Info("prompt version", "skill", c.File.Name, "file", c.File.Path, "version", fmt.Sprintf("v%d", v.Seq), "hash", v.Hash, "source", source)
+		st, err := e.state(c.File.Key)
+		if err != nil {
+			return err
+		}
+		st.SinceChange = 0
+		return e.saveState(c.File.Key, st)
+	}
+	return nil
+}
+
+// Observe is called after every commit with the executions it stored, in
+// commit order: it watches the projects they came from and evaluates each
+// execution's skill as of that execution, so that the decisions depend on
+// the order of executions only, never on how they were batched: replaying
+// a spool into a fresh store makes the same decisions.
+func (e *Engine) Observe(execs []store.Scored) {
+	for _, s := range execs {
+		if s.Exec.Project != "" {
+			e.addRoot(s.Exec.Project, false)
+		}
+	}
+	for _, s := range execs {
+		if err := e.evaluateAt(s.SkillKey, s.Version, s.Seq); err != nil {
+			e.log.Error("evaluate skill", "skill", s.SkillKey, "err", err)
+		}
+	}
+}
+
+func (e *Engine) state(key string) (*SkillState, error) {
+	b, err := e.db.SkillState(key)
+	if err != nil {
+		return nil, err
+	}
+	st := &SkillState{}
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, st); err != nil {
+			return nil, fmt.Errorf("decode state of %s: %w", key, err)
+		}
+	}
+	if st.Status == nil {
+		st.Status = map[string]string{}
+	}
+	return st, nil
+}
+
+func (e *Engine) saveState(key string, st *SkillState) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return e.db.PutSkillState(key, b)
+}
+
+// final statuses: a version that was decided is not decided again.
+func final(status string) bool {
+	return status == StatusRejected || status == StatusRolledBack || status == StatusAccepted
+}
+
+// evaluateAt applies the safety rules and the decision method to one skill
+// after the execution numbered seq, which measured version.
+func (e *Engine) evaluateAt(key, version string, seq uint64) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk, err := e.db.Skill(key)
+	if err != nil {
+		return err
+	}
+	st, err := e.state(key)
+	if err != nil {
+		return err
+	}
+	st.Seen++
+	st.SinceChange++
+	defer func() {
+		if err := e.saveState(key, st); err != nil {
+			e.log.Error("save skill state", "skill", key, "err", err)
+		}
+	}()
+	if st.Cooldown > 0 {
+		st.Cooldown--
+		return nil
+	}
+	vers := map[string]*store.Version{}
+	for i := range sk.Versions {
+		v := &sk.Versions[i]
+		vers[v.Hash] = v
+		// Aggregates as of this execution, not as of the whole batch.
+		smp, err := e.sample(key, v, seq)
+		if err != nil {
+			return err
+		}
+		v.Aggregate, v.FailRate = smp.agg, smp.failRate
+	}
+	cur := vers[version]
+	if cur == nil || (final(st.Status[cur.Hash]) && cur.Hash != st.Baseline) {
+		return nil
+	}
+	if st.Baseline == "" || vers[st.Baseline] == nil {
+		if cur.Aggregate.N >= e.opts.Decide.MinSamples {
+			st.Baseline = cur.Hash
+			st.Status[cur.Hash] = StatusBaseline
+			e.log.Info("baseline", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "aggregate", cur.Aggregate.Value)
+		}
+		return nil
+	}
+	if cur.Hash == st.Baseline {
+		return nil
+	}
+	if cur.Hash != st.Candidate {
+		if st.Candidate != "" && st.Status[st.Candidate] == StatusCandidate {
+			st.Status[st.Candidate] = StatusSuperseded
+		}
+		st.Candidate = cur.Hash
+		st.Status[cur.Hash] = StatusCandidate
+	}
+	if rule, target := e.safety(sk, cur, vers, st); rule != "" {
+		st.Status[cur.Hash] = StatusRolledBack
+		return e.rollback(sk, st, cur, target, rule, nil)
+	}
+	base, err := e.sample(key, vers[st.Baseline], seq)
+	if err != nil {
+		return err
+	}
+	cand, err := e.sample(key, cur, seq)
+	if err != nil {
+		return err
+	}
+	d := Decide(key, base.Sample, cand.Sample, e.opts.Decide)
+	switch d.Outcome {
+	case Accept:
+		st.Status[cur.Hash] = StatusAccepted
+		st.Baseline, st.Candidate = cur.Hash, ""
+		e.log.Info("mutation accepted", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "reason", d.Reason, "delta", d.Delta)
+		return e.record(Record{Kind: KindDecision, SkillKey: key, Skill: sk.Name, Rule: d.Reason, From: base.Hash, To: cur.Hash, Applied: true, Words: d.Words, Decision: &d})
+	case Reject:
+		st.Status[cur.Hash] = StatusRejected
+		e.log.Info("mutation rejected", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "reason", d.Reason, "delta", d.Delta)
+		return e.rollback(sk, st, cur, vers[st.Baseline], d.Reason, &d)
+	}
+	return nil
+}
+
+// versionSample is a version's scores as of one execution.
+type versionSample struct {
+	Sample
+	agg      aggregate.Aggregate
+	failRate float64
+}
+
+// sample reads a version's scored executions committed up to seq under the
+// current rubric (newest first, at most the aggregate window).
+func (e *Engine) sample(key string, v *store.Version, seq uint64) (versionSample, error) {
+	xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: v.Hash, MaxSeq: seq, Limit: 200})
+	if err != nil {
+		return versionSample{}, err
+	}
+	out := versionSample{Sample: Sample{Hash: v.Hash, Seq: v.Seq}}
+	calls, failed := 0, 0
+	for _, x := range xs {
+		if !x.Result.Scored || x.Result.RubricVersion != fitness.RubricVersion {
+			continue
+		}
+		out.Scores = append(out.Scores, x.Result.Score)
+		calls += len(x.Exec.Calls)
+		failed += x.Exec.Failures()
+	}
+	a, _ := aggregate.Compute(out.Scores, e.db.AggregateOptions())
+	out.agg = a
+	out.N, out.Aggregate, out.Mean, out.SD = a.N, a.Value, a.Mean, a.SD
+	if calls > 0 {
+		out.failRate = float64(failed) / float64(calls)
+	}
+	return out, nil
+}
+
+// safety applies the protocol's rules to the version in force and returns
+// the rule that fired and the version to go back to.
+func (e *Engine) safety(sk *store.Skill, cur *store.Version, vers map[string]*store.Version, st *SkillState) (string, *store.Version) {
+	if cur.Aggregate.N < e.opts.GradeMin || !cur.Aggregate.Graded {
+		return "", nil
+	}
+	var best *store.Version
+	for _, v := range sk.Versions {
+		v := vers[v.Hash]
+		if v.Hash == cur.Hash || v.Aggregate.N < e.opts.GradeMin {
+			continue
+		}
+		if fitness.GradeOf(v.Aggregate.Value) == fitness.F {
+			continue
+		}
+		if best == nil || v.Aggregate.Value > best.Aggregate.Value {
+			best = v
+		}
+	}
+	if e.opts.RollbackOnF && fitness.GradeOf(cur.Aggregate.Value) == fitness.F && best != nil {
+		return "grade_f", best
+	}
+	if e.opts.RollbackRatio > 0 && best != nil && cur.Aggregate.Value < e.opts.RollbackRatio*best.Aggregate.Value {
+		return "below_ratio_of_best", best
+	}
+	if e.opts.RollbackFailRate < 1 && cur.FailRate > e.opts.RollbackFailRate {
+		if p := vers[cur.Parent]; p != nil {
+			return "tool_failure_rate", p
+		}
+	}
+	return "", nil
+}
+
+// rollback restores target's content over the file holding from, unless
+// someone edited it, and records what happened.
+func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.Version, rule string, d *Decision) error {
+	rec := Record{Kind: KindRollback, SkillKey: sk.Key, Skill: sk.Name, Rule: rule, From: from.Hash, Decision: d}
+	if d != nil {
+		rec.Kind = KindDecision
+	}
+	if target == nil || !target.ContentKnown {
+		rec.Words = "nothing to roll back to: the content of the previous version was never seen"
+		return e.record(rec)
+	}
+	rec.To = target.Hash
+	path := sk.Path
+	if sk.Kind == "session" {
+		path = filepath.Join(sk.Project, "CLAUDE.md")
+	}
+	words := fmt.Sprintf("%s: v%d (%s) back to v%d (%s)", rule, from.Seq, from.Hash, target.Seq, target.Hash)
+	if d != nil {
+		words = d.Words + "; " + words
+	}
+	if st.Status[from.Hash] != StatusRejected {
+		st.Status[from.Hash] = StatusRolledBack
+	}
+	if from.Hash == st.Candidate {
+		st.Candidate = ""
+	}
+	if !e.isPromptFile(path) {
+		rec.Words = fmt.Sprintf("%s is not a prompt file under a watched root: never written", path)
+		return e.record(rec)
+	}
+	if !e.opts.AutoRollback {
+		rec.Words = "auto_rollback is off: would roll back " + words
+		return e.record(rec)
+	}
+	err := Restore(path, from.Hash, target.Content, e.roots)
+	switch {
+	case errors.Is(err, ErrConflict):
+		rec.Kind = KindConflict
+		rec.Words = fmt.Sprintf("%s was edited since v%d was measured: left alone (would have rolled back %s)", path, from.Seq, words)
+		e.log.Warn("rollback skipped: file edited by someone", "skill", sk.Name, "file", path)
+		return e.record(rec)
+	case err != nil:
+		rec.Words = "rollback failed: " + err.Error()
+		e.record(rec)
+		return err
+	}
+	rec.Applied = true
+	rec.Words = "rolled back " + words
+	st.Cooldown = e.opts.Cooldown
+	st.Baseline = target.Hash
+	st.Status[target.Hash] = StatusBaseline
+	e.log.Info("rolled back", "skill", sk.Name, "file", path, "rule", rule, "from", from.Hash, "to", target.Hash)
+	if _, err := e.db.PutVersion(store.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path},
+		store.Version{Hash: target.Hash, Content: target.Content, ContentKnown: true, FirstSeen: e.opts.Now().UTC(), Source: "rollback"}); err != nil {
+		return err
+	}
+	return e.record(rec)
+}
+
+// isPromptFile reports whether path is a prompt file (skill, agent,
+// command, CLAUDE.md) under a watched root: the only files sepad writes.
+func (e *Engine) isPromptFile(path string) bool {
+	for _, r := range e.roots {
+		for _, user := range []bool{false, true} {
+			if _, ok := classify(r, path, user); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (e *Engine) record(r Record) error {
+	r.Time = e.opts.Now().UTC()
+	return e.db.PutDecision(r.SkillKey, r.Time, r)
+}
+
+// Statuses returns the status of each version of a skill, for display.
+func Statuses(db *store.DB, key string) (map[string]string, error) {
+	b, err := db.SkillState(key)
+	if err != nil || len(b) == 0 {
+		return map[string]string{}, err
+	}
+	var st SkillState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for h, s := range st.Status {
+		out[h] = s
+	}
+	if st.Baseline != "" {
+		out[st.Baseline] = StatusBaseline
+	}
+	return out, nil
+}
+
+// sortedKeys is used by tests and commands that list skills stably.
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
