@@ -725,6 +725,13 @@ func cutEncodedString(q []byte, max int) []byte {
 	if budget < 0 {
 		budget = 0
 	}
+	if len(content) <= budget {
+		// Only the part that was never read is missing (a payload over
+		// the read limit): keep everything, then the marker.
+		out := make([]byte, 0, len(content)+len(CutMarker)+2)
+		out = append(append(append(out, '"'), content...), CutMarker...)
+		return append(out, '"')
+	}
 	h, t := budget/2, budget-budget/2
 	headEnd, tailStart := 0, len(content)
 	for i := 0; i < len(content); {
@@ -736,9 +743,6 @@ func cutEncodedString(q []byte, max int) []byte {
 			break
 		}
 		i += unitLen(content, i)
-	}
-	if headEnd > h {
-		headEnd = 0
 	}
 	out := make([]byte, 0, headEnd+len(CutMarker)+len(content)-tailStart+2)
 	out = append(out, '"')

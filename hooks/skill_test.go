@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
-	"syscall"
 	"testing"
 )
 
@@ -149,19 +147,22 @@ func TestSkillSymlinks(t *testing.T) {
 	if s.SkillPath != filepath.Join(home, ".claude/skills/linked/SKILL.md") || s.SkillVersion != version("linked skill") {
 		t.Fatalf("symlinked skill: %+v", s)
 	}
-	// A SKILL.md that is a FIFO must not block the hook, nor a directory.
-	fifoDir := filepath.Join(repo, ".claude/skills/fifo")
-	os.MkdirAll(fifoDir, 0o755)
-	if runtime.GOOS != "windows" {
-		if err := syscall.Mkfifo(filepath.Join(fifoDir, "SKILL.md"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		p["tool_input"] = map[string]any{"skill": "fifo"}
-		done := make(chan string)
-		go func() { done <- enrichMap(t, p, Options{UserHome: home}).sepa.SkillPath }()
-		if got := <-done; got != "" {
-			t.Fatalf("FIFO resolved as %q", got)
-		}
+	// So is a SKILL.md that is itself a link, in a project root.
+	os.MkdirAll(filepath.Join(repo, ".claude/skills/filelink"), 0o755)
+	if err := os.Symlink(filepath.Join(dotfiles, "SKILL.md"), filepath.Join(repo, ".claude/skills/filelink/SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	p["tool_input"] = map[string]any{"skill": "filelink"}
+	s = enrichMap(t, p, Options{UserHome: home}).sepa
+	if s.SkillPath != filepath.Join(repo, ".claude/skills/filelink/SKILL.md") || s.SkillVersion != version("linked skill") {
+		t.Fatalf("symlinked SKILL.md: %+v", s)
+	}
+	// A dangling link is no file.
+	os.MkdirAll(filepath.Join(repo, ".claude/skills/dangling"), 0o755)
+	os.Symlink(filepath.Join(dotfiles, "missing.md"), filepath.Join(repo, ".claude/skills/dangling/SKILL.md"))
+	p["tool_input"] = map[string]any{"skill": "dangling"}
+	if s = enrichMap(t, p, Options{UserHome: home}).sepa; s.SkillPath != "" || s.Skill != "dangling" {
+		t.Fatalf("dangling link: %+v", s)
 	}
 }
 
