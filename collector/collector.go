@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -106,6 +107,9 @@ type Collector struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error
+	// stopping makes a long catch-up return after its current batch, so
+	// SIGTERM is answered promptly even with a large backlog.
+	stopping atomic.Bool
 }
 
 // New returns a Collector that commits into db. Call Open to start it.
@@ -167,6 +171,7 @@ func (c *Collector) Close() error {
 	if c.cancel == nil {
 		return nil
 	}
+	c.stopping.Store(true)
 	c.cancel()
 	<-c.done
 	for _, s := range c.sources {
@@ -356,6 +361,9 @@ func (c *Collector) step(final bool) error {
 		}
 		if err := c.commit(now); err != nil {
 			return err
+		}
+		if c.stopping.Load() {
+			return nil // the rest is read after the restart
 		}
 	}
 	if err := c.maintain(now); err != nil {

@@ -62,10 +62,6 @@ type SkillState struct {
 	Status    map[string]string `json:"status,omitempty"`
 	// Cooldown counts the executions left before the next decision.
 	Cooldown int `json:"cooldown,omitempty"`
-	// Seen counts the skill's executions already accounted for.
-	Seen int `json:"seen"`
-	// SinceChange counts executions since the file last changed.
-	SinceChange int `json:"since_change"`
 	// Proposals are the times of accepted proposals (rate limit).
 	Proposals []time.Time `json:"proposals,omitempty"`
 }
@@ -94,10 +90,17 @@ type Engine struct {
 	log  *slog.Logger
 	w    *Watcher
 
-	mu     sync.Mutex
-	roots  []string
-	done   chan struct{}
-	cancel context.CancelFunc
+	mu    sync.Mutex
+	roots []string
+	// states caches each skill's state (the engine is its only writer);
+	// saved states are the JSON last written.
+	states map[string]*SkillState
+	saved  map[string]string
+	// samples caches each version's scores in commit order, so evaluating
+	// after every execution costs no store reads.
+	samples map[string]*versionSample
+	done    chan struct{}
+	cancel  context.CancelFunc
 }
 
 // NewEngine returns an engine over db; call Open.
@@ -111,7 +114,8 @@ func NewEngine(db *store.DB, o EngineOptions) *Engine {
 	if o.GradeMin <= 0 {
 		o.GradeMin = 3
 	}
-	return &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce)}
+	return &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
+		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{}}
 }
 
 type discard struct{}
@@ -215,12 +219,6 @@ func (e *Engine) recordChange(c Change, source string) error {
 	}
 	if before == nil || before.Current != v.Hash {
 		e.log.Info("prompt version", "skill", c.File.Name, "file", c.File.Path, "version", fmt.Sprintf("v%d", v.Seq), "hash", v.Hash, "source", source)
-		st, err := e.state(c.File.Key)
-		if err != nil {
-			return err
-		}
-		st.SinceChange = 0
-		return e.saveState(c.File.Key, st)
 	}
 	return nil
 }
@@ -236,14 +234,18 @@ func (e *Engine) Observe(execs []store.Scored) {
 			e.addRoot(s.Exec.Project, false)
 		}
 	}
-	for _, s := range execs {
-		if err := e.evaluateAt(s.SkillKey, s.Version, s.Seq); err != nil {
+	for i := range execs {
+		s := &execs[i]
+		if err := e.evaluateAt(s); err != nil {
 			e.log.Error("evaluate skill", "skill", s.SkillKey, "err", err)
 		}
 	}
 }
 
 func (e *Engine) state(key string) (*SkillState, error) {
+	if st, ok := e.states[key]; ok {
+		return st, nil
+	}
 	b, err := e.db.SkillState(key)
 	if err != nil {
 		return nil, err
@@ -257,15 +259,25 @@ func (e *Engine) state(key string) (*SkillState, error) {
 	if st.Status == nil {
 		st.Status = map[string]string{}
 	}
+	e.states[key] = st
+	e.saved[key] = string(b)
 	return st, nil
 }
 
+// saveState writes the state when it changed since the last write.
 func (e *Engine) saveState(key string, st *SkillState) error {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	return e.db.PutSkillState(key, b)
+	if e.saved[key] == string(b) {
+		return nil
+	}
+	if err := e.db.PutSkillState(key, b); err != nil {
+		return err
+	}
+	e.saved[key] = string(b)
+	return nil
 }
 
 // final statuses: a version that was decided is not decided again.
@@ -273,21 +285,21 @@ func final(status string) bool {
 	return status == StatusRejected || status == StatusRolledBack || status == StatusAccepted
 }
 
-// evaluateAt applies the safety rules and the decision method to one skill
-// after the execution numbered seq, which measured version.
-func (e *Engine) evaluateAt(key, version string, seq uint64) error {
+// evaluateAt applies the safety rules and the decision method to the skill
+// of execution x, as of x (executions committed after it do not count).
+func (e *Engine) evaluateAt(x *store.Scored) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	sk, err := e.db.Skill(key)
-	if err != nil {
-		return err
-	}
+	key, version := x.SkillKey, x.Version
 	st, err := e.state(key)
 	if err != nil {
 		return err
 	}
-	st.Seen++
-	st.SinceChange++
+	cs, err := e.sampleOf(key, version, x.Seq)
+	if err != nil {
+		return err
+	}
+	cs.add(x)
 	defer func() {
 		if err := e.saveState(key, st); err != nil {
 			e.log.Error("save skill state", "skill", key, "err", err)
@@ -297,19 +309,29 @@ func (e *Engine) evaluateAt(key, version string, seq uint64) error {
 		st.Cooldown--
 		return nil
 	}
+	if final(st.Status[version]) && version != st.Baseline {
+		return nil
+	}
+	if st.Baseline != "" && version == st.Baseline {
+		return nil // nothing to decide about the baseline itself
+	}
+	sk, err := e.db.Skill(key)
+	if err != nil {
+		return err
+	}
 	vers := map[string]*store.Version{}
 	for i := range sk.Versions {
 		v := &sk.Versions[i]
 		vers[v.Hash] = v
 		// Aggregates as of this execution, not as of the whole batch.
-		smp, err := e.sample(key, v, seq)
+		smp, err := e.sampleOf(key, v.Hash, x.Seq+1)
 		if err != nil {
 			return err
 		}
-		v.Aggregate, v.FailRate = smp.agg, smp.failRate
+		v.Aggregate, v.FailRate = smp.agg(e.db.AggregateOptions()), smp.failRate()
 	}
 	cur := vers[version]
-	if cur == nil || (final(st.Status[cur.Hash]) && cur.Hash != st.Baseline) {
+	if cur == nil {
 		return nil
 	}
 	if st.Baseline == "" || vers[st.Baseline] == nil {
@@ -318,9 +340,6 @@ func (e *Engine) evaluateAt(key, version string, seq uint64) error {
 			st.Status[cur.Hash] = StatusBaseline
 			e.log.Info("baseline", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "aggregate", cur.Aggregate.Value)
 		}
-		return nil
-	}
-	if cur.Hash == st.Baseline {
 		return nil
 	}
 	if cur.Hash != st.Candidate {
@@ -334,18 +353,13 @@ func (e *Engine) evaluateAt(key, version string, seq uint64) error {
 		st.Status[cur.Hash] = StatusRolledBack
 		return e.rollback(sk, st, cur, target, rule, nil)
 	}
-	base, err := e.sample(key, vers[st.Baseline], seq)
-	if err != nil {
-		return err
-	}
-	cand, err := e.sample(key, cur, seq)
-	if err != nil {
-		return err
-	}
-	d := Decide(key, base.Sample, cand.Sample, e.opts.Decide)
+	bs, _ := e.sampleOf(key, st.Baseline, x.Seq+1)
+	base, cand := bs.sample(vers[st.Baseline], e.db.AggregateOptions()), cs.sample(cur, e.db.AggregateOptions())
+	d := Decide(key, base, cand, e.opts.Decide)
 	switch d.Outcome {
 	case Accept:
 		st.Status[cur.Hash] = StatusAccepted
+		st.Status[st.Baseline] = StatusSuperseded
 		st.Baseline, st.Candidate = cur.Hash, ""
 		e.log.Info("mutation accepted", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "reason", d.Reason, "delta", d.Delta)
 		return e.record(Record{Kind: KindDecision, SkillKey: key, Skill: sk.Name, Rule: d.Reason, From: base.Hash, To: cur.Hash, Applied: true, Words: d.Words, Decision: &d})
@@ -357,37 +371,65 @@ func (e *Engine) evaluateAt(key, version string, seq uint64) error {
 	return nil
 }
 
-// versionSample is a version's scores as of one execution.
+// versionSample is a version's scored executions in commit order.
 type versionSample struct {
-	Sample
-	agg      aggregate.Aggregate
-	failRate float64
+	scores        []float64 // oldest first
+	calls, failed int
 }
 
-// sample reads a version's scored executions committed up to seq under the
-// current rubric (newest first, at most the aggregate window).
-func (e *Engine) sample(key string, v *store.Version, seq uint64) (versionSample, error) {
-	xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: v.Hash, MaxSeq: seq, Limit: 200})
-	if err != nil {
-		return versionSample{}, err
+func (v *versionSample) add(x *store.Scored) {
+	if !x.Result.Scored || x.Result.RubricVersion != fitness.RubricVersion {
+		return
 	}
-	out := versionSample{Sample: Sample{Hash: v.Hash, Seq: v.Seq}}
-	calls, failed := 0, 0
-	for _, x := range xs {
-		if !x.Result.Scored || x.Result.RubricVersion != fitness.RubricVersion {
-			continue
+	v.scores = append(v.scores, x.Result.Score)
+	v.calls += len(x.Exec.Calls)
+	v.failed += x.Exec.Failures()
+}
+
+func (v *versionSample) newestFirst() []float64 {
+	out := make([]float64, len(v.scores))
+	for i, s := range v.scores {
+		out[len(out)-1-i] = s
+	}
+	return out
+}
+
+func (v *versionSample) agg(o aggregate.Options) aggregate.Aggregate {
+	a, _ := aggregate.Compute(v.newestFirst(), o)
+	return a
+}
+
+func (v *versionSample) failRate() float64 {
+	if v.calls == 0 {
+		return 0
+	}
+	return float64(v.failed) / float64(v.calls)
+}
+
+func (v *versionSample) sample(ver *store.Version, o aggregate.Options) Sample {
+	a := v.agg(o)
+	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, Scores: v.newestFirst()}
+}
+
+// sampleOf returns the cached sample of a version, loading from the store
+// the executions committed before seq on first use.
+func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, error) {
+	ck := key + "\x00" + version
+	if s, ok := e.samples[ck]; ok {
+		return s, nil
+	}
+	s := &versionSample{}
+	if seq > 1 {
+		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: version, MaxSeq: seq - 1})
+		if err != nil {
+			return nil, err
 		}
-		out.Scores = append(out.Scores, x.Result.Score)
-		calls += len(x.Exec.Calls)
-		failed += x.Exec.Failures()
+		for i := len(xs) - 1; i >= 0; i-- {
+			s.add(&xs[i])
+		}
 	}
-	a, _ := aggregate.Compute(out.Scores, e.db.AggregateOptions())
-	out.agg = a
-	out.N, out.Aggregate, out.Mean, out.SD = a.N, a.Value, a.Mean, a.SD
-	if calls > 0 {
-		out.failRate = float64(failed) / float64(calls)
-	}
-	return out, nil
+	e.samples[ck] = s
+	return s, nil
 }
 
 // safety applies the protocol's rules to the version in force and returns
@@ -439,9 +481,10 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if sk.Kind == "session" {
 		path = filepath.Join(sk.Project, "CLAUDE.md")
 	}
-	words := fmt.Sprintf("%s: v%d (%s) back to v%d (%s)", rule, from.Seq, from.Hash, target.Seq, target.Hash)
+	words := fmt.Sprintf("v%d (%s) → v%d (%s)", from.Seq, from.Hash, target.Seq, target.Hash)
+	prefix := rule + ": "
 	if d != nil {
-		words = d.Words + "; " + words
+		prefix = d.Words + "; "
 	}
 	if st.Status[from.Hash] != StatusRejected {
 		st.Status[from.Hash] = StatusRolledBack
@@ -454,14 +497,14 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		return e.record(rec)
 	}
 	if !e.opts.AutoRollback {
-		rec.Words = "auto_rollback is off: would roll back " + words
+		rec.Words = prefix + "auto_rollback is off: would roll back " + words
 		return e.record(rec)
 	}
 	err := Restore(path, from.Hash, target.Content, e.roots)
 	switch {
 	case errors.Is(err, ErrConflict):
 		rec.Kind = KindConflict
-		rec.Words = fmt.Sprintf("%s was edited since v%d was measured: left alone (would have rolled back %s)", path, from.Seq, words)
+		rec.Words = fmt.Sprintf("%s%s was edited since v%d was measured: left alone (would have rolled back %s)", prefix, path, from.Seq, words)
 		e.log.Warn("rollback skipped: file edited by someone", "skill", sk.Name, "file", path)
 		return e.record(rec)
 	case err != nil:
@@ -470,7 +513,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		return err
 	}
 	rec.Applied = true
-	rec.Words = "rolled back " + words
+	rec.Words = prefix + "rolled back " + words
 	st.Cooldown = e.opts.Cooldown
 	st.Baseline = target.Hash
 	st.Status[target.Hash] = StatusBaseline

@@ -33,6 +33,10 @@ type daemonFlags struct {
 	home, config, logFormat, logLevel string
 	// http is an optional loopback TCP address for the API (--http).
 	http string
+	// userHome overrides the directory whose ~/.claude is watched (demo).
+	userHome string
+	// noConfig ignores $SEPA_CONFIG and the XDG file: built-in defaults.
+	noConfig bool
 }
 
 func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -93,6 +97,9 @@ type daemon struct {
 
 func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemon, error) {
 	d := &daemon{home: f.home, cfgPath: config.Path(f.config), logger: logger}
+	if f.noConfig {
+		d.cfgPath = ""
+	}
 	if d.home == "" {
 		d.home = hooks.Home()
 	}
@@ -133,7 +140,10 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	// queries exist before the first commit), collector. Close stops the
 	// API, then the collector (committing its batch), then the engine,
 	// then the store.
-	uh, _ := os.UserHomeDir()
+	uh := f.userHome
+	if uh == "" {
+		uh, _ = os.UserHomeDir()
+	}
 	d.mut = mutation.NewEngine(d.db, mutationOptions(cfg, uh, logger))
 	if err := d.mut.Open(ctx); err != nil {
 		d.db.Close()
