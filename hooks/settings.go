@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -454,16 +453,46 @@ func isSepadHandler(h *jnode) bool {
 	return false
 }
 
+// isSepadURL accepts http://HOST[:PORT]/v1/hook with a loopback HOST
+// (127.0.0.1, localhost, [::1]). It is parsed by hand to keep net/url (and
+// its init) out of the hook binary's dependencies.
 func isSepadURL(s string) bool {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "http" || u.Path != "/v1/hook" {
+	rest, ok := strings.CutPrefix(s, "http://")
+	if !ok {
 		return false
 	}
-	switch u.Hostname() {
-	case "127.0.0.1", "localhost", "::1":
+	host, path, _ := strings.Cut(rest, "/")
+	if "/"+path != "/v1/hook" {
+		return false
+	}
+	if h, port, found := strings.Cut(host, "]:"); found && strings.HasPrefix(h, "[") {
+		host = h + "]"
+		if !digits(port) {
+			return false
+		}
+	} else if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasPrefix(host, "[") {
+		if !digits(host[i+1:]) {
+			return false
+		}
+		host = host[:i]
+	}
+	switch host {
+	case "127.0.0.1", "localhost", "[::1]":
 		return true
 	}
 	return false
+}
+
+func digits(s string) bool {
+	if s == "" || len(s) > 5 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func sameHandler(h, want *jnode) bool {

@@ -383,3 +383,26 @@ func TestInstallRefusesInvalidFile(t *testing.T) {
 		t.Fatalf("uninstall err = %v", err)
 	}
 }
+
+func TestIsSepadURL(t *testing.T) {
+	for u, want := range map[string]bool{
+		"http://127.0.0.1:7391/v1/hook": true,
+		"http://localhost:80/v1/hook":   true,
+		"http://[::1]:7391/v1/hook":     true,
+		"http://127.0.0.1/v1/hook":      true,
+		"http://[::1]/v1/hook":          true,
+		"https://127.0.0.1:1/v1/hook":   false,
+		"http://127.0.0.1:1/v1/hooks":   false,
+		"http://127.0.0.1:1/v1/hook?x":  false,
+		"http://10.0.0.1:1/v1/hook":     false,
+		"http://127.0.0.1.evil/v1/hook": false,
+		"http://127.0.0.1:x/v1/hook":    false,
+		"http://user@127.0.0.1/v1/hook": false,
+		"http://127.0.0.1:1":            false,
+		"":                              false,
+	} {
+		if got := isSepadURL(u); got != want {
+			t.Errorf("isSepadURL(%q) = %v", u, got)
+		}
+	}
+}
