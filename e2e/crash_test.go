@@ -123,6 +123,9 @@ func caughtUp(t *testing.T, home string) bool {
 		return false
 	}
 	fi, err := os.Stat(hooks.SpoolPath(home))
+	if os.IsNotExist(err) {
+		return true // rotated and drained, and nothing written since
+	}
 	if err != nil {
 		return false
 	}
@@ -131,6 +134,7 @@ func caughtUp(t *testing.T, home string) bool {
 			return true
 		}
 	}
+	t.Logf("not caught up: spool %d bytes, offsets %+v", fi.Size(), offs)
 	return false
 }
 
@@ -141,6 +145,9 @@ func runToCompletion(t *testing.T, home string) {
 		d := startDaemon(t, home)
 		time.Sleep(time.Duration(500+i*200) * time.Millisecond)
 		d.stop(t)
+		if d.stderr.Len() > 0 {
+			t.Logf("daemon stderr: %.2000s", d.stderr.String())
+		}
 		if caughtUp(t, home) {
 			return
 		}

@@ -30,6 +30,8 @@ func init() {
 // start a daemon for a user (demo).
 type daemonFlags struct {
 	home, config, logFormat, logLevel string
+	// http is an optional loopback TCP address for the API (--http).
+	http string
 }
 
 func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -39,6 +41,7 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.config, "config", "", "configuration file")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&f.http, "http", "", "also serve the API on this loopback TCP address (e.g. 127.0.0.1:7077)")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -78,10 +81,16 @@ type daemon struct {
 	cfg     atomic.Pointer[config.Config]
 	db      *store.DB
 	col     *collector.Collector
+	// api serves the socket (and --http); nil until started.
+	api io.Closer
+	// onCommit are called after every collector commit (metrics,
+	// mutation decisions), in order, on the collector's goroutine.
+	onCommit []func(collector.CommitInfo)
+	logger   *slog.Logger
 }
 
 func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemon, error) {
-	d := &daemon{home: f.home, cfgPath: config.Path(f.config)}
+	d := &daemon{home: f.home, cfgPath: config.Path(f.config), logger: logger}
 	if d.home == "" {
 		d.home = hooks.Home()
 	}
@@ -112,8 +121,20 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		RotateBytes:   cfg.Collector.RotateBytes,
 		Score:         d.score,
 		Logger:        logger,
+		OnCommit: func(ci collector.CommitInfo) {
+			for _, fn := range d.onCommit {
+				fn(ci)
+			}
+		},
 	})
+	// Start order: store, API (so commit hooks and queries exist before
+	// the first commit), collector. Close runs in reverse.
+	if d.api, err = openAPI(ctx, d, f); err != nil {
+		d.db.Close()
+		return nil, err
+	}
 	if err := d.col.Open(ctx); err != nil {
+		d.api.Close()
 		d.db.Close()
 		return nil, err
 	}
@@ -136,10 +157,14 @@ func (d *daemon) reload(logger *slog.Logger) {
 	logger.Info("config reloaded", "config", cfgName(d.cfgPath))
 }
 
-// Close stops the components in reverse start order: the collector commits
-// its last batch, then the store closes.
+// Close stops the components in reverse start order: the API first (no new
+// queries), then the collector commits its last batch, then the store
+// closes.
 func (d *daemon) Close() error {
 	var errs []error
+	if d.api != nil {
+		errs = append(errs, d.api.Close())
+	}
 	if d.col != nil {
 		errs = append(errs, d.col.Close())
 	}
