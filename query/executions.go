@@ -157,7 +157,8 @@ func isSeqArg(arg string) bool {
 	return err == nil
 }
 
-// ListExecutions lists executions newest first. With a Skill it walks
+// ListExecutions lists the most recently recorded executions that match,
+// ordered by when they ran, newest first. With a Skill it walks
 // only that skill's version indexes; without, the global index.
 func ListExecutions(db *store.DB, r ExecutionsRequest) (*Executions, error) {
 	if r.Limit <= 0 {
@@ -180,6 +181,7 @@ func ListExecutions(db *store.DB, r ExecutionsRequest) (*Executions, error) {
 			}
 			return len(out.Executions) < r.Limit
 		})
+		byRunTime(out.Executions)
 		return out, err
 	}
 	ss, err := resolveAll(db, r.Skill)
@@ -229,21 +231,27 @@ func anyVersion(ss []store.Skill, arg string) bool {
 	return false
 }
 
-// newestFirst orders rows by descending commit sequence and keeps limit.
+// newestFirst keeps the limit most recently recorded rows (highest commit
+// sequence) and orders them by when they ran, newest first.
 func newestFirst(rows []ExecRow, seq []uint64, limit int) []ExecRow {
 	idx := make([]int, len(rows))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.Slice(idx, func(a, b int) bool { return seq[idx[a]] > seq[idx[b]] })
-	out := make([]ExecRow, 0, min(limit, len(rows)))
-	for _, i := range idx {
-		if len(out) == limit {
-			break
-		}
-		out = append(out, rows[i])
+	idx = idx[:min(limit, len(idx))]
+	sort.SliceStable(idx, func(a, b int) bool { return rows[idx[a]].Time.After(rows[idx[b]].Time) })
+	out := make([]ExecRow, len(idx))
+	for k, i := range idx {
+		out[k] = rows[i]
 	}
 	return out
+}
+
+// byRunTime orders a page newest first by when the executions ran (the
+// page itself holds the most recently recorded ones).
+func byRunTime(rows []ExecRow) {
+	sort.SliceStable(rows, func(a, b int) bool { return rows[a].Time.After(rows[b].Time) })
 }
 
 // HistoryRequest selects a skill's history.
@@ -252,8 +260,9 @@ type HistoryRequest struct {
 	Limit int
 }
 
-// SkillHistory returns one skill's newest executions across its versions,
-// newest first, with its versions.
+// SkillHistory returns one skill's most recently recorded executions
+// across its versions, grouped per version (newest version first) and
+// newest first within each, with its versions.
 func SkillHistory(db *store.DB, r HistoryRequest) (*History, error) {
 	if r.Limit <= 0 {
 		r.Limit = DefaultLimit
@@ -278,6 +287,8 @@ func SkillHistory(db *store.DB, r HistoryRequest) (*History, error) {
 		}
 	}
 	h.Executions = newestFirst(ex, seqOf, r.Limit)
+	// Per version (newest version first), each newest first.
+	sort.SliceStable(h.Executions, func(a, b int) bool { return h.Executions[a].Version > h.Executions[b].Version })
 	return h, nil
 }
 

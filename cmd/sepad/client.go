@@ -68,6 +68,10 @@ func newClient(f queryFlags) *client {
 	return &client{home: home, sock: &http.Client{Transport: tr, Timeout: 5 * time.Minute}}
 }
 
+// errEmptyDB: the database file exists and is empty: a daemon is creating
+// it (reading it now would try to initialise it).
+var errEmptyDB = errors.New("the database is empty: a daemon is starting, or stopped before it initialised the file")
+
 // errNoAnswer marks a socket nobody listens on (absent, stale, refused).
 var errNoAnswer = errors.New("no daemon answers on the socket")
 
@@ -83,6 +87,19 @@ func (c *client) get(f queryFlags, path string) ([]byte, error) {
 			return nil, err
 		}
 		if err := c.openDirect(f); err != nil {
+			if !errors.Is(err, store.ErrLocked) && !errors.Is(err, errEmptyDB) {
+				return nil, err
+			}
+			// Locked and no socket: a daemon may be starting (it takes the
+			// lock just before it opens the socket). Ask again briefly.
+			for i := 0; i < 10; i++ {
+				time.Sleep(100 * time.Millisecond)
+				if body, status, serr := c.viaSocket(path); serr == nil {
+					return answer(status, body)
+				} else if !errors.Is(serr, errNoAnswer) {
+					return nil, serr
+				}
+			}
 			return nil, err
 		}
 	}
@@ -124,15 +141,14 @@ func (c *client) openDirect(f queryFlags) error {
 	}
 	path := filepath.Join(c.home, "sepa.db")
 	opts := api.Options{Home: c.home}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		c.noDB = true
+	} else if err == nil && fi.Size() == 0 {
+		return fmt.Errorf("%s: %w", path, errEmptyDB)
 	} else {
 		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: directLockTimeout, Aggregate: aggregateOptions(cfg)})
 		if errors.Is(err, store.ErrLocked) {
-			return fmt.Errorf("the database %s is locked by another process, but no sepad daemon answers on %s.\n"+
-				"Either a daemon is starting or stopping (try again in a few seconds), or the process holding the lock "+
-				"serves no API (an older sepad, or a daemon started with another --home).\n"+
-				"Find it with `fuser -v %s` (or `lsof %s`), stop it, and start `sepad run` again", path, api.SocketPath(c.home), path, path)
+			return &lockedError{db: path, sock: api.SocketPath(c.home)}
 		}
 		if err != nil {
 			return err
@@ -143,6 +159,18 @@ func (c *client) openDirect(f queryFlags) error {
 	c.local = api.NewHandler(opts)
 	return nil
 }
+
+// lockedError explains a database locked by a process that serves no API.
+type lockedError struct{ db, sock string }
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("the database %s is locked by another process, but no sepad daemon answers on %s.\n"+
+		"Either a daemon is starting or stopping (try again in a few seconds), or the process holding the lock "+
+		"serves no API (an older sepad, or a daemon started with another --home).\n"+
+		"Find it with `fuser -v %s` (or `lsof %s`), stop it, and start `sepad run` again", e.db, e.sock, e.db, e.db)
+}
+
+func (e *lockedError) Unwrap() error { return store.ErrLocked }
 
 // Close releases the database when it was opened.
 func (c *client) Close() error {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/sepad/sepad/query"
@@ -75,7 +76,7 @@ func printExplain(w io.Writer, e *query.Explain) {
 		for _, c := range e.Calls {
 			note := clip(c.Error, 60)
 			if c.Retry {
-				note = "retry of a failed call; " + note
+				note = strings.TrimSuffix("retry of a failed call; "+note, "; ")
 			}
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", c.Index, c.Tool, c.Status, fmtDurationMS(c.DurationMS), note)
 		}
