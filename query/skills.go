@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -235,9 +236,7 @@ func currentRow(rows []GradeRow) *GradeRow {
 // first), newest first.
 func versionRows(sk *store.Skill, o aggregate.Options) []GradeRow {
 	vs := sk.Versions
-	// TODO(lead): pass the mutation engine's state (store.SkillState(sk.Key))
-	// once its format exists; deriveStatuses is the one place to switch.
-	statuses := deriveStatuses(vs, nil)
+	statuses := deriveStatuses(vs, sk.State)
 	current := sk.Current
 	if current == "" && len(vs) > 0 {
 		current = vs[len(vs)-1].Hash
@@ -269,14 +268,33 @@ func versionRows(sk *store.Skill, o aggregate.Options) []GradeRow {
 
 // deriveStatuses returns the status of each version (vs oldest first). It
 // is the one function that decides statuses. state is the mutation
-// engine's per-skill state blob (store.SkillState); until its format
-// exists it is ignored and statuses are derived from the aggregates alone:
-// a version with fewer than min_samples scored executions is "ungraded",
-// the newest graded version is the "baseline", and older graded versions
-// are "superseded".
+// engine's per-skill state (mutation.SkillState as stored): its baseline
+// and per-version statuses (candidate, accepted, rejected, rolled back,
+// superseded) win; a version it does not know is "ungraded" below
+// min_samples. Without a state (the engine never evaluated the skill),
+// statuses are derived from the aggregates alone: the newest graded
+// version is the "baseline", older graded versions are "superseded".
 func deriveStatuses(vs []store.Version, state []byte) []string {
-	_ = state
 	out := make([]string, len(vs))
+	var st struct {
+		Baseline string            `json:"baseline"`
+		Status   map[string]string `json:"status"`
+	}
+	if len(state) > 0 && json.Unmarshal(state, &st) == nil && (st.Baseline != "" || len(st.Status) > 0) {
+		for i := range vs {
+			s := st.Status[vs[i].Hash]
+			switch {
+			case vs[i].Hash == st.Baseline:
+				s = StatusBaseline
+			case s == "" && !vs[i].Aggregate.Graded:
+				s = StatusUngraded
+			case s == "":
+				s = StatusSuperseded
+			}
+			out[i] = s
+		}
+		return out
+	}
 	baseline := -1
 	for i := len(vs) - 1; i >= 0; i-- {
 		if vs[i].Aggregate.Graded {
