@@ -1,0 +1,254 @@
+// Package api is sepad's local API: the query views of package query as
+// JSON over HTTP, /metrics for Prometheus, and POST /v1/hook for Claude
+// Code's HTTP hooks. The daemon serves it on a unix socket,
+// $SEPA_HOME/sepad.sock (0600), and optionally on a loopback TCP address;
+// the CLI uses the same Handler in process when no daemon runs, so both
+// paths give the same answers. Endpoints and shapes: docs/api.md.
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/store"
+)
+
+// SocketName is the API socket's file name inside $SEPA_HOME.
+const SocketName = "sepad.sock"
+
+// SocketPath is the API socket of a state directory.
+func SocketPath(home string) string { return filepath.Join(home, SocketName) }
+
+// Errors callers branch on.
+var (
+	// ErrNotLoopback: --http named an address other machines could reach.
+	ErrNotLoopback = errors.New("the API only listens on loopback addresses (127.0.0.1, ::1, localhost)")
+	// ErrSocketInUse: another process answers on the socket.
+	ErrSocketInUse = errors.New("another sepad daemon answers on the socket")
+)
+
+// Options configure the API.
+type Options struct {
+	// DB is the store the views read.
+	DB *store.DB
+	// Home is $SEPA_HOME: the socket, spool files and status live there.
+	Home string
+	// HTTPAddr, if set, is a loopback TCP address to serve too.
+	HTTPAddr string
+	// Daemon describes the serving daemon in /v1/status; the zero value
+	// (not running) is what the CLI reports when it reads the database
+	// itself.
+	Daemon query.Daemon
+	// Metrics serves /metrics (404 when nil).
+	Metrics *Metrics
+	// Hook, when set, enables POST /v1/hook with these options.
+	Hook *hooks.Options
+	// Cache keeps computed answers until the next write to the store
+	// (the daemon turns it on; a one-shot CLI query has no use for it).
+	Cache bool
+	// Now is the clock for relative times (?since=36h). Default time.Now.
+	Now func() time.Time
+	// Logger receives request errors. Default: discard.
+	Logger *slog.Logger
+}
+
+// Server serves the API on the socket and the optional TCP address. It
+// owns its listeners and goroutines from Open to Close.
+type Server struct {
+	o       Options
+	handler http.Handler
+
+	mu      sync.Mutex
+	servers []*http.Server
+	wg      sync.WaitGroup
+	sock    string
+}
+
+// New returns a Server; Open starts listening.
+func New(o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{o: o, handler: NewHandler(o)}
+}
+
+// Handler is the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// CheckLoopback returns ErrNotLoopback unless addr (host:port) names a
+// loopback host: an empty host (every interface), a public IP or another
+// host name is refused.
+func CheckLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: %v (want host:port, e.g. 127.0.0.1:7077)", addr, err)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--http %q: %w; %q is not one", addr, ErrNotLoopback, host)
+}
+
+// Open listens on the socket (removing a stale one left by a crash) and
+// on HTTPAddr, and serves until Close.
+func (s *Server) Open(ctx context.Context) error {
+	var lns []net.Listener
+	fail := func(err error) error {
+		for _, l := range lns {
+			l.Close()
+		}
+		return err
+	}
+	if s.o.HTTPAddr != "" {
+		if err := CheckLoopback(s.o.HTTPAddr); err != nil {
+			return err
+		}
+		host, port, _ := net.SplitHostPort(s.o.HTTPAddr)
+		if strings.EqualFold(host, "localhost") {
+			host = "127.0.0.1" // never what a resolver says localhost is
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+		if err != nil {
+			return fmt.Errorf("listen %s: %w", s.o.HTTPAddr, err)
+		}
+		if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+			ln.Close()
+			return fmt.Errorf("listen %s: %w", s.o.HTTPAddr, ErrNotLoopback)
+		}
+		lns = append(lns, ln)
+		s.o.Daemon.HTTP = ln.Addr().String()
+	}
+	sock := SocketPath(s.o.Home)
+	ln, err := listenSocket(sock)
+	if err != nil {
+		return fail(err)
+	}
+	lns = append(lns, ln)
+	s.o.Daemon.Socket = sock
+	s.sock = sock
+	s.handler = NewHandler(s.o) // with the addresses now known
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range lns {
+		h := s.handler
+		if _, tcp := l.(*net.TCPListener); tcp {
+			h = loopbackOnly(h)
+		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+			WriteTimeout: 2 * time.Minute, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10,
+			BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+			ErrorLog:    slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelDebug)}
+		s.servers = append(s.servers, srv)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.o.Logger.Error("api listener stopped", "addr", l.Addr().String(), "err", err)
+			}
+		}()
+	}
+	return nil
+}
+
+// Addr is the TCP address served ("" without HTTPAddr), with the port
+// chosen when HTTPAddr asked for port 0.
+func (s *Server) Addr() string { return s.o.Daemon.HTTP }
+
+// Close stops accepting, lets requests in flight finish (up to 5 s, then
+// cuts them), waits for the goroutines and removes the socket.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	srvs := s.servers
+	s.servers = nil
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var errs []error
+	for _, srv := range srvs {
+		if err := srv.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+			srv.Close()
+		}
+	}
+	s.wg.Wait()
+	if s.sock != "" {
+		if err := os.Remove(s.sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		s.sock = ""
+	}
+	return errors.Join(errs...)
+}
+
+// listenSocket listens on a unix socket at path, 0600. A socket file left
+// by a crashed daemon is removed; a live one (something answers) is
+// ErrSocketInUse; a file that is not a socket is left alone and refused.
+func listenSocket(path string) (net.Listener, error) {
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("listen %s: the file exists and is not a socket; move it away", path)
+		}
+		c, err := net.DialTimeout("unix", path, 500*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil, fmt.Errorf("listen %s: %w", path, ErrSocketInUse)
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ENOENT) {
+			return nil, fmt.Errorf("listen %s: probe the existing socket: %w", path, err)
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove stale socket %s: %w", path, err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("listen %s: %w", path, err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", path, err)
+	}
+	// The directory is 0700 already; the socket itself is 0600 too.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("listen %s: %w", path, err)
+	}
+	return ln, nil
+}
+
+// loopbackOnly guards the TCP listener against browsers: a page on any
+// site can send requests to 127.0.0.1, and with DNS rebinding read the
+// answers. Requests must name a loopback host and carry no Origin.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if hh, _, err := net.SplitHostPort(host); err == nil {
+			host = hh
+		}
+		host = strings.Trim(host, "[]")
+		ip := net.ParseIP(host)
+		if !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
+			writeError(w, http.StatusForbidden, fmt.Errorf("host %q is not a loopback name", r.Host), nil)
+			return
+		}
+		if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+			writeError(w, http.StatusForbidden, errors.New("cross-origin requests are refused"), nil)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

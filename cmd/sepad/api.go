@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"time"
+
+	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/query"
+)
+
+// openAPI starts the daemon's API: the unix socket $SEPA_HOME/sepad.sock
+// and, with --http, a loopback TCP address; and hooks the metrics to every
+// collector commit.
+func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
+	if f.http != "" {
+		if err := api.CheckLoopback(f.http); err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+	}
+	m := api.NewMetrics(api.MetricsOptions{DB: d.db, Home: d.home})
+	d.onCommit = append(d.onCommit, m.OnCommit)
+	srv := api.New(api.Options{
+		DB:       d.db,
+		Home:     d.home,
+		HTTPAddr: f.http,
+		Daemon:   query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second)},
+		Metrics:  m,
+		Hook:     &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
+		Cache:    true,
+		Logger:   d.logger,
+	})
+	if err := srv.Open(ctx); err != nil {
+		if errors.Is(err, api.ErrNotLoopback) {
+			return nil, usageErrorf("%v", err)
+		}
+		return nil, err
+	}
+	d.logger.Info("api listening", "socket", api.SocketPath(d.home), "http", srv.Addr())
+	return srv, nil
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/store"
+)
+
+// queryFlags are the flags of every query command.
+type queryFlags struct {
+	home, config string
+	json         bool
+}
+
+func (q *queryFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&q.home, "home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	fs.StringVar(&q.config, "config", "", "configuration file, when reading the database directly (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
+	fs.BoolVar(&q.json, "json", false, "print the API's JSON document (docs/api.md)")
+}
+
+// directLockTimeout bounds the wait for the database lock when no daemon
+// answers: the daemon holds the lock for as long as it runs.
+const directLockTimeout = 200 * time.Millisecond
+
+// client answers API requests: from the daemon through its socket when one
+// answers, else from the database opened read-only in this process and
+// served by the same handler, so both give the same answer.
+type client struct {
+	home  string
+	sock  *http.Client
+	local http.Handler
+	db    *store.DB
+	// noDB is set when no database exists yet: only status can answer.
+	noDB bool
+}
+
+func newClient(f queryFlags) *client {
+	home := f.home
+	if home == "" {
+		home = hooks.Home()
+	}
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs // the daemon records absolute paths
+	}
+	sock := api.SocketPath(home)
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			d := net.Dialer{Timeout: time.Second}
+			return d.DialContext(ctx, "unix", sock)
+		},
+		DisableCompression: true,
+	}
+	return &client{home: home, sock: &http.Client{Transport: tr, Timeout: 5 * time.Minute}}
+}
+
+// errEmptyDB: the database file exists and is empty: a daemon is creating
+// it (reading it now would try to initialise it).
+var errEmptyDB = errors.New("the database is empty: a daemon is starting, or stopped before it initialised the file")
+
+// errNoAnswer marks a socket nobody listens on (absent, stale, refused).
+var errNoAnswer = errors.New("no daemon answers on the socket")
+
+// get fetches path (with its query) and returns the body; an error answer
+// becomes an error carrying its message.
+func (c *client) get(f queryFlags, path string) ([]byte, error) {
+	if c.local == nil {
+		body, status, err := c.viaSocket(path)
+		if err == nil {
+			return answer(status, body)
+		}
+		if !errors.Is(err, errNoAnswer) {
+			return nil, err
+		}
+		if err := c.openDirect(f); err != nil {
+			if !errors.Is(err, store.ErrLocked) && !errors.Is(err, errEmptyDB) {
+				return nil, err
+			}
+			// Locked and no socket: a daemon may be starting (it takes the
+			// lock just before it opens the socket). Ask again briefly.
+			for i := 0; i < 10; i++ {
+				time.Sleep(100 * time.Millisecond)
+				if body, status, serr := c.viaSocket(path); serr == nil {
+					return answer(status, body)
+				} else if !errors.Is(serr, errNoAnswer) {
+					return nil, serr
+				}
+			}
+			return nil, err
+		}
+	}
+	if c.noDB && !strings.HasPrefix(path, "/v1/status") {
+		return nil, fmt.Errorf("no database at %s yet: the daemon has not run; start it (sepad run) and it will read the spool", filepath.Join(c.home, "sepa.db"))
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://local"+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	rec := &recorder{header: http.Header{}}
+	c.local.ServeHTTP(rec, req)
+	return answer(rec.status, rec.body.Bytes())
+}
+
+func (c *client) viaSocket(path string) ([]byte, int, error) {
+	resp, err := c.sock.Get("http://sepad" + path)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return nil, 0, fmt.Errorf("%w: %v", errNoAnswer, err)
+		}
+		return nil, 0, fmt.Errorf("ask the daemon on %s: %w", api.SocketPath(c.home), err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read the daemon's answer: %w", err)
+	}
+	return body, resp.StatusCode, nil
+}
+
+// openDirect opens the database read-only, with the aggregate options of
+// the configuration, as the daemon would compute them.
+func (c *client) openDirect(f queryFlags) error {
+	cfg, err := config.Load(config.Path(f.config))
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(c.home, "sepa.db")
+	opts := api.Options{Home: c.home}
+	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		c.noDB = true
+	} else if err == nil && fi.Size() == 0 {
+		return fmt.Errorf("%s: %w", path, errEmptyDB)
+	} else {
+		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: directLockTimeout, Aggregate: aggregateOptions(cfg)})
+		if errors.Is(err, store.ErrLocked) {
+			return &lockedError{db: path, sock: api.SocketPath(c.home)}
+		}
+		if err != nil {
+			return err
+		}
+		c.db = db
+		opts.DB = db
+	}
+	c.local = api.NewHandler(opts)
+	return nil
+}
+
+// lockedError explains a database locked by a process that serves no API.
+type lockedError struct{ db, sock string }
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("the database %s is locked by another process, but no sepad daemon answers on %s.\n"+
+		"Either a daemon is starting or stopping (try again in a few seconds), or the process holding the lock "+
+		"serves no API (an older sepad, or a daemon started with another --home).\n"+
+		"Find it with `fuser -v %s` (or `lsof %s`), stop it, and start `sepad run` again", e.db, e.sock, e.db, e.db)
+}
+
+func (e *lockedError) Unwrap() error { return store.ErrLocked }
+
+// Close releases the database when it was opened.
+func (c *client) Close() error {
+	if c.db != nil {
+		return c.db.Close()
+	}
+	return nil
+}
+
+// answer turns an API answer into the body or an error: 400 is a usage
+// error (exit 2), others exit 1.
+func answer(status int, body []byte) ([]byte, error) {
+	if status == http.StatusOK {
+		return body, nil
+	}
+	var e api.ErrorBody
+	if json.Unmarshal(body, &e) != nil || e.Error == "" {
+		e.Error = fmt.Sprintf("HTTP %d: %s", status, bytes.TrimSpace(body))
+	}
+	if status == http.StatusBadRequest {
+		return nil, usageErrorf("%s", e.Error)
+	}
+	return nil, errors.New(e.Error)
+}
+
+// recorder is the in-process ResponseWriter of the direct path.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) WriteHeader(s int) {
+	if r.status == 0 {
+		r.status = s
+	}
+}
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(b)
+}
+
+// fetch runs one query, asking the daemon or else the database, decodes
+// the answer into v and returns the raw JSON document.
+func fetch(f queryFlags, path string, v any) ([]byte, error) {
+	c := newClient(f)
+	defer c.Close()
+	body, err := c.get(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return nil, fmt.Errorf("malformed answer: %w", err)
+	}
+	return body, nil
+}
+
+// printJSON prints an API document indented, for --json.
+func printJSON(w io.Writer, body []byte) error {
+	var b bytes.Buffer
+	if err := json.Indent(&b, body, "", "  "); err != nil {
+		return fmt.Errorf("malformed answer: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// skillArgument turns a path to an existing prompt file into the absolute
+// path skills are keyed by; names and PROJECT#name pass unchanged.
+func skillArgument(s string) string {
+	if strings.ContainsRune(s, os.PathSeparator) && !strings.Contains(s, "#") {
+		if fi, err := os.Stat(s); err == nil && fi.Mode().IsRegular() {
+			if abs, err := filepath.Abs(s); err == nil {
+				return abs
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sepad/sepad/query"
+)
+
+func init() {
+	register("explain", "explain one execution's score: its tool calls, signals and place in the aggregate", runExplain)
+}
+
+func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("explain", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: sepad explain EXECUTION_ID [--json]   (an ID prefix of 4+ characters works)")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErrorf("explain takes one EXECUTION_ID (see sepad executions)")
+	}
+	var doc query.Explain
+	body, err := fetch(qf, "/v1/executions/"+pathArg(pos[0]), &doc)
+	if err != nil {
+		return err
+	}
+	if qf.json {
+		return printJSON(stdout, body)
+	}
+	printExplain(stdout, &doc)
+	return nil
+}
+
+func printExplain(w io.Writer, e *query.Explain) {
+	x := &e.Execution
+	fmt.Fprintf(w, "execution  %s\n", x.ID)
+	fmt.Fprintf(w, "skill      %s (%s)  %s\n", x.Skill, orDash(x.Project), x.SkillKey)
+	fmt.Fprintf(w, "version    %s\n", fmtVersion(x.Version, x.Hash))
+	fmt.Fprintf(w, "session    %s", x.SessionID)
+	if e.AgentID != "" {
+		fmt.Fprintf(w, "  agent %s", e.AgentID)
+	}
+	fmt.Fprintln(w)
+	start, end := "-", "-"
+	if e.StartedAt != nil {
+		start = fmtTime(*e.StartedAt)
+	}
+	if e.EndedAt != nil {
+		end = fmtTime(*e.EndedAt)
+	}
+	complete := "complete"
+	if !x.Complete {
+		complete = "incomplete (no closing event)"
+	}
+	fmt.Fprintf(w, "ran        %s → %s, %s, %s, %d events\n", start, end, fmtDurationMS(x.DurationMS), complete, e.Events)
+	if e.Prompt != "" {
+		fmt.Fprintf(w, "prompt     %s\n", clip(e.Prompt, 100))
+	}
+	if e.StopError != "" {
+		fmt.Fprintf(w, "stopped    on API error %s\n", e.StopError)
+	}
+
+	fmt.Fprintf(w, "\ntool calls (%d, %d failed)\n", x.Calls, x.Failed)
+	if len(e.Calls) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  #\tTOOL\tRESULT\tDURATION\tNOTE")
+		for _, c := range e.Calls {
+			note := clip(c.Error, 60)
+			if c.Retry {
+				note = strings.TrimSuffix("retry of a failed call; "+note, "; ")
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", c.Index, c.Tool, c.Status, fmtDurationMS(c.DurationMS), note)
+		}
+		tw.Flush()
+	}
+
+	s := &e.Score
+	fmt.Fprintln(w)
+	if s.Scored {
+		fmt.Fprintf(w, "score %s %s: %s (rubric %s)\n", fmtScore(s.Score), s.Grade, s.Advice, s.RubricVersion)
+	} else {
+		fmt.Fprintf(w, "unscored: no signal had evidence (rubric %s)\n", s.RubricVersion)
+	}
+	if len(s.Signals) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  SIGNAL\tVALUE\tWEIGHT\tCONTRIBUTION\tDETAIL")
+		for _, g := range s.Signals {
+			if !g.Present {
+				fmt.Fprintf(tw, "  %s\tabsent\t%.2f → 0\t-\t%s\n", g.Signal, g.Weight, g.Detail)
+				continue
+			}
+			fmt.Fprintf(tw, "  %s\t%.3f\t%.2f → %.4f\t%.2f\t%s\n", g.Signal, g.Value, g.Weight, g.EffectiveWeight, g.Contribution, g.Detail)
+		}
+		tw.Flush()
+	}
+	if s.Errors.Total > 0 {
+		fmt.Fprintf(w, "  errors: %d (%d tool failures, %d retries, %d output patterns, %d soft failures, %d corrections)\n",
+			s.Errors.Total, s.Errors.ToolFailures, s.Errors.Retries, s.Errors.OutputPatterns, s.Errors.SoftFailures, s.Errors.Corrections)
+	}
+
+	a := &e.Aggregate
+	v := &a.Version
+	fmt.Fprintf(w, "\naggregate of %s: %s %s, n %d (%s)\n", fmtVersion(v.Version, v.Hash), fmtScore(v.Aggregate), fmtGrade(v.Grade), v.N, v.Status)
+	switch a.In {
+	case "window":
+		kept := "kept"
+		if a.Trimmed != "" {
+			kept = "trimmed (" + a.Trimmed + " 10%): weight 0"
+		}
+		fmt.Fprintf(w, "  this score is #%d (newest first) of the %d-score window, %s", *a.Position+1, a.Window, kept)
+		switch {
+		case a.Trimmed != "":
+		case a.Weight > 0:
+			fmt.Fprintf(w, ", weight %.2f (%.1f%% of the weighted mean)", a.Weight, a.Share*100)
+		default:
+			fmt.Fprint(w, ", beyond the recency weights: weight 0")
+		}
+		fmt.Fprintln(w)
+	case "outside_window":
+		fmt.Fprintf(w, "  this score is older than the window the weighted part reads: it counts in n, mean and sd only\n")
+	case "unscored":
+		fmt.Fprintln(w, "  unscored executions do not enter the aggregate")
+	case "other_rubric":
+		fmt.Fprintf(w, "  scored under rubric %s: it does not enter the current rubric's aggregate\n", s.RubricVersion)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

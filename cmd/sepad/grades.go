@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/query"
+)
+
+func init() {
+	register("grades", "grade of every skill's current version (or every version); --fail-under gates CI", runGrades)
+}
+
+// gate is a --fail-under threshold: a grade or a score.
+type gate struct {
+	grade fitness.Grade
+	score float64
+	text  string
+}
+
+func parseGate(s string) (*gate, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if g, err := fitness.ParseGrade(s); err == nil {
+		return &gate{grade: g, text: string(g)}, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 100 {
+		return nil, usageErrorf("--fail-under %q: want a grade (A+, A, B, C, D, F) or a score from 0 to 100", s)
+	}
+	return &gate{score: f, text: strconv.FormatFloat(f, 'f', -1, 64)}, nil
+}
+
+// below reports whether a graded row is under the gate. Ungraded versions
+// are never below: there is not enough evidence either way.
+func (g *gate) below(r *query.GradeRow) bool {
+	if r.Grade == "" || r.Aggregate == nil {
+		return false
+	}
+	if g.grade != "" {
+		return fitness.Grade(r.Grade).Rank() < g.grade.Rank()
+	}
+	return *r.Aggregate < g.score
+}
+
+func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("grades", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	all := fs.Bool("all-versions", false, "one row per version instead of one per skill")
+	failUnder := fs.String("fail-under", "", "exit 1 when a selected skill's current version grades below GRADE or scores below SCORE")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: sepad grades [SKILL] [--all-versions] [--fail-under GRADE|SCORE] [--json]")
+		fmt.Fprintln(stderr, "SKILL is a name (every project), PROJECT#name, or the prompt file's path.")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageErrorf("grades takes at most one SKILL, got %d arguments", len(pos))
+	}
+	g, err := parseGate(*failUnder)
+	if err != nil {
+		return err
+	}
+	v := url.Values{}
+	if len(pos) == 1 {
+		v.Set("match", skillArgument(pos[0]))
+	}
+	if *all {
+		v.Set("all_versions", "true")
+	}
+	path := "/v1/skills"
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	var doc query.Grades
+	body, err := fetch(qf, path, &doc)
+	if err != nil {
+		return err
+	}
+	if qf.json {
+		err = printJSON(stdout, body)
+	} else {
+		printGrades(stdout, &doc, *all)
+	}
+	if err != nil || g == nil {
+		return err
+	}
+	return checkGate(g, doc.Grades)
+}
+
+// checkGate fails (exit 1) when a current version is below the gate,
+// naming each.
+func checkGate(g *gate, rows []query.GradeRow) error {
+	var bad []string
+	for i := range rows {
+		r := &rows[i]
+		if r.Current && g.below(r) {
+			bad = append(bad, fmt.Sprintf("%s (%s) %s: %s %s", r.Skill, r.Project, fmtVersion(r.Version, r.Hash), fmtScore(r.Aggregate), r.Grade))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &exitError{code: exitFail, err: fmt.Errorf("%d skill(s) below %s:\n  %s", len(bad), g.text, strings.Join(bad, "\n  "))}
+}
+
+func printGrades(w io.Writer, doc *query.Grades, all bool) {
+	if len(doc.Grades) == 0 {
+		fmt.Fprintln(w, "no skills yet: nothing has been scored")
+		return
+	}
+	var projects []string
+	for _, r := range doc.Grades {
+		projects = append(projects, r.Project)
+	}
+	pl := projectLabels(projects)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SKILL\tPROJECT\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tCHANGE\tLAST\tADVICE")
+	for _, r := range doc.Grades {
+		ver := fmtVersion(r.Version, r.Hash)
+		if all && r.Current {
+			ver += " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Skill, pl[r.Project], ver, r.Status, r.N,
+			fmtScore(r.Aggregate), fmtGrade(r.Grade), fmtChange(r.Change), fmtScore(r.LastScore), r.Advice)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)
+	if all {
+		fmt.Fprint(w, "; * marks the version in force")
+	}
+	fmt.Fprintln(w)
+}

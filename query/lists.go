@@ -1,0 +1,191 @@
+package query
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/store"
+)
+
+// ListSessions returns the most recently active sessions first.
+func ListSessions(db *store.DB, limit int) (*Sessions, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	ss, err := db.Sessions(limit)
+	if err != nil {
+		return nil, err
+	}
+	out := &Sessions{Limit: limit, Sessions: make([]Session, 0, len(ss))}
+	for _, s := range ss {
+		sk := s.Skills
+		if sk == nil {
+			sk = []string{}
+		}
+		out.Sessions = append(out.Sessions, Session{ID: s.ID, Project: s.Project, First: s.First.UTC(), Last: s.Last.UTC(),
+			Executions: s.Executions, Skills: sk})
+	}
+	return out, nil
+}
+
+// ListQuarantine returns the newest quarantined lines first.
+func ListQuarantine(db *store.DB, limit int) (*Quarantine, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	st, err := db.Stats()
+	if err != nil {
+		return nil, err
+	}
+	qs, err := db.QuarantineNewest(limit)
+	if err != nil {
+		return nil, err
+	}
+	out := &Quarantine{Total: st.Quarantined, Kept: st.QuarantineKept, Limit: limit, Lines: make([]QuarantineLine, 0, len(qs))}
+	for _, q := range qs {
+		out.Lines = append(out.Lines, QuarantineLine{Seq: q.Seq, File: q.File, Offset: q.Offset, Reason: q.Reason,
+			Time: q.Time.UTC(), Head: head(q.Raw, HeadBytes), Bytes: len(q.Raw)})
+	}
+	return out, nil
+}
+
+// head returns at most n bytes of b as text, cut at a rune boundary,
+// invalid UTF-8 replaced.
+func head(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+		for len(b) > 0 && !utf8.Valid(b) && len(b) > n-utf8.UTFMax {
+			b = b[:len(b)-1]
+		}
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// ListDecisions returns decisions newest first, of the skills arg names
+// ("" for all).
+func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	keys := []string{""}
+	if arg != "" {
+		ss, err := resolveAll(db, arg)
+		if err != nil {
+			return nil, err
+		}
+		keys = keys[:0]
+		for _, s := range ss {
+			keys = append(keys, s.Key)
+		}
+	}
+	out := &Decisions{Limit: limit, Decisions: []Decision{}}
+	for _, k := range keys {
+		ds, err := db.Decisions(k, limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			var p any
+			if json.Unmarshal(d.Payload, &p) != nil {
+				p = string(d.Payload)
+			}
+			out.Decisions = append(out.Decisions, Decision{SkillKey: d.SkillKey, Seq: d.Seq, Time: d.Time.UTC(), Payload: p})
+		}
+	}
+	sort.SliceStable(out.Decisions, func(i, j int) bool { return out.Decisions[i].Seq > out.Decisions[j].Seq })
+	if len(out.Decisions) > limit {
+		out.Decisions = out.Decisions[:limit]
+	}
+	return out, nil
+}
+
+// GetStatus summarises the database and the spool files of home. db may
+// be nil when no database exists yet.
+func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
+	st := &Status{Daemon: d, Home: home, Database: filepath.Join(home, "sepa.db"), SchemaVersion: store.SchemaVersion,
+		RubricVersion: fitness.RubricVersion, Events: map[string]int64{}, Spool: []SpoolFile{}}
+	var offs []store.Offset
+	if db != nil {
+		s, err := db.Stats()
+		if err != nil {
+			return nil, err
+		}
+		st.Database, st.DatabaseBytes = db.Path(), s.Size
+		st.Skills, st.Executions, st.OpenExecutions = s.Skills, s.Executions, s.Open
+		st.Quarantined, st.QuarantineKept = s.Quarantined, s.QuarantineKept
+		for k, v := range s.Events {
+			st.Events[k] = v
+		}
+		if offs, err = db.Offsets(); err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]bool{}
+	for _, o := range offs {
+		seen[o.File] = true
+		st.Spool = append(st.Spool, spoolFile(o.File, o.Offset))
+	}
+	// Files the daemon has not read yet: the spool, the fallback file and
+	// rotated segments.
+	spool := hooks.SpoolPath(home)
+	segs, _ := filepath.Glob(spool + ".*")
+	for _, p := range append([]string{spool, hooks.FallbackPath(home)}, segs...) {
+		if seen[p] || strings.HasSuffix(p, ".tmp") || strings.HasSuffix(p, ".gz") {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			seen[p] = true
+			st.Spool = append(st.Spool, spoolFile(p, 0))
+		}
+	}
+	sort.Slice(st.Spool, func(i, j int) bool { return st.Spool[i].File < st.Spool[j].File })
+	for _, f := range st.Spool {
+		st.LagBytes += f.LagBytes
+		st.LagEvents += f.LagEvents
+	}
+	return st, nil
+}
+
+// spoolFile measures one followed file: its size and the lines after the
+// committed offset.
+func spoolFile(path string, off int64) SpoolFile {
+	sf := SpoolFile{File: path, Offset: off, Size: -1}
+	f, err := os.Open(path)
+	if err != nil {
+		return sf
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return sf
+	}
+	sf.Size = fi.Size()
+	if sf.Size <= off {
+		return sf // caught up (or truncated: the daemon rereads it)
+	}
+	sf.LagBytes = sf.Size - off
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return sf
+	}
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := f.Read(buf)
+		sf.LagEvents += int64(bytes.Count(buf[:n], []byte{'\n'}))
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				sf.LagEvents = -1
+			}
+			break
+		}
+	}
+	return sf
+}

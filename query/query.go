@@ -1,0 +1,329 @@
+// Package query turns the store into the views that `sepad grades`,
+// `explain`, `history`, `status`, `sessions`, `executions` and
+// `quarantine` print and that the local API serves. The view types are the
+// JSON shapes of both, documented in docs/api.md: add fields, never rename
+// or remove them.
+//
+// The functions read through the store's short transactions and return
+// plain values: nothing here holds a transaction while the caller encodes
+// or prints.
+package query
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sepad/sepad/fitness"
+)
+
+// Errors callers branch on (the API maps them to HTTP statuses).
+var (
+	// ErrNotFound: no skill, version or execution by that name.
+	ErrNotFound = errors.New("not found")
+	// ErrBadRequest: a malformed argument (grade, time, limit, name).
+	ErrBadRequest = errors.New("bad request")
+)
+
+// AmbiguousError says a skill name matched several skills (the same name
+// in several projects) where one was needed.
+type AmbiguousError struct {
+	Arg        string
+	Candidates []SkillRef
+}
+
+func (e *AmbiguousError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "skill %q is ambiguous: it names %d skills; qualify it as PROJECT#name, or give one of these keys (a prompt file path or PROJECT#name):", e.Arg, len(e.Candidates))
+	for _, c := range e.Candidates {
+		fmt.Fprintf(&b, "\n  %s", c.Key)
+	}
+	return b.String()
+}
+
+// SkillRef identifies a skill in every view.
+type SkillRef struct {
+	// Key is the skill's identity: its prompt file when known, else
+	// PROJECT#name.
+	Key     string `json:"key"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Project string `json:"project"`
+	Path    string `json:"path"`
+}
+
+// Statuses of a version (GradeRow.Status).
+const (
+	StatusBaseline   = "baseline"
+	StatusCandidate  = "candidate"
+	StatusAccepted   = "accepted"
+	StatusRejected   = "rejected"
+	StatusRolledBack = "rolled back"
+	StatusUngraded   = "ungraded"
+	// StatusSuperseded is derived (until the mutation engine's state
+	// exists): an older graded version that is no longer the baseline.
+	StatusSuperseded = "superseded"
+)
+
+// GradeRow is one skill version's grade: a row of `sepad grades`.
+type GradeRow struct {
+	SkillKey string `json:"skill_key"`
+	Skill    string `json:"skill"`
+	Kind     string `json:"kind"`
+	Project  string `json:"project"`
+	// Version is the sequence number (1 = first seen), Hash the content
+	// hash ("unknown" when no execution said which version ran).
+	Version int    `json:"version"`
+	Hash    string `json:"hash"`
+	// Current marks the version in force.
+	Current bool   `json:"current"`
+	Status  string `json:"status"`
+	// N counts the version's scored executions under the current rubric.
+	N int `json:"n"`
+	// Aggregate, Mean and SD are null when N is 0.
+	Aggregate *float64 `json:"aggregate"`
+	Mean      *float64 `json:"mean"`
+	SD        *float64 `json:"sd"`
+	// Grade is "" while the version is ungraded (N < min_samples).
+	Grade  string `json:"grade"`
+	Advice string `json:"advice"`
+	// Change is Aggregate minus the aggregate of the nearest older graded
+	// version; null when either is ungraded.
+	Change *float64 `json:"change"`
+	// LastScore is the score of the version's newest scored execution.
+	LastScore *float64  `json:"last_score"`
+	FailRate  float64   `json:"fail_rate"`
+	FirstSeen time.Time `json:"first_seen"`
+}
+
+// Grades is the answer of `sepad grades` and GET /v1/skills.
+type Grades struct {
+	RubricVersion string     `json:"rubric_version"`
+	MinSamples    int        `json:"min_samples"`
+	Grades        []GradeRow `json:"grades"`
+}
+
+// SkillInfo is a skill with its counters: GET /v1/skills/{skill}.
+type SkillInfo struct {
+	SkillRef
+	Executions   int       `json:"executions"`
+	LastSeen     time.Time `json:"last_seen"`
+	VersionCount int       `json:"version_count"`
+	// Current is the row of the version in force.
+	Current *GradeRow `json:"current"`
+}
+
+// SkillDetail is GET /v1/skills/{skill}.
+type SkillDetail struct {
+	RubricVersion string    `json:"rubric_version"`
+	MinSamples    int       `json:"min_samples"`
+	Skill         SkillInfo `json:"skill"`
+}
+
+// SkillVersions is GET /v1/skills/{skill}/versions: every version, newest
+// first.
+type SkillVersions struct {
+	RubricVersion string     `json:"rubric_version"`
+	MinSamples    int        `json:"min_samples"`
+	Skill         SkillRef   `json:"skill"`
+	Versions      []GradeRow `json:"versions"`
+}
+
+// ExecRow is one execution in a listing.
+type ExecRow struct {
+	ID        string `json:"id"`
+	SessionID string `json:"session_id"`
+	SkillKey  string `json:"skill_key"`
+	Skill     string `json:"skill"`
+	Project   string `json:"project"`
+	// Version is the version's sequence number (0 when unknown), Hash its
+	// content hash.
+	Version int       `json:"version"`
+	Hash    string    `json:"hash"`
+	Time    time.Time `json:"time"`
+	// DurationMS is null when unknown.
+	DurationMS *int64 `json:"duration_ms"`
+	Calls      int    `json:"calls"`
+	Failed     int    `json:"failed"`
+	Complete   bool   `json:"complete"`
+	// Score is null for an unscored execution; Grade is then "".
+	Score *float64 `json:"score"`
+	Grade string   `json:"grade"`
+}
+
+// Executions is GET /v1/executions and `sepad executions`.
+type Executions struct {
+	Limit      int       `json:"limit"`
+	Executions []ExecRow `json:"executions"`
+}
+
+// History is GET /v1/skills/{skill}/history and `sepad history`.
+type History struct {
+	Skill SkillRef `json:"skill"`
+	// Versions are the skill's versions, newest first.
+	Versions []GradeRow `json:"versions"`
+	// Executions are the newest Limit executions, newest first.
+	Executions []ExecRow `json:"executions"`
+	Limit      int       `json:"limit"`
+	// Total counts all the skill's executions.
+	Total int `json:"total"`
+}
+
+// CallRow is one tool call of an explained execution.
+type CallRow struct {
+	Index int    `json:"index"`
+	Tool  string `json:"tool"`
+	// Status is "ok", "failed", "interrupted" or "no answer".
+	Status string `json:"status"`
+	OK     bool   `json:"ok"`
+	Retry  bool   `json:"retry"`
+	// DurationMS is null when Claude Code reported none.
+	DurationMS *int64     `json:"duration_ms"`
+	Start      *time.Time `json:"start"`
+	Error      string     `json:"error"`
+}
+
+// ScoreView is an execution's score with its breakdown.
+type ScoreView struct {
+	Scored        bool                `json:"scored"`
+	Score         *float64            `json:"score"`
+	Grade         string              `json:"grade"`
+	Advice        string              `json:"advice"`
+	RubricVersion string              `json:"rubric_version"`
+	Signals       []fitness.Signal    `json:"signals"`
+	Errors        fitness.ErrorCounts `json:"errors"`
+}
+
+// Entry says how an execution's score entered its version's aggregate.
+type Entry struct {
+	// In is "window" (among the newest scores the weighted part looks
+	// at), "outside_window" (older: counts in n, mean and sd only),
+	// "unscored" or "other_rubric" (scored under another rubric version).
+	In string `json:"in"`
+	// Position is 0 for the newest score of the window (null outside).
+	Position *int `json:"position"`
+	// Trimmed is "top", "bottom" or "" (kept).
+	Trimmed string `json:"trimmed"`
+	// Weight is the recency weight it got (0 when trimmed or beyond the
+	// weights); Share its fraction of the weights in use.
+	Weight float64 `json:"weight"`
+	Share  float64 `json:"share"`
+	// Window is the number of scores the weighted part looked at.
+	Window int `json:"window"`
+	// Version is the aggregate it entered.
+	Version GradeRow `json:"version"`
+}
+
+// Explain is GET /v1/executions/{id} and `sepad explain`.
+type Explain struct {
+	Execution ExecRow    `json:"execution"`
+	AgentID   string     `json:"agent_id"`
+	Prompt    string     `json:"prompt"`
+	StartedAt *time.Time `json:"started_at"`
+	EndedAt   *time.Time `json:"ended_at"`
+	StopError string     `json:"stop_error"`
+	Events    int        `json:"events"`
+	Calls     []CallRow  `json:"calls"`
+	Score     ScoreView  `json:"score"`
+	Aggregate Entry      `json:"aggregate"`
+}
+
+// Session is one Claude Code session seen.
+type Session struct {
+	ID         string    `json:"id"`
+	Project    string    `json:"project"`
+	First      time.Time `json:"first"`
+	Last       time.Time `json:"last"`
+	Executions int       `json:"executions"`
+	Skills     []string  `json:"skills"`
+}
+
+// Sessions is GET /v1/sessions and `sepad sessions`.
+type Sessions struct {
+	Limit    int       `json:"limit"`
+	Sessions []Session `json:"sessions"`
+}
+
+// QuarantineLine is one quarantined spool line.
+type QuarantineLine struct {
+	Seq    uint64    `json:"seq"`
+	File   string    `json:"file"`
+	Offset int64     `json:"offset"`
+	Reason string    `json:"reason"`
+	Time   time.Time `json:"time"`
+	// Head is the start of the raw line (at most HeadBytes bytes, invalid
+	// UTF-8 replaced); Bytes the length kept in the store.
+	Head  string `json:"head"`
+	Bytes int    `json:"bytes"`
+}
+
+// HeadBytes bounds QuarantineLine.Head.
+const HeadBytes = 120
+
+// Quarantine is GET /v1/quarantine and `sepad quarantine`: the newest
+// quarantined lines first.
+type Quarantine struct {
+	// Total counts every line ever quarantined; Kept those still stored.
+	Total int64            `json:"total"`
+	Kept  int              `json:"kept"`
+	Limit int              `json:"limit"`
+	Lines []QuarantineLine `json:"lines"`
+}
+
+// Decision is one decision of the mutation engine (its payload is the
+// engine's own JSON).
+type Decision struct {
+	SkillKey string    `json:"skill_key"`
+	Seq      uint64    `json:"seq"`
+	Time     time.Time `json:"time"`
+	Payload  any       `json:"payload"`
+}
+
+// Decisions is GET /v1/decisions, newest first.
+type Decisions struct {
+	Limit     int        `json:"limit"`
+	Decisions []Decision `json:"decisions"`
+}
+
+// SpoolFile is one file the daemon follows (or will).
+type SpoolFile struct {
+	File string `json:"file"`
+	// Offset is the committed read position; Size the file's size now
+	// (-1 when it no longer exists).
+	Offset int64 `json:"offset"`
+	Size   int64 `json:"size"`
+	// LagBytes and LagEvents are what is written but not yet committed.
+	LagBytes  int64 `json:"lag_bytes"`
+	LagEvents int64 `json:"lag_events"`
+}
+
+// Daemon describes the running daemon (Running false when the CLI read
+// the database itself).
+type Daemon struct {
+	Running bool      `json:"running"`
+	PID     int       `json:"pid,omitempty"`
+	Started time.Time `json:"started,omitzero"`
+	Socket  string    `json:"socket,omitempty"`
+	HTTP    string    `json:"http,omitempty"`
+}
+
+// Status is GET /v1/status and `sepad status`.
+type Status struct {
+	Daemon         Daemon           `json:"daemon"`
+	Home           string           `json:"home"`
+	Database       string           `json:"database"`
+	DatabaseBytes  int64            `json:"database_bytes"`
+	SchemaVersion  int              `json:"schema_version"`
+	RubricVersion  string           `json:"rubric_version"`
+	Skills         int              `json:"skills"`
+	Executions     int64            `json:"executions"`
+	OpenExecutions int              `json:"open_executions"`
+	Quarantined    int64            `json:"quarantined"`
+	QuarantineKept int              `json:"quarantine_kept"`
+	Events         map[string]int64 `json:"events"`
+	Spool          []SpoolFile      `json:"spool"`
+	// LagBytes and LagEvents sum the spool files'.
+	LagBytes  int64 `json:"lag_bytes"`
+	LagEvents int64 `json:"lag_events"`
+}
