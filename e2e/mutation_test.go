@@ -227,6 +227,14 @@ func TestMutationLoop(t *testing.T) {
 		t.Fatalf("human edit clobbered: %q", b)
 	}
 
+	// The grades show each version's status as the engine decided it.
+	out, errOut, code := sepad(t, p.env(), nil, "grades", "deploy", "--all-versions", "--home", p.home, "--json")
+	if code != 0 {
+		t.Fatalf("grades: %d %s", code, errOut)
+	}
+	for _, w := range []string{`"rejected"`, `"rolled back"`, `"baseline"`} {
+		contains(t, out, w)
+	}
 	recs := decisions(t, p.home)
 	var got []string
 	for _, r := range recs {

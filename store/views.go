@@ -58,6 +58,7 @@ func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
 			if s.Versions, err = db.versions(tx, k); err != nil {
 				return err
 			}
+			s.State = bytes.Clone(tx.Bucket(bSkillState).Get([]byte(k)))
 			out = append(out, *s)
 		}
 		return nil
