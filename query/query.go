@@ -293,9 +293,12 @@ type SpoolFile struct {
 	// (-1 when it no longer exists).
 	Offset int64 `json:"offset"`
 	Size   int64 `json:"size"`
-	// LagBytes and LagEvents are what is written but not yet committed.
-	LagBytes  int64 `json:"lag_bytes"`
-	LagEvents int64 `json:"lag_events"`
+	// LagBytes and LagEvents are what is written but not yet committed;
+	// LagEvents counts lines in the first 64 KiB of the lag and is
+	// extrapolated past it (LagEstimated), -1 when unreadable.
+	LagBytes     int64 `json:"lag_bytes"`
+	LagEvents    int64 `json:"lag_events"`
+	LagEstimated bool  `json:"lag_estimated"`
 }
 
 // Daemon describes the running daemon (Running false when the CLI read
@@ -324,6 +327,7 @@ type Status struct {
 	Events         map[string]int64 `json:"events"`
 	Spool          []SpoolFile      `json:"spool"`
 	// LagBytes and LagEvents sum the spool files'.
-	LagBytes  int64 `json:"lag_bytes"`
-	LagEvents int64 `json:"lag_events"`
+	LagBytes     int64 `json:"lag_bytes"`
+	LagEvents    int64 `json:"lag_events"`
+	LagEstimated bool  `json:"lag_estimated"`
 }

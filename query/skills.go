@@ -201,6 +201,15 @@ func ListVersions(db *store.DB, arg string) (*SkillVersions, error) {
 // oneSkill resolves arg to one skill and reads it with its version rows
 // (newest first), from one snapshot.
 func oneSkill(db *store.DB, arg string) (*store.Skill, []GradeRow, error) {
+	if err := ValidateName(arg); err != nil {
+		return nil, nil, err
+	}
+	// A key (what tools and URLs mostly pass) needs no name matching.
+	if got, err := db.SkillsByKey([]string{arg}); err != nil {
+		return nil, nil, err
+	} else if len(got) == 1 {
+		return &got[0], versionRows(&got[0], db.AggregateOptions()), nil
+	}
 	ref, err := Resolve(db, arg)
 	if err != nil {
 		return nil, nil, err
