@@ -31,7 +31,7 @@ func ListSessions(db *store.DB, limit int) (*Sessions, error) {
 		if sk == nil {
 			sk = []string{}
 		}
-		out.Sessions = append(out.Sessions, Session{ID: s.ID, Project: s.Project, First: s.First.UTC(), Last: s.Last.UTC(),
+		out.Sessions = append(out.Sessions, Session{ID: s.ID, Project: s.Project, First: timePtr(s.First), Last: timePtr(s.Last),
 			Executions: s.Executions, Skills: sk})
 	}
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -183,7 +184,7 @@ func GetSkill(db *store.DB, arg string) (*SkillDetail, error) {
 	}
 	o := db.AggregateOptions()
 	d := &SkillDetail{RubricVersion: fitness.RubricVersion, MinSamples: minSamples(o), Skill: SkillInfo{
-		SkillRef: refOf(sk), Executions: sk.Executions, LastSeen: sk.LastSeen, VersionCount: sk.VersionCount,
+		SkillRef: refOf(sk), Executions: sk.Executions, LastSeen: timePtr(sk.LastSeen), VersionCount: sk.VersionCount,
 		Current: currentRow(rows)}}
 	return d, nil
 }
@@ -258,7 +259,7 @@ func versionRows(sk *store.Skill, o aggregate.Options) []GradeRow {
 		a := v.Aggregate
 		r := GradeRow{SkillKey: sk.Key, Skill: sk.Name, Kind: sk.Kind, Project: sk.Project,
 			Version: v.Seq, Hash: v.Hash, Current: v.Hash == current, Status: statuses[i], N: a.N,
-			FailRate: round4(v.FailRate), FirstSeen: v.FirstSeen}
+			FailRate: round4(v.FailRate), FirstSeen: timePtr(v.FirstSeen)}
 		if a.N > 0 {
 			r.Aggregate, r.Mean, r.SD, r.LastScore = ptr(a.Value), ptr(a.Mean), ptr(a.SD), ptr(a.Last)
 		}
@@ -307,5 +308,13 @@ func deriveStatuses(vs []store.Version, state []byte) []string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// timePtr is nil for the zero time, else the time in UTC.
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return ptr(t.UTC())
+}
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
