@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -65,6 +66,11 @@ type CommitInfo struct {
 	// Oldest is the receive time of the oldest line in the batch (from
 	// sepa.ts when present), for append-to-commit latency.
 	Oldest time.Time
+	// Times are the hook receive times (sepa.ts) of the batch's lines that
+	// carry one, for latency histograms.
+	Times []time.Time
+	// Committed is when the transaction returned.
+	Committed time.Time
 }
 
 // Stats are the collector's running counters.
@@ -93,6 +99,7 @@ type Collector struct {
 	batchLines int
 	batchStart time.Time
 	oldest     time.Time
+	times      []time.Time
 
 	mu    sync.Mutex
 	stats Stats
@@ -100,6 +107,9 @@ type Collector struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error
+	// stopping makes a long catch-up return after its current batch, so
+	// SIGTERM is answered promptly even with a large backlog.
+	stopping atomic.Bool
 }
 
 // New returns a Collector that commits into db. Call Open to start it.
@@ -161,6 +171,7 @@ func (c *Collector) Close() error {
 	if c.cancel == nil {
 		return nil
 	}
+	c.stopping.Store(true)
 	c.cancel()
 	<-c.done
 	for _, s := range c.sources {
@@ -351,6 +362,9 @@ func (c *Collector) step(final bool) error {
 		if err := c.commit(now); err != nil {
 			return err
 		}
+		if c.stopping.Load() {
+			return nil // the rest is read after the restart
+		}
 	}
 	if err := c.maintain(now); err != nil {
 		return err
@@ -425,8 +439,13 @@ func (c *Collector) ingest(l line, now time.Time) {
 	recv := ev.Time
 	if recv.IsZero() {
 		recv = now
-	} else if c.oldest.IsZero() || recv.Before(c.oldest) {
-		c.oldest = recv
+	} else {
+		if c.oldest.IsZero() || recv.Before(c.oldest) {
+			c.oldest = recv
+		}
+		if c.opts.OnCommit != nil {
+			c.times = append(c.times, recv)
+		}
 	}
 	c.addExecutions(c.g.AddAt(&ev, recv))
 }
@@ -491,8 +510,9 @@ func (c *Collector) commit(now time.Time) error {
 	c.mu.Unlock()
 	if c.opts.OnCommit != nil {
 		c.opts.OnCommit(CommitInfo{Lines: c.batchLines, Executions: b.Executions, Quarantined: len(b.Quarantine),
-			EventCounts: b.EventCounts, Latency: lat, Oldest: c.oldest})
+			EventCounts: b.EventCounts, Latency: lat, Oldest: c.oldest, Times: c.times, Committed: time.Now()})
 	}
+	c.times = nil
 	c.batch = store.Batch{}
 	c.batchLines = 0
 	c.stale = nil

@@ -5,7 +5,6 @@
 package execution
 
 import (
-	"encoding/json"
 	"time"
 )
 
@@ -15,9 +14,12 @@ const SessionSkill = "_session"
 
 // ToolCall is one tool invocation inside an execution.
 type ToolCall struct {
-	ID    string          `json:"id,omitempty"` // tool_use_id
-	Name  string          `json:"name"`
-	Input json.RawMessage `json:"input,omitempty"`
+	ID   string `json:"id,omitempty"` // tool_use_id
+	Name string `json:"name"`
+	// InputHash identifies the tool input (sha256 of its compacted JSON,
+	// 16 hex digits): enough to tell a retry, without keeping file contents
+	// or commands in the state.
+	InputHash string `json:"input_hash,omitempty"`
 	// Outcome of the call.
 	Failed      bool   `json:"failed,omitempty"`
 	Interrupted bool   `json:"interrupted,omitempty"`
@@ -33,7 +35,8 @@ type ToolCall struct {
 	Start       time.Time `json:"start,omitempty"`
 	End         time.Time `json:"end,omitempty"`
 	// Response holds a bounded prefix of the tool_response text, kept as
-	// evidence for error-pattern heuristics (soft failures).
+	// evidence for error-pattern heuristics (soft failures), and only when
+	// the text looks like it could hold an error.
 	Response string `json:"response,omitempty"`
 	// done is true once a post event was seen.
 	Done bool `json:"done,omitempty"`

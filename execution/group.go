@@ -206,7 +206,7 @@ func (g *Grouper) toolEvent(t *thread, ev *event.Event) {
 	if cur == nil {
 		cur = g.startPart(t, ev, g.baseSkill(t), g.baseKind(t), "")
 	}
-	c := ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, Input: compact(ev.ToolInput), Start: ev.Time}
+	c := ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, InputHash: inputHash(ev.ToolInput), Start: ev.Time}
 	if ev.HookEvent == event.PreToolUse {
 		c.NoPost = true // until a post event arrives
 	} else {
@@ -250,7 +250,7 @@ func (g *Grouper) finishCall(c *ToolCall, ev *event.Event) {
 	if ev.IsInterrupt {
 		c.Interrupted = true
 	}
-	if ev.HookEvent == event.PostToolUse && len(ev.ToolResponse) > 0 {
+	if ev.HookEvent == event.PostToolUse && len(ev.ToolResponse) > 0 && mayHoldError(ev.ToolResponse) {
 		c.Response = responseText(ev.ToolResponse, g.opts.MaxResponse)
 	}
 }
@@ -260,7 +260,7 @@ func (g *Grouper) finishCall(c *ToolCall, ev *event.Event) {
 func (g *Grouper) markRetry(x *Execution, c *ToolCall) {
 	for i := range x.Calls {
 		p := &x.Calls[i]
-		if p.Name == c.Name && string(p.Input) == string(c.Input) && len(c.Input) > 0 && (p.Failed || p.Interrupted) {
+		if p.Name == c.Name && p.InputHash == c.InputHash && c.InputHash != "" && (p.Failed || p.Interrupted) {
 			c.Retry = true
 			return
 		}
@@ -492,6 +492,31 @@ func (t *thread) findCall(id string) (*ToolCall, *Execution) {
 func execID(session, agent string, seq int) string {
 	h := sha256.Sum256([]byte(session + "\x00" + agent + "\x00" + strconv.Itoa(seq)))
 	return hex.EncodeToString(h[:6])
+}
+
+// inputHash identifies a tool input: the first 16 hex digits of the sha256
+// of its compacted JSON ("" for no input).
+func inputHash(r json.RawMessage) string {
+	c := compact(r)
+	if len(c) == 0 {
+		return ""
+	}
+	h := sha256.Sum256(c)
+	return hex.EncodeToString(h[:8])
+}
+
+// errorHints are substrings without which a tool response cannot match
+// any error pattern of the rubric; responses without them are not kept.
+var errorHints = [][]byte{[]byte("rror"), []byte("ERROR"), []byte("denied"), []byte("not found"), []byte("panic"),
+	[]byte("Traceback"), []byte("fault"), []byte("fatal"), []byte("FAIL"), []byte("xception"), []byte("failed"), []byte("unable")}
+
+func mayHoldError(r json.RawMessage) bool {
+	for _, h := range errorHints {
+		if bytes.Contains(r, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // compact canonicalises a tool input so retries compare equal however the

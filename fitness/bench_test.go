@@ -129,7 +129,7 @@ func benchExecution() (execution.Execution, [][]byte) {
 	at := start
 	for i, s := range specs {
 		id := fmt.Sprintf("toolu_%02d", i)
-		c := execution.ToolCall{ID: id, Name: s.name, Input: json.RawMessage(s.input), Done: true, Response: s.resp,
+		c := execution.ToolCall{ID: id, Name: s.name, Done: true, Response: s.resp,
 			Start: at, End: at.Add(2 * time.Second), DurationMS: 2000, HasDuration: true}
 		post := "PostToolUse"
 		if i == 1 || i == 9 { // the failing test run and the broken build

@@ -116,6 +116,7 @@ func TestFollowsFormat(t *testing.T) {
 		{"closed_fence_in_blockquote", "> ```go\n> x := 1\n> ```\n\nThat is all.", true},
 		{"closed_fence_in_list_item", "1. Add this:\n\n   ```go\n   x := 1\n   ```\n2. Run it.", true},
 		{"unclosed_fence_in_blockquote", "> ```go\n> x := 1\n\nThat is all.", false},
+		{"unclosed_fence_in_list_item", "1. Add this:\n\n   ```go\n   x := 1\n2. Run it.", false},
 		{"longer_closing_fence", "Code:\n\n```go\nx := 1\n`````\n\nDone now.", true},
 		{"tilde_fence", "~~~\nls\n~~~\n", true},
 		{"placeholder_braces", "Hello {{name}}, your order shipped.", false},

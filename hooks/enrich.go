@@ -337,10 +337,15 @@ func (w *walker) value(depth int) {
 	default:
 		w.fail("unexpected %q", rune(c))
 	}
-	if w.err == "" && len(w.out)-start > w.max {
+	if w.err == "" && len(w.out)-start > w.max && (w.out[start] != '{' || len(w.out)-start > objectFactor*w.max) {
 		w.cut(start, inStart)
 	}
 }
+
+// objectFactor: an object is cut only past objectFactor*MaxField, since
+// its member names are the schema readers look for; its members are
+// bounded on their own.
+const objectFactor = 8
 
 func (w *walker) object(depth int) {
 	w.out = append(w.out, '{')
@@ -690,16 +695,17 @@ func (w *walker) cut(start, inStart int) {
 	case '{', '[':
 		sum := sha256.Sum256(w.in[inStart:w.i])
 		rec.n, rec.sum = int64(w.i-inStart), hex.EncodeToString(sum[:])
-		n := cutContainer(v, w.max)
-		w.out = w.out[:start+n]
-		// Records of values inside the cut container are replaced by its own.
-		keep := w.cuts[:0]
-		for _, c := range w.cuts {
-			if len(c.field) <= len(field) || c.field[:len(field)] != field || c.field[len(field)] != '/' {
-				keep = append(keep, c)
+		elems := containerElems(v)
+		head, tail := keepEnds(elems, w.max)
+		var dropped map[string]bool // pointer segments of dropped members
+		if v[0] == '{' {
+			dropped = map[string]bool{}
+			for _, e := range elems[head:tail] {
+				dropped[pointerSeg(v[e.start:skipString(v, e.start)])] = true
 			}
 		}
-		w.cuts = keep
+		w.out = w.out[:start+compactElems(v, elems, head, tail)]
+		w.fixCuts(field, dropped, head, tail)
 	default: // a number longer than max: kept as a cut string
 		sum := sha256.Sum256(v)
 		rec.n, rec.sum = int64(len(v)), hex.EncodeToString(sum[:])
@@ -719,6 +725,13 @@ func cutEncodedString(q []byte, max int) []byte {
 	if budget < 0 {
 		budget = 0
 	}
+	if len(content) <= budget {
+		// Only the part that was never read is missing (a payload over
+		// the read limit): keep everything, then the marker.
+		out := make([]byte, 0, len(content)+len(CutMarker)+2)
+		out = append(append(append(out, '"'), content...), CutMarker...)
+		return append(out, '"')
+	}
 	h, t := budget/2, budget-budget/2
 	headEnd, tailStart := 0, len(content)
 	for i := 0; i < len(content); {
@@ -730,9 +743,6 @@ func cutEncodedString(q []byte, max int) []byte {
 			break
 		}
 		i += unitLen(content, i)
-	}
-	if headEnd > h {
-		headEnd = 0
 	}
 	out := make([]byte, 0, headEnd+len(CutMarker)+len(content)-tailStart+2)
 	out = append(out, '"')
@@ -761,40 +771,82 @@ func unitLen(s []byte, i int) int {
 	return n
 }
 
-// cutContainer shortens the compact, valid array or object v in place to
-// its first and last elements within max/2 bytes each and returns the new
-// length.
-func cutContainer(v []byte, max int) int {
+// containerElems returns the spans of the elements (members, for an
+// object) of the compact, valid array or object v.
+func containerElems(v []byte) []span {
 	var elems []span
 	for i := 1; i < len(v)-1; {
 		e := skipValue(v, i, v[0] == '{')
 		elems = append(elems, span{i, e})
 		i = e + 1 // skip the comma
 	}
+	return elems
+}
+
+// keepEnds chooses the elements a cut container keeps: the first ones
+// within max/2 bytes and the last ones within max/2 bytes, and at least
+// the first and the last element. Elements [head, tail) are dropped.
+func keepEnds(elems []span, max int) (head, tail int) {
 	half := max / 2
-	head, size := 0, 2
-	for head < len(elems) && size+elems[head].end-elems[head].start+1 <= half {
+	size := 0
+	for head < len(elems) && (head == 0 || size+elems[head].end-elems[head].start+1 <= half) {
 		size += elems[head].end - elems[head].start + 1
 		head++
 	}
-	tail, size := len(elems), 0
-	for tail > head && size+elems[tail-1].end-elems[tail-1].start+1 <= half {
+	tail, size = len(elems), 0
+	for tail > head && (tail == len(elems) || size+elems[tail-1].end-elems[tail-1].start+1 <= half) {
 		size += elems[tail-1].end - elems[tail-1].start + 1
 		tail--
 	}
-	n := 1
-	if head > 0 {
-		n = elems[head-1].end
-	}
+	return head, tail
+}
+
+// compactElems removes elements [head, tail) from v in place and returns
+// the new length.
+func compactElems(v []byte, elems []span, head, tail int) int {
+	n := elems[head-1].end
 	if tail < len(elems) {
-		if head > 0 {
-			v[n] = ','
-			n++
-		}
+		v[n] = ','
+		n++
 		n += copy(v[n:], v[elems[tail].start:elems[len(elems)-1].end])
 	}
 	v[n] = v[len(v)-1]
 	return n + 1
+}
+
+// fixCuts updates the records of values inside the container just cut at
+// field: records inside dropped elements go (the container's own record
+// covers them), and in an array (dropped == nil) the indexes of the
+// elements after the dropped range [head, tail) move down.
+func (w *walker) fixCuts(field string, dropped map[string]bool, head, tail int) {
+	keep := w.cuts[:0]
+	for _, c := range w.cuts {
+		rest, inside := strings.CutPrefix(c.field, field+"/")
+		if !inside {
+			keep = append(keep, c)
+			continue
+		}
+		seg, after, deeper := strings.Cut(rest, "/")
+		if dropped != nil {
+			if !dropped[seg] {
+				keep = append(keep, c)
+			}
+			continue
+		}
+		idx, err := strconv.Atoi(seg)
+		switch {
+		case err != nil || idx >= head && idx < tail:
+		case idx < head:
+			keep = append(keep, c)
+		default:
+			c.field = field + "/" + strconv.Itoa(idx-(tail-head))
+			if deeper {
+				c.field += "/" + after
+			}
+			keep = append(keep, c)
+		}
+	}
+	w.cuts = keep
 }
 
 // skipValue returns the end of the element starting at v[i] in compact
@@ -844,29 +896,26 @@ func skipString(v []byte, i int) int {
 
 // pointer returns the RFC 6901 JSON Pointer of the value being written.
 func (w *walker) pointer() string {
-	var b []byte
+	var b strings.Builder
 	for _, s := range w.path {
-		b = append(b, '/')
+		b.WriteByte('/')
 		if s.idx >= 0 {
-			b = strconv.AppendInt(b, int64(s.idx), 10)
-			continue
-		}
-		var k string
-		if jsonUnquote(w.out[s.keyStart-1:s.keyEnd+1], &k) != nil {
-			k = string(w.out[s.keyStart:s.keyEnd])
-		}
-		for i := 0; i < len(k); i++ {
-			switch k[i] {
-			case '~':
-				b = append(b, "~0"...)
-			case '/':
-				b = append(b, "~1"...)
-			default:
-				b = append(b, k[i])
-			}
+			b.WriteString(strconv.Itoa(s.idx))
+		} else {
+			b.WriteString(pointerSeg(w.out[s.keyStart-1 : s.keyEnd+1]))
 		}
 	}
-	return string(b)
+	return b.String()
+}
+
+// pointerSeg turns a member name (a valid JSON string, with its quotes)
+// into a JSON Pointer segment: decoded, "~" as "~0" and "/" as "~1".
+func pointerSeg(q []byte) string {
+	var k string
+	if jsonUnquote(q, &k) != nil {
+		k = string(q)
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 }
 
 // unescapeTo writes the decoded bytes of valid JSON string content s to h

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -239,9 +238,12 @@ func originalSettings(path string) (orig []byte, ok bool) {
 }
 
 // MergeHooks returns data with sepad's handler present once for every
-// event in Events, and the events it changed. Existing sepad handlers are
-// updated in place (a moved binary, another transport); missing ones are
-// added as a new matcher group at the end of the event's array. Everything
+// event in Events, and the events it changed. An existing sepad handler is
+// updated in place (a moved binary, another transport) unless it is a
+// command with extra arguments, which the user owns and which is kept;
+// further sepad handlers in the same event are removed (each would record
+// the event again); missing ones are added as a new matcher group at the
+// end of the event's array. Everything
 // else is kept byte for byte where the enclosing object or array is not
 // changed, and value for value (same order) where it is.
 func MergeHooks(data []byte, spec HookSpec) ([]byte, []string, error) {
@@ -296,7 +298,7 @@ func mergeEvent(arr *jnode, ev string, want *jnode) bool {
 				continue
 			}
 			switch {
-			case !found && sameHandler(h, want):
+			case !found && (sameHandler(h, want) || customised(h, want)):
 				found = true
 			case !found:
 				hs.elems[hi] = want.clone()
@@ -451,20 +453,56 @@ func isSepadHandler(h *jnode) bool {
 	return false
 }
 
+// isSepadURL accepts http://HOST[:PORT]/v1/hook with a loopback HOST
+// (127.0.0.1, localhost, [::1]). It is parsed by hand to keep net/url (and
+// its init) out of the hook binary's dependencies.
 func isSepadURL(s string) bool {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "http" || u.Path != "/v1/hook" {
+	rest, ok := strings.CutPrefix(s, "http://")
+	if !ok {
 		return false
 	}
-	switch u.Hostname() {
-	case "127.0.0.1", "localhost", "::1":
+	host, path, _ := strings.Cut(rest, "/")
+	if "/"+path != "/v1/hook" {
+		return false
+	}
+	if h, port, found := strings.Cut(host, "]:"); found && strings.HasPrefix(h, "[") {
+		host = h + "]"
+		if !digits(port) {
+			return false
+		}
+	} else if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasPrefix(host, "[") {
+		if !digits(host[i+1:]) {
+			return false
+		}
+		host = host[:i]
+	}
+	switch host {
+	case "127.0.0.1", "localhost", "[::1]":
 		return true
 	}
 	return false
 }
 
+func digits(s string) bool {
+	if s == "" || len(s) > 5 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func sameHandler(h, want *jnode) bool {
 	return h.str("type") == want.str("type") && h.str("command") == want.str("command") && h.str("url") == want.str("url")
+}
+
+// customised reports whether h is a sepad command handler the user gave
+// extra arguments (`sepad hook --home DIR`): Install keeps it as it is.
+func customised(h, want *jnode) bool {
+	return h.str("type") == "command" && want.str("type") == "command" && len(shellWords(h.str("command"))) > 2
 }
 
 // shellWords splits a command line into words, honouring single and
@@ -650,7 +688,7 @@ func parseSettings(data []byte) (*settingsDoc, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := lineCol(data, int(se.Offset))
+			line, col := lineCol(data, max(int(se.Offset)-1, 0))
 			return nil, fmt.Errorf("%w: invalid JSON at line %d, column %d: %v", ErrSettings, line, col, se)
 		}
 		return nil, fmt.Errorf("%w: invalid JSON: %v", ErrSettings, err)

@@ -179,6 +179,10 @@ func readPrompt(root, file string) (string, []byte, bool) {
 	if !within(root, file) {
 		return "", nil, false
 	}
+	// Stat before opening: opening a FIFO would block the hook.
+	if fi, err := os.Stat(file); err != nil || !fi.Mode().IsRegular() {
+		return "", nil, false
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return "", nil, false

@@ -165,7 +165,7 @@ func Append(home string, line []byte, timeout time.Duration) (wrote string, err 
 	fb := FallbackPath(home)
 	ferr := appendFallback(fb, buf, min(timeout/4, 250*time.Millisecond))
 	if ferr != nil {
-		return "", fmt.Errorf("append to spool (%v) and fallback (%v): line lost", lerr, ferr)
+		return "", fmt.Errorf("line lost: spool: %v; fallback: %v", lerr, ferr)
 	}
 	noteFallback(home, reason)
 	return fb, nil

@@ -129,6 +129,9 @@ func (db *DB) Executions(f Filter) ([]Scored, error) {
 }
 
 func (f *Filter) match(s *Scored) bool {
+	if f.MaxSeq > 0 && s.Seq > f.MaxSeq {
+		return false
+	}
 	if f.SkillKey != "" && s.SkillKey != f.SkillKey {
 		return false
 	}

@@ -145,7 +145,10 @@ type Filter struct {
 	Version  string // hash prefix
 	Grade    fitness.Grade
 	Since    time.Time
-	Limit    int
+	// MaxSeq, when set, skips executions committed after it (a replayable
+	// view "as of" one execution).
+	MaxSeq uint64
+	Limit  int
 }
 
 // Bucket names (docs/store.md).
@@ -304,10 +307,14 @@ func (db *DB) Commit(b *Batch) error {
 			}
 		}
 		now := time.Now().UTC()
+		tc := &txCache{skills: map[string]*Skill{}, sessions: map[string]*sessionRecord{}, aggs: map[string]*aggState{}}
 		for i := range b.Executions {
-			if err := db.putExecution(tx, meta, &b.Executions[i], now); err != nil {
+			if err := db.putExecution(tx, tc, meta, &b.Executions[i], now); err != nil {
 				return err
 			}
+		}
+		if err := tc.flush(tx, meta); err != nil {
+			return err
 		}
 		if err := db.putQuarantine(tx, meta, b.Quarantine); err != nil {
 			return err
@@ -322,19 +329,72 @@ func (db *DB) Commit(b *Batch) error {
 	})
 }
 
-func (db *DB) putExecution(tx *bolt.Tx, meta *bolt.Bucket, s *Scored, now time.Time) error {
+// txCache holds the records one Commit updates many times (a skill, its
+// aggregates, a session), decoded once and written once at the end.
+type txCache struct {
+	skills   map[string]*Skill
+	sessions map[string]*sessionRecord
+	aggs     map[string]*aggState
+	seq      uint64
+	count    uint64
+	loaded   bool
+}
+
+func (tc *txCache) skill(tx *bolt.Tx, key string) (*Skill, error) {
+	if s, ok := tc.skills[key]; ok {
+		return s, nil
+	}
+	s, err := getSkill(tx, key)
+	if err != nil {
+		return nil, err
+	}
+	tc.skills[key] = s
+	return s, nil
+}
+
+func (tc *txCache) flush(tx *bolt.Tx, meta *bolt.Bucket) error {
+	for _, s := range tc.skills {
+		if s != nil {
+			if err := putSkill(tx, s); err != nil {
+				return err
+			}
+		}
+	}
+	sb := tx.Bucket(bSessions)
+	for id, s := range tc.sessions {
+		if err := putJSON(sb, []byte(id), s); err != nil {
+			return err
+		}
+	}
+	ab := tx.Bucket(bAggregates)
+	for k, a := range tc.aggs {
+		if err := putJSON(ab, []byte(k), a); err != nil {
+			return err
+		}
+	}
+	if !tc.loaded {
+		return nil
+	}
+	if err := meta.Put(kExecCount, u64(tc.count)); err != nil {
+		return err
+	}
+	return meta.Put(kSeq, u64(tc.seq))
+}
+
+func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Scored, now time.Time) error {
 	ex := tx.Bucket(bExec)
 	if ex.Get([]byte(s.Exec.ID)) != nil {
 		return nil // already stored: exactly once
 	}
 	x := &s.Exec
 	s.SkillKey = x.Key()
-	sk, err := getSkill(tx, s.SkillKey)
+	sk, err := tc.skill(tx, s.SkillKey)
 	if err != nil {
 		return err
 	}
 	if sk == nil {
 		sk = &Skill{Key: s.SkillKey, Name: x.Skill, Kind: x.Kind, Project: x.Project, Path: x.SkillPath}
+		tc.skills[s.SkillKey] = sk
 	}
 	s.Version = x.SkillVersion
 	if s.Version == "" {
@@ -353,13 +413,18 @@ func (db *DB) putExecution(tx *bolt.Tx, meta *bolt.Bucket, s *Scored, now time.T
 	if t := execTime(x); t.After(sk.LastSeen) {
 		sk.LastSeen = t
 	}
-	seq := getU64(meta.Get(kSeq)) + 1
+	if !tc.loaded {
+		tc.seq, tc.count, tc.loaded = getU64(meta.Get(kSeq)), getU64(meta.Get(kExecCount)), true
+	}
+	tc.seq++
+	tc.count++
+	seq := tc.seq
 	s.Seq, s.Stored = seq, now
 	// Keep what explain needs; tool inputs and outputs stay in the spool.
 	stored := *s
 	stored.Exec.Calls = make([]execution.ToolCall, len(x.Calls))
 	for i, c := range x.Calls {
-		c.Input, c.Response = nil, ""
+		c.Response = ""
 		stored.Exec.Calls[i] = c
 	}
 	if err := putJSON(ex, []byte(x.ID), stored); err != nil {
@@ -373,30 +438,21 @@ func (db *DB) putExecution(tx *bolt.Tx, meta *bolt.Bucket, s *Scored, now time.T
 	}
 	if s.Result.Scored {
 		ak := aggKey(s.SkillKey, s.Version, s.Result.RubricVersion)
-		ab := tx.Bucket(bAggregates)
-		var st aggState
-		if v := ab.Get(ak); v != nil {
-			if err := json.Unmarshal(v, &st); err != nil {
-				return fmt.Errorf("decode aggregate %q: %w", ak, err)
+		st := tc.aggs[string(ak)]
+		if st == nil {
+			st = &aggState{}
+			if v := tx.Bucket(bAggregates).Get(ak); v != nil {
+				if err := json.Unmarshal(v, st); err != nil {
+					return fmt.Errorf("decode aggregate %q: %w", ak, err)
+				}
 			}
+			tc.aggs[string(ak)] = st
 		}
 		st.State.Add(s.Result.Score, x.ID, db.opts.Aggregate)
 		st.Calls += len(x.Calls)
 		st.Failed += x.Failures()
-		if err := putJSON(ab, ak, st); err != nil {
-			return err
-		}
 	}
-	if err := putSkill(tx, sk); err != nil {
-		return err
-	}
-	if err := db.touchSession(tx, x); err != nil {
-		return err
-	}
-	if err := meta.Put(kExecCount, u64(getU64(meta.Get(kExecCount))+1)); err != nil {
-		return err
-	}
-	return meta.Put(kSeq, u64(seq))
+	return db.touchSession(tx, tc, x)
 }
 
 // aggState is the stored aggregate of one (skill, version, rubric).
@@ -446,13 +502,16 @@ type sessionRecord struct {
 	Skills     []string  `json:"skills,omitempty"`
 }
 
-func (db *DB) touchSession(tx *bolt.Tx, x *execution.Execution) error {
-	b := tx.Bucket(bSessions)
-	var s sessionRecord
-	if v := b.Get([]byte(x.SessionID)); v != nil {
-		if err := json.Unmarshal(v, &s); err != nil {
-			return err
+func (db *DB) touchSession(tx *bolt.Tx, tc *txCache, x *execution.Execution) error {
+	s := tc.sessions[x.SessionID]
+	if s == nil {
+		s = &sessionRecord{}
+		if v := tx.Bucket(bSessions).Get([]byte(x.SessionID)); v != nil {
+			if err := json.Unmarshal(v, s); err != nil {
+				return err
+			}
 		}
+		tc.sessions[x.SessionID] = s
 	}
 	s.ID = x.SessionID
 	if s.Project == "" {
@@ -474,7 +533,7 @@ func (db *DB) touchSession(tx *bolt.Tx, x *execution.Execution) error {
 	if !found && len(s.Skills) < 50 {
 		s.Skills = append(s.Skills, x.Skill)
 	}
-	return putJSON(b, []byte(x.SessionID), s)
+	return nil
 }
 
 // ensureVersion creates the version record of hash if it has none yet

@@ -31,9 +31,9 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (err erro
 			fs.PrintDefaults()
 			return nil
 		}
-		// Bad flags must not lose the event: record it with the defaults.
+		// Bad flags must not lose the event: record it with the flags
+		// parsed before the bad one (--home stays honoured) and defaults.
 		note = "ignoring bad flags: " + perr.Error()
-		opts = hooks.Options{}
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -20,6 +20,9 @@ func init() {
 type installFlags struct {
 	project, transport, url string
 	user, dryRun            bool
+	// service installs the daemon as a user service instead of the hook.
+	service, noStart bool
+	home             string
 }
 
 func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFlags, string, error) {
@@ -30,9 +33,18 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 	fs.StringVar(&f.transport, "transport", "command", "hook transport: command or http")
 	fs.StringVar(&f.url, "url", "", "endpoint for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the resulting settings file and write nothing")
+	fs.BoolVar(&f.service, "service", false, "install (or remove) the daemon as a systemd user unit / launchd agent instead of the hook")
+	fs.BoolVar(&f.noStart, "no-start", false, "with --service: write the unit but do not enable or start it")
+	fs.StringVar(&f.home, "home", "", "with --service: the daemon's state directory (default $SEPA_HOME, ~/.local/state/sepa)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, "", err
+	}
+	if f.service {
+		if f.home == "" {
+			f.home = hooks.Home()
+		}
+		return f, "", nil
 	}
 	if len(pos) > 0 {
 		return nil, "", usageErrorf("unexpected argument %q", pos[0])
@@ -81,6 +93,9 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if f.service {
+		return installService(stdout, f.home, f.dryRun, f.noStart)
+	}
 	spec := hooks.HookSpec{Transport: f.transport, URL: f.url}
 	if f.transport == "command" {
 		bin, err := os.Executable()
@@ -118,6 +133,9 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	f, path, err := parseInstallFlags("uninstall", args, stderr)
 	if err != nil {
 		return err
+	}
+	if f.service {
+		return uninstallService(stdout, f.home, f.dryRun)
 	}
 	ch, err := hooks.Uninstall(path, f.dryRun, time.Now())
 	if err != nil {

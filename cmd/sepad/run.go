@@ -19,6 +19,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
 
@@ -32,6 +33,10 @@ type daemonFlags struct {
 	home, config, logFormat, logLevel string
 	// http is an optional loopback TCP address for the API (--http).
 	http string
+	// userHome overrides the directory whose ~/.claude is watched (demo).
+	userHome string
+	// noConfig ignores $SEPA_CONFIG and the XDG file: built-in defaults.
+	noConfig bool
 }
 
 func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -81,6 +86,7 @@ type daemon struct {
 	cfg     atomic.Pointer[config.Config]
 	db      *store.DB
 	col     *collector.Collector
+	mut     *mutation.Engine
 	// api serves the socket (and --http); nil until started.
 	api io.Closer
 	// onCommit are called after every collector commit (metrics,
@@ -91,6 +97,9 @@ type daemon struct {
 
 func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemon, error) {
 	d := &daemon{home: f.home, cfgPath: config.Path(f.config), logger: logger}
+	if f.noConfig {
+		d.cfgPath = ""
+	}
 	if d.home == "" {
 		d.home = hooks.Home()
 	}
@@ -127,14 +136,32 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 			}
 		},
 	})
-	// Start order: store, API (so commit hooks and queries exist before
-	// the first commit), collector. Close runs in reverse.
+	// Start order: store, mutation engine, API (so commit hooks and
+	// queries exist before the first commit), collector. Close stops the
+	// API, then the collector (committing its batch), then the engine,
+	// then the store.
+	uh := f.userHome
+	if uh == "" {
+		uh, _ = os.UserHomeDir()
+	}
+	d.mut = mutation.NewEngine(d.db, mutationOptions(cfg, uh, logger))
+	if err := d.mut.Open(ctx); err != nil {
+		d.db.Close()
+		return nil, err
+	}
+	d.onCommit = append(d.onCommit, func(ci collector.CommitInfo) {
+		if len(ci.Executions) > 0 {
+			d.mut.Observe(ci.Executions)
+		}
+	})
 	if d.api, err = openAPI(ctx, d, f); err != nil {
+		d.mut.Close()
 		d.db.Close()
 		return nil, err
 	}
 	if err := d.col.Open(ctx); err != nil {
 		d.api.Close()
+		d.mut.Close()
 		d.db.Close()
 		return nil, err
 	}
@@ -167,6 +194,9 @@ func (d *daemon) Close() error {
 	}
 	if d.col != nil {
 		errs = append(errs, d.col.Close())
+	}
+	if d.mut != nil {
+		errs = append(errs, d.mut.Close())
 	}
 	if d.db != nil {
 		errs = append(errs, d.db.Close())
@@ -215,6 +245,19 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, o)), nil
 	}
 	return nil, usageErrorf("--log-format %q: want text or json", format)
+}
+
+// mutationOptions maps the configuration to the engine's options.
+func mutationOptions(cfg *config.Config, userHome string, logger *slog.Logger) mutation.EngineOptions {
+	m := cfg.Mutation
+	d := mutation.DefaultOptions()
+	d.Method = mutation.Method(m.Method)
+	d.MinSamples, d.MaxSamples, d.Confidence, d.Exploration = m.MinSamples, m.MaxSamples, m.Confidence, m.Exploration
+	return mutation.EngineOptions{
+		Decide: d, AutoRollback: m.AutoRollback, RollbackOnF: m.RollbackOnF, RollbackRatio: m.RollbackRatio,
+		RollbackFailRate: m.RollbackFailRate, Cooldown: m.CooldownExecutions, GradeMin: cfg.Aggregate.MinSamples,
+		UserHome: userHome, ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
+	}
 }
 
 // aggregateOptions maps the configuration to the aggregate's options.

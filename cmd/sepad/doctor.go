@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/store"
+)
+
+func init() {
+	register("doctor", "check the hook, the daemon, the files and what the Claude Code version lets sepad see", runDoctor)
+}
+
+// hookEvents are the events `sepad install` registers.
+var hookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "UserPromptExpansion",
+	"Stop", "StopFailure", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd"}
+
+type doctor struct {
+	w      io.Writer
+	failed int
+}
+
+func (d *doctor) ok(format string, a ...any) {
+	fmt.Fprintf(d.w, "OK    %s\n", fmt.Sprintf(format, a...))
+}
+func (d *doctor) warn(msg, fix string) { fmt.Fprintf(d.w, "WARN  %s\n      fix: %s\n", msg, fix) }
+func (d *doctor) fail(msg, fix string) {
+	d.failed++
+	fmt.Fprintf(d.w, "FAIL  %s\n      fix: %s\n", msg, fix)
+}
+
+func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("doctor", stderr)
+	home := fs.String("home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	project := fs.String("project", ".", "project whose .claude/settings*.json to check")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	h := *home
+	if h == "" {
+		h = hooks.Home()
+	}
+	d := &doctor{w: stdout}
+	d.checkSettings(*project)
+	d.checkFiles(h)
+	up := d.checkDaemon(h)
+	d.checkVersion(h)
+	d.checkLag(h, up)
+	if d.failed > 0 {
+		return &exitError{code: exitFail, err: fmt.Errorf("%d check(s) failed", d.failed)}
+	}
+	return nil
+}
+
+// checkSettings finds sepad's hook entries in the settings files that
+// apply to the project, and checks the binary they run.
+func (d *doctor) checkSettings(project string) {
+	uh, _ := os.UserHomeDir()
+	abs, _ := filepath.Abs(project)
+	files := []string{filepath.Join(uh, ".claude", "settings.json"), filepath.Join(abs, ".claude", "settings.json"), filepath.Join(abs, ".claude", "settings.local.json")}
+	found := map[string]bool{}
+	bins := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			Hooks map[string][]struct {
+				Hooks []struct {
+					Type    string `json:"type"`
+					Command string `json:"command"`
+					URL     string `json:"url"`
+				} `json:"hooks"`
+			} `json:"hooks"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			d.fail(fmt.Sprintf("%s is not valid JSON: %v", f, err), "fix the file by hand; Claude Code ignores it as it is")
+			continue
+		}
+		for ev, groups := range s.Hooks {
+			for _, g := range groups {
+				for _, hk := range g.Hooks {
+					if strings.Contains(hk.URL, "/v1/hook") {
+						found[ev] = true
+					}
+					if f := strings.Fields(hk.Command); len(f) >= 2 && strings.Contains(filepath.Base(f[0]), "sepad") && f[1] == "hook" {
+						found[ev] = true
+						bins[f[0]] = true
+					}
+				}
+			}
+		}
+	}
+	var missing []string
+	for _, ev := range hookEvents {
+		if !found[ev] {
+			missing = append(missing, ev)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		d.fail("no sepad hook in ~/.claude/settings.json or "+filepath.Join(abs, ".claude", "settings*.json"),
+			"run `sepad install --user` (all projects) or `sepad install --project DIR`, then check with /hooks in Claude Code")
+	case len(missing) > 0:
+		d.warn("sepad's hook is missing for "+strings.Join(missing, ", "), "run `sepad install` again: it adds only what is missing")
+	default:
+		d.ok("the hook is installed for all %d events", len(hookEvents))
+	}
+	for b := range bins {
+		if fi, err := os.Stat(b); err != nil || fi.Mode()&0o111 == 0 {
+			d.fail("the hook runs "+b+", which is not an executable file", "reinstall sepad, then run `sepad install` again so the settings name the new binary")
+		} else {
+			d.ok("the hook's binary %s exists", b)
+		}
+	}
+}
+
+// checkFiles checks that the state directory and files exist with safe
+// modes and can be written.
+func (d *doctor) checkFiles(home string) {
+	fi, err := os.Stat(home)
+	if err != nil {
+		d.fail("state directory "+home+" does not exist", "it is created by the first hook call or by `sepad run`")
+		return
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		d.fail(fmt.Sprintf("%s is %v: tool outputs in the spool can hold secrets", home, fi.Mode().Perm()), "chmod 700 "+home)
+	} else {
+		d.ok("state directory %s is private (%v)", home, fi.Mode().Perm())
+	}
+	for _, f := range []string{hooks.SpoolPath(home), filepath.Join(home, "sepa.db")} {
+		fi, err := os.Stat(f)
+		if errors.Is(err, os.ErrNotExist) {
+			d.warn(f+" does not exist yet", "it appears with the first hook event (spool) or the first `sepad run` (database)")
+			continue
+		}
+		if err != nil {
+			d.fail(err.Error(), "check the path and its permissions")
+			continue
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			d.fail(fmt.Sprintf("%s is %v", f, fi.Mode().Perm()), "chmod 600 "+f)
+			continue
+		}
+		if fh, err := os.OpenFile(f, os.O_WRONLY|os.O_APPEND, 0); err != nil {
+			d.fail(f+" is not writable: "+err.Error(), "fix its owner or permissions")
+		} else {
+			fh.Close()
+			d.ok("%s is private and writable", f)
+		}
+	}
+}
+
+// checkDaemon asks the daemon's socket for /healthz.
+func (d *doctor) checkDaemon(home string) bool {
+	sock := filepath.Join(home, "sepad.sock")
+	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	resp, err := c.Get("http://sepad/healthz")
+	if err != nil {
+		d.fail("no daemon answers on "+sock, "start it: `sepad run` (or `sepad install --service` to run it at login)")
+		return false
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		d.fail(fmt.Sprintf("the daemon answered %s", resp.Status), "look at its log (journalctl --user -u sepad)")
+		return false
+	}
+	d.ok("the daemon answers on %s", sock)
+	return true
+}
+
+// checkVersion infers what the Claude Code version lets sepad see from the
+// fields of the newest payloads in the spool.
+func (d *doctor) checkVersion(home string) {
+	f, err := os.Open(hooks.SpoolPath(home))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > 4<<20 {
+		f.Seek(fi.Size()-4<<20, io.SeekStart)
+	}
+	var n int
+	var failures, lastMsg, duration, stops, posts bool
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var p struct {
+			Event    string          `json:"hook_event_name"`
+			LastMsg  *string         `json:"last_assistant_message"`
+			Duration json.RawMessage `json:"duration_ms"`
+		}
+		if json.Unmarshal(sc.Bytes(), &p) != nil {
+			continue
+		}
+		n++
+		switch p.Event {
+		case "PostToolUseFailure":
+			failures = true
+		case "Stop", "SubagentStop":
+			stops = true
+			lastMsg = lastMsg || p.LastMsg != nil
+		case "PostToolUse":
+			posts = true
+			duration = duration || len(p.Duration) > 0
+		}
+	}
+	if n == 0 {
+		d.warn("no events in the spool yet", "use Claude Code in a project with the hook installed, then run `sepad doctor` again")
+		return
+	}
+	if failures {
+		d.ok("PostToolUseFailure events seen: failed tool calls are visible (Claude Code ≥ 2.1.15)")
+	} else {
+		d.warn("no PostToolUseFailure event seen: before Claude Code 2.1.15 a failed call shows only as a PreToolUse without a post event",
+			"update Claude Code (`claude update`); until then failures are inferred from unanswered PreToolUse events")
+	}
+	if stops && !lastMsg {
+		d.warn("Stop events carry no last_assistant_message (Claude Code < 2.1.47): output_quality and structure_score are absent",
+			"update Claude Code; scores are renormalised over the other signals meanwhile")
+	} else if lastMsg {
+		d.ok("final answers are visible (last_assistant_message, Claude Code ≥ 2.1.47)")
+	}
+	if posts && !duration {
+		d.warn("PostToolUse events carry no duration_ms (Claude Code < 2.1.119): durations come from the hook's receive times",
+			"nothing to do; update Claude Code for tool-time durations")
+	} else if duration {
+		d.ok("tool durations are visible (duration_ms, Claude Code ≥ 2.1.119)")
+	}
+}
+
+// checkLag compares the spool's size with the committed offset.
+func (d *doctor) checkLag(home string, daemonUp bool) {
+	fi, err := os.Stat(hooks.SpoolPath(home))
+	if err != nil {
+		return
+	}
+	if daemonUp {
+		d.ok("the daemon follows the spool (%d bytes); `sepad status` shows the lag", fi.Size())
+		return
+	}
+	db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{ReadOnly: true, LockTimeout: 200 * time.Millisecond})
+	if err != nil {
+		d.warn("cannot read the database: "+err.Error(), "start the daemon: `sepad run`")
+		return
+	}
+	defer db.Close()
+	offs, _ := db.Offsets()
+	for _, o := range offs {
+		if o.File == hooks.SpoolPath(home) {
+			if lag := fi.Size() - o.Offset; lag > 0 {
+				d.warn(fmt.Sprintf("%d bytes of the spool are not in the store yet", lag), "start the daemon: `sepad run`")
+			} else {
+				d.ok("the store has everything in the spool")
+			}
+			return
+		}
+	}
+	d.warn("the store has not read the spool yet", "start the daemon: `sepad run`")
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runInstallCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = runMain(args, strings.NewReader(""), &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestInstallUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"install", "--project", dir, "--user"},
+		{"install", "--project", dir, "--transport", "grpc"},
+		{"install", "--project", dir, "--transport", "http"},
+		{"install", "--project", dir, "--url", "http://127.0.0.1:1/v1/hook"},
+		{"install", "--project", dir, "extra"},
+		{"install", "--project", filepath.Join(dir, "missing")},
+		{"uninstall", "--project", dir, "--user"},
+	} {
+		code, out, errs := runInstallCmd(t, args...)
+		if code != exitUsage || out != "" || errs == "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude")); !os.IsNotExist(err) {
+		t.Fatal("a usage error wrote files")
+	}
+}
+
+func TestInstallDryRun(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	orig := []byte("{\n  \"model\": \"opus\"\n}\n")
+	os.WriteFile(settings, orig, 0o644)
+	code, out, errs := runInstallCmd(t, "install", "--project", dir, "--dry-run")
+	if code != 0 || !strings.Contains(errs, "nothing written") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var v struct {
+		Model string
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []struct{ Type, Command string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Model != "opus" || len(v.Hooks) != 11 {
+		t.Fatalf("dry run output is not the resulting file (%v):\n%s", err, out)
+	}
+	if h := v.Hooks["PostToolUse"]; len(h) != 1 || h[0].Matcher != "*" || !strings.HasSuffix(h[0].Hooks[0].Command, " hook") {
+		t.Fatalf("PostToolUse entry %+v", h)
+	}
+	if b, _ := os.ReadFile(settings); !bytes.Equal(b, orig) {
+		t.Fatal("dry run changed the file")
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(settings)); len(ents) != 1 {
+		t.Fatalf("dry run wrote files: %v", ents)
+	}
+	// http transport, dry run.
+	code, out, _ = runInstallCmd(t, "install", "--project", dir, "--dry-run", "--transport", "http", "--url", "http://127.0.0.1:7391/v1/hook")
+	if code != 0 || strings.Count(out, `"url": "http://127.0.0.1:7391/v1/hook"`) != 11 {
+		t.Fatalf("http dry run: exit %d\n%s", code, out)
+	}
+	// A non-loopback URL is refused.
+	if code, _, errs := runInstallCmd(t, "install", "--project", dir, "--transport", "http", "--url", "http://10.0.0.1:80/v1/hook"); code != exitFail || !strings.Contains(errs, "loopback") {
+		t.Fatalf("non-loopback url: exit %d, %q", code, errs)
+	}
+}
+
+func TestInstallInvalidSettings(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	bad := []byte("{\"hooks\": {\"Stop\": [}\n")
+	os.WriteFile(settings, bad, 0o644)
+	for _, cmd := range []string{"install", "uninstall"} {
+		code, out, errs := runInstallCmd(t, cmd, "--project", dir)
+		if code != exitFail || out != "" || !strings.Contains(errs, settings) || !strings.Contains(errs, "line 1, column") {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", cmd, code, out, errs)
+		}
+	}
+	if b, _ := os.ReadFile(settings); !bytes.Equal(b, bad) {
+		t.Fatal("invalid file changed")
+	}
+}
+
+func TestUninstallNothingInstalled(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runInstallCmd(t, "uninstall", "--project", dir)
+	if code != 0 || !strings.Contains(out, "nothing changed") || errs != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -1,0 +1,310 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/store"
+)
+
+// project is a temporary Claude Code project with one skill, driven through
+// the real hook binary as Claude Code would.
+type project struct {
+	t        *testing.T
+	home     string // SEPA_HOME
+	userHome string // HOME
+	dir      string
+	skill    string
+	session  string
+	n        int
+}
+
+func newProject(t *testing.T) *project {
+	root := t.TempDir()
+	p := &project{t: t, home: filepath.Join(root, "state"), userHome: filepath.Join(root, "user"), dir: filepath.Join(root, "shop"), session: "e2e00000-0000-4000-8000-000000000001"}
+	os.MkdirAll(filepath.Join(p.dir, ".git"), 0o755)
+	os.MkdirAll(p.userHome, 0o755)
+	p.skill = filepath.Join(p.dir, ".claude", "skills", "deploy", "SKILL.md")
+	return p
+}
+
+func (p *project) env() []string {
+	return []string{"SEPA_HOME=" + p.home, "HOME=" + p.userHome, "XDG_CONFIG_HOME=" + filepath.Join(p.userHome, ".config"), "SEPA_CONFIG=" + filepath.Join(p.home, "config.yaml")}
+}
+
+func (p *project) config(extra string) {
+	writeFile(p.t, filepath.Join(p.home, "config.yaml"), "mutation:\n  method: sepa\n  min_samples: 5\n  debounce: 100ms\n  cooldown_executions: 0\n"+extra)
+}
+
+func (p *project) writeSkill(body string) {
+	writeFile(p.t, p.skill, "---\nname: deploy\ndescription: deploy the shop\n---\n# Deploy\n\n"+body+"\n")
+	os.Chmod(p.skill, 0o640)
+}
+
+// hook sends one payload through `sepad hook`, as Claude Code does.
+func (p *project) hook(ev map[string]any) {
+	p.t.Helper()
+	ev["session_id"] = p.session
+	ev["cwd"] = p.dir
+	ev["transcript_path"] = filepath.Join(p.userHome, ".claude", "projects", "x", p.session+".jsonl")
+	b, _ := json.Marshal(ev)
+	cmd := exec.Command(sepadBin, "hook")
+	cmd.Env = append(os.Environ(), p.env()...)
+	cmd.Stdin = bytes.NewReader(b)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil || out.Len() > 0 {
+		p.t.Fatalf("hook: %v, stdout %q", err, out.String())
+	}
+}
+
+// turn runs one user turn that invokes the skill and makes four tool calls,
+// failed of which fail.
+func (p *project) turn(failed int, answer string) {
+	p.hook(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "ship the release"})
+	p.n++
+	id := fmt.Sprintf("toolu_%04d", p.n)
+	in := map[string]any{"skill": "deploy"}
+	p.hook(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Skill", "tool_input": in, "tool_use_id": id})
+	p.hook(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Skill", "tool_input": in, "tool_use_id": id, "tool_response": map[string]any{"success": true, "commandName": "deploy"}, "duration_ms": 2})
+	for i := 0; i < 4; i++ {
+		p.n++
+		id := fmt.Sprintf("toolu_%04d", p.n)
+		in := map[string]any{"command": fmt.Sprintf("make step%d", i)}
+		p.hook(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": in, "tool_use_id": id})
+		if i < failed {
+			p.hook(map[string]any{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": in, "tool_use_id": id, "error": "Exit code 2\nmake: *** failed", "duration_ms": 900})
+		} else {
+			p.hook(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": in, "tool_use_id": id, "tool_response": map[string]any{"stdout": "ok", "stderr": ""}, "duration_ms": 900})
+		}
+	}
+	p.hook(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": answer})
+}
+
+// release sends a neutral prompt: the previous turn's last execution is
+// held until the next prompt (a correction would count against it).
+func (p *project) release() {
+	p.hook(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "thanks, what is next on the list?"})
+}
+
+const goodAnswer = "## Deployed\n\nThe release is live because all checks passed.\n\n- built\n- pushed\n\n```sh\nmake deploy\n```\n\nNext steps: watch the dashboards."
+const badAnswer = "Error: the deploy failed.\nI was unable to finish the release."
+
+// waitFor polls the store (through a read-only open between daemon runs is
+// not possible, so it polls the daemon-independent file) until cond holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		if cond() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func fileIs(path, want string) func() bool {
+	return func() bool {
+		b, err := os.ReadFile(path)
+		return err == nil && string(b) == want
+	}
+}
+
+func decisions(t *testing.T, home string) []mutation.Record {
+	t.Helper()
+	db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{ReadOnly: true, LockTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ds, err := db.Decisions("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []mutation.Record
+	for i := len(ds) - 1; i >= 0; i-- { // oldest first
+		var r mutation.Record
+		json.Unmarshal(ds[i].Payload, &r)
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestMutationLoop(t *testing.T) {
+	p := newProject(t)
+	p.config("")
+	v1 := "---\nname: deploy\ndescription: deploy the shop\n---\n# Deploy\n\nRun the checks, then make deploy.\n"
+	p.writeSkill("Run the checks, then make deploy.")
+	d := startDaemonEnv(t, p)
+
+	// v1: decent. Five executions make it the baseline.
+	for i := 0; i < 5; i++ {
+		p.turn(1, goodAnswer)
+	}
+	p.release()
+	time.Sleep(300 * time.Millisecond)
+
+	// v2: worse (more failures, a poor answer): rejected, file restored.
+	p.writeSkill("Deploy quickly; skip the checks.")
+	time.Sleep(600 * time.Millisecond) // the watcher's debounce
+	for i := 0; i < 5; i++ {
+		p.turn(2, "Deployed without checks.")
+	}
+	p.release()
+	waitFor(t, "v2 rejected and v1 restored byte for byte", fileIs(p.skill, v1))
+	fi, _ := os.Stat(p.skill)
+	if fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v after rollback, want 0640 kept", fi.Mode().Perm())
+	}
+	time.Sleep(600 * time.Millisecond)
+
+	// v3: better: accepted.
+	p.writeSkill("Run the checks in parallel, deploy, then verify.")
+	v3, _ := os.ReadFile(p.skill)
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		p.turn(0, goodAnswer)
+	}
+	p.release()
+	time.Sleep(600 * time.Millisecond)
+
+	// v4: graded F: rolled back to the best version, v3.
+	p.writeSkill("Just try random commands.")
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 4; i++ {
+		p.turn(4, badAnswer)
+	}
+	p.release()
+	waitFor(t, "F-grade v4 rolled back to v3", fileIs(p.skill, string(v3)))
+	time.Sleep(600 * time.Millisecond)
+
+	// v5: measured as bad, but a human edits the file before the decision:
+	// the edit is left alone (conflict).
+	p.writeSkill("Deploy only on Fridays.")
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		p.turn(1, "Deployed, probably.")
+	}
+	human := "---\nname: deploy\n---\n# Deploy\n\nA human rewrote this.\n"
+	writeFile(t, p.skill, human)
+	time.Sleep(600 * time.Millisecond)
+	p.release() // releases v5's fifth execution: the decision comes now
+	time.Sleep(1500 * time.Millisecond)
+	d.stop(t)
+	if b, _ := os.ReadFile(p.skill); string(b) != human {
+		t.Fatalf("human edit clobbered: %q", b)
+	}
+
+	recs := decisions(t, p.home)
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%s/%s applied=%v", r.Kind, r.Rule, r.Applied))
+	}
+	t.Logf("decisions: %v", got)
+	want := []string{"decision/regression applied=true", "decision/significant_improvement applied=true", "rollback/grade_f applied=true", "conflict/"}
+	joined := strings.Join(got, " | ")
+	last := -1
+	for _, w := range want {
+		i := strings.Index(joined, w)
+		if i < 0 || i < last {
+			t.Fatalf("decisions %q lack %q in order", joined, w)
+		}
+		last = i
+	}
+
+	// Replaying the same spool into a fresh store reproduces every
+	// decision's outcome (auto_rollback off: the replay writes no file).
+	replay := t.TempDir()
+	spool, err := os.ReadFile(filepath.Join(p.home, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(replay, "events.jsonl"), string(spool))
+	writeFile(t, filepath.Join(replay, "config.yaml"), "mutation:\n  method: sepa\n  min_samples: 5\n  auto_rollback: false\n  cooldown_executions: 0\n")
+	rp := *p
+	rp.home = replay
+	before, _ := os.ReadFile(p.skill)
+	d2 := startDaemonEnv(t, &rp)
+	time.Sleep(3 * time.Second)
+	d2.stop(t)
+	if after, _ := os.ReadFile(p.skill); !bytes.Equal(before, after) {
+		t.Fatal("replay with auto_rollback off changed the file")
+	}
+	var orig, again []string
+	for _, r := range recs {
+		orig = append(orig, r.Rule)
+	}
+	for _, r := range decisions(t, replay) {
+		again = append(again, r.Rule)
+		if r.Kind != mutation.KindDecision || r.Decision.Outcome != mutation.Accept {
+			if r.Applied {
+				t.Errorf("replay applied %s/%s with auto_rollback off", r.Kind, r.Rule)
+			}
+		}
+	}
+	if fmt.Sprint(orig) != fmt.Sprint(again) {
+		t.Fatalf("replay decisions %v, original %v", again, orig)
+	}
+}
+
+// startDaemonEnv starts `sepad run` with the project's environment.
+func startDaemonEnv(t *testing.T, p *project) *daemon {
+	t.Helper()
+	cmd := exec.Command(sepadBin, "run", "--home", p.home, "--log-level", "info")
+	cmd.Env = append(os.Environ(), p.env()...)
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{cmd: cmd, stderr: &e, done: make(chan error, 1)}
+	go func() { d.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		d.kill()
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", e.String())
+		}
+	})
+	return d
+}
+
+func TestAutoRollbackOffChangesNothing(t *testing.T) {
+	p := newProject(t)
+	p.config("  auto_rollback: false\n")
+	p.writeSkill("Run the checks, then make deploy.")
+	d := startDaemonEnv(t, p)
+	for i := 0; i < 5; i++ {
+		p.turn(0, goodAnswer)
+	}
+	p.release()
+	time.Sleep(300 * time.Millisecond)
+	p.writeSkill("Just try random commands.")
+	bad, _ := os.ReadFile(p.skill)
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 4; i++ {
+		p.turn(4, badAnswer)
+	}
+	p.release()
+	time.Sleep(1500 * time.Millisecond)
+	d.stop(t)
+	if b, _ := os.ReadFile(p.skill); !bytes.Equal(b, bad) {
+		t.Fatal("auto_rollback off, yet the file changed")
+	}
+	recs := decisions(t, p.home)
+	if len(recs) == 0 {
+		t.Fatal("no decision recorded")
+	}
+	for _, r := range recs {
+		if r.Applied || !strings.Contains(r.Words, "would roll back") {
+			t.Errorf("record %+v: want a would-roll-back record, not applied", r)
+		}
+	}
+}

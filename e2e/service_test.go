@@ -1,0 +1,64 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestServiceInstall writes the user unit (without starting it: there is no
+// user service manager in tests), checks it runs this binary's `run`, and
+// removes it again.
+func TestServiceInstall(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the systemd unit is Linux-only")
+	}
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "SEPA_HOME=" + filepath.Join(home, "state")}
+	out, errOut, code := sepad(t, env, nil, "install", "--service", "--no-start")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	unit := filepath.Join(home, ".config", "systemd", "user", "sepad.service")
+	b, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "ExecStart="+sepadBin+" run --home "+filepath.Join(home, "state")) {
+		t.Fatalf("unit:\n%s", b)
+	}
+	contains(t, out, "undo with: sepad uninstall --service")
+	contains(t, out, "systemctl --user enable --now sepad.service")
+	out, _, code = sepad(t, env, nil, "uninstall", "--service", "--dry-run")
+	if code != 0 || !strings.Contains(out, "would remove "+unit) {
+		t.Fatalf("dry run: %d %s", code, out)
+	}
+	if _, err := os.Stat(unit); err != nil {
+		t.Fatal("dry run removed the unit")
+	}
+}
+
+// TestDoctor runs the checks against a project with the hook installed and
+// a spool from an old Claude Code (no PostToolUseFailure, no final answers).
+func TestDoctor(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "proj")
+	state := filepath.Join(home, "state")
+	os.MkdirAll(proj, 0o755)
+	env := []string{"HOME=" + home, "SEPA_HOME=" + state}
+	if _, errOut, code := sepad(t, env, nil, "install", "--project", proj); code != 0 {
+		t.Fatal(errOut)
+	}
+	os.MkdirAll(state, 0o700)
+	writeFile(t, filepath.Join(state, "events.jsonl"), `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Read"}`+"\n"+`{"session_id":"s","hook_event_name":"Stop"}`+"\n")
+	out, _, code := sepad(t, env, nil, "doctor", "--project", proj)
+	if code != 1 {
+		t.Fatalf("doctor exit %d (no daemon runs: want 1):\n%s", code, out)
+	}
+	for _, w := range []string{"OK    the hook is installed for all 11 events", "OK    the hook's binary", "OK    state directory",
+		"FAIL  no daemon answers", "WARN  no PostToolUseFailure event seen", "WARN  Stop events carry no last_assistant_message", "WARN  PostToolUse events carry no duration_ms"} {
+		contains(t, out, w)
+	}
+}

@@ -1,0 +1,90 @@
+#!/bin/sh
+# hookbench.sh: wall time per call of `sepad hook` against `jq -c . >> spool`
+# and `cat >> spool`, on the same ~2 KB PostToolUse payload, measured side by
+# side in one run. Prints the machine, the per-call times and the ratios.
+#
+#   hooks/bench/hookbench.sh [ROUNDS] [CALLS_PER_ROUND]
+#
+# A shell loop runs each command CALLS times per round (fork+exec from sh,
+# with the shell doing the redirections, as Claude Code's hook runner does);
+# rounds rotate the order of the commands; the median of the per-round means
+# is reported. hyperfine is not used: version 1.15 (Debian 12) cannot feed
+# stdin without a shell, and its shell-spawn correction is unreliable for
+# commands that take about as long as the shell itself (it reported 0 ms
+# for cat).
+set -eu
+rounds=${1:-10}
+calls=${2:-50}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+
+(cd "$root" && go build -o "$work/sepad" ./cmd/sepad)
+# Two reference binaries, to see where the time goes: a Go program that
+# does nothing, and one that runs the same hook code but links only the
+# hooks package (not the rest of cmd/sepad).
+mkdir -p "$work/ref"
+printf 'package main\n\nfunc main() {}\n' >"$work/ref/empty.go"
+printf 'package main\n\nimport (\n\t"os"\n\n\t"github.com/sepad/sepad/hooks"\n)\n\nfunc main() { hooks.HandleReader(os.Stdin, hooks.Options{Home: os.Args[1]}) }\n' >"$work/ref/hookonly.go"
+(cd "$root" && go build -o "$work/goempty" "$work/ref/empty.go" && go build -o "$work/hookonly" "$work/ref/hookonly.go")
+command -v jq >/dev/null || { echo "jq is needed (apt-get install -y jq)" >&2; exit 1; }
+
+# A typical PostToolUse (Bash) payload of about 2 KB.
+out=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "ok  \\tgithub.com/acme/shop/pkg%02d\\t0.%03ds\\n", i, i * 7 }')
+printf '{"session_id":"9a1f0c3e-5b7d-4e2a-8c61-2f3d4e5a6b7c","transcript_path":"/home/ana/.claude/projects/-home-ana-src-shop/9a1f0c3e-5b7d-4e2a-8c61-2f3d4e5a6b7c.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run the tests"},"tool_response":{"stdout":"%s","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_01ABCDEF","duration_ms":2300}\n' "$root" "$out" >"$work/payload.json"
+jq -e . "$work/payload.json" >/dev/null
+mkdir -p "$work/s" "$work/j" "$work/c" "$work/o"
+
+echo "== machine"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //') x $(nproc 2>/dev/null || echo ?)"
+echo "os: $(uname -srm); $(go version); jq $(jq --version); load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+echo "sepad binary: $(wc -c <"$work/sepad") bytes; payload: $(wc -c <"$work/payload.json") bytes"
+
+run() { # name
+	case $1 in
+	sepad) "$work/sepad" hook --home "$work/s" <"$work/payload.json" ;;
+	jq) jq -c . <"$work/payload.json" >>"$work/j/spool" ;;
+	cat) cat <"$work/payload.json" >>"$work/c/spool" ;;
+	hookonly) "$work/hookonly" "$work/o" <"$work/payload.json" ;;
+	goempty) "$work/goempty" <"$work/payload.json" ;;
+	esac
+}
+all="sepad jq cat hookonly goempty"
+for n in $all; do run $n; run $n; done # warm the page cache
+
+echo "== loop: $rounds rounds x $calls calls per command"
+: >"$work/times"
+r=0
+while [ $r -lt $rounds ]; do
+	case $((r % 5)) in
+	0) order="sepad jq cat hookonly goempty" ;;
+	1) order="jq cat hookonly goempty sepad" ;;
+	2) order="cat hookonly goempty sepad jq" ;;
+	3) order="hookonly goempty sepad jq cat" ;;
+	*) order="goempty sepad jq cat hookonly" ;;
+	esac
+	for n in $order; do
+		t0=$(date +%s%N)
+		i=0
+		while [ $i -lt $calls ]; do run $n; i=$((i + 1)); done
+		t1=$(date +%s%N)
+		echo "$n $(((t1 - t0) / calls))" >>"$work/times"
+	done
+	r=$((r + 1))
+done
+med() { grep "^$1 " "$work/times" | cut -d' ' -f2 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+s=$(med sepad) j=$(med jq) c=$(med cat) o=$(med hookonly) e=$(med goempty)
+printf 'per call (median of round means): sepad %d µs, jq %d µs, cat %d µs; references: hook-only binary %d µs, empty Go program %d µs\n' \
+	$((s / 1000)) $((j / 1000)) $((c / 1000)) $((o / 1000)) $((e / 1000))
+awk -v s="$s" -v j="$j" -v c="$c" -v o="$o" -v e="$e" 'BEGIN {
+	printf "ratios: sepad/jq = %.2f (target <= 0.2), sepad/cat = %.2f (target <= 1.5)\n", s / j, s / c
+	printf "references: hook-only/cat = %.2f, empty-Go/cat = %.2f\n", o / c, e / c }'
+
+# Every call must have produced exactly one line.
+want=$((rounds * calls + 2))
+for d in s j c o; do
+	f=$work/$d/spool
+	[ $d = s ] || [ $d = o ] && f=$work/$d/events.jsonl
+	got=$(wc -l <"$f")
+	[ "$got" -eq "$want" ] || echo "WARNING: $f has $got lines, want $want" >&2
+done

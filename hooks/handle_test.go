@@ -1,0 +1,85 @@
+package hooks
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/event"
+)
+
+func TestHandleReader(t *testing.T) {
+	now := func() time.Time { return t0 }
+	for _, tc := range []struct {
+		name        string
+		payload     string
+		limit       int64
+		quarantined string
+	}{
+		{"within the limit", `{"session_id":"s","hook_event_name":"Stop"}`, 1000, ""},
+		{"exactly the limit", `{"session_id":"s","hook_event_name":"Stop"}`, 43, ""},
+		{"over the limit", `{"session_id":"s","hook_event_name":"Stop","x":"` + strings.Repeat("x", 5000) + `"}`, 1000, "over the 1000 byte limit"},
+		{"garbage", "\xff\xfe", 1000, "not a JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			res, err := HandleReader(strings.NewReader(tc.payload), Options{Home: home, MaxPayload: tc.limit, Now: now, NoFiles: true})
+			if err != nil || res.Wrote != SpoolPath(home) || res.Fallback {
+				t.Fatalf("HandleReader = %+v, %v", res, err)
+			}
+			b, _ := os.ReadFile(SpoolPath(home))
+			if len(b) != res.Bytes {
+				t.Fatalf("Result.Bytes %d, file has %d", res.Bytes, len(b))
+			}
+			l := decode(t, bytes.TrimSuffix(b, []byte("\n")))
+			if res.Quarantined != (tc.quarantined != "") || (l.ev.HookEvent == event.Quarantined) != res.Quarantined {
+				t.Fatalf("quarantined = %v, line %s", res.Quarantined, b)
+			}
+			if tc.quarantined == "" {
+				return
+			}
+			if !strings.Contains(l.sepa.Quarantine, tc.quarantined) {
+				t.Fatalf("reason %q", l.sepa.Quarantine)
+			}
+			if int64(len(tc.payload)) > tc.limit {
+				sum := sha256.Sum256([]byte(tc.payload))
+				c := l.sepa.Cut
+				if len(c) != 1 || c[0].Field != "/sepa/raw" || c[0].Len != len(tc.payload) || c[0].SHA256 != hex.EncodeToString(sum[:]) {
+					t.Fatalf("cut %+v: want the full payload's length and hash", c)
+				}
+				if !strings.HasPrefix(tc.payload, strings.Split(l.sepa.Raw, CutMarker)[0]) {
+					t.Fatal("raw does not keep the payload's head")
+				}
+			}
+		})
+	}
+}
+
+type failingReader struct{ data io.Reader }
+
+func (f failingReader) Read(p []byte) (int, error) {
+	n, err := f.data.Read(p)
+	if err == io.EOF {
+		return n, errors.New("connection reset")
+	}
+	return n, err
+}
+
+func TestHandleReaderReadError(t *testing.T) {
+	home := t.TempDir()
+	res, err := HandleReader(failingReader{strings.NewReader(`{"session_id":"s"`)}, Options{Home: home, Now: func() time.Time { return t0 }})
+	if err != nil || !res.Quarantined {
+		t.Fatalf("%+v %v", res, err)
+	}
+	b, _ := os.ReadFile(SpoolPath(home))
+	l := decode(t, bytes.TrimSpace(b))
+	if !strings.Contains(l.sepa.Quarantine, "connection reset") || l.sepa.Raw != `{"session_id":"s"` {
+		t.Fatalf("sepa %+v", l.sepa)
+	}
+}

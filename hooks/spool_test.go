@@ -1,0 +1,194 @@
+package hooks
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestHome(t *testing.T) {
+	t.Setenv("HOME", "/home/ana")
+	t.Setenv("SEPA_HOME", "/x/sepa")
+	t.Setenv("XDG_STATE_HOME", "/xdg")
+	if h := Home(); h != "/x/sepa" {
+		t.Errorf("SEPA_HOME: %q", h)
+	}
+	t.Setenv("SEPA_HOME", "")
+	if h := Home(); h != "/xdg/sepa" {
+		t.Errorf("XDG_STATE_HOME: %q", h)
+	}
+	t.Setenv("XDG_STATE_HOME", "relative/state")
+	if h := Home(); h != "/home/ana/.local/state/sepa" {
+		t.Errorf("relative XDG_STATE_HOME must be ignored: %q", h)
+	}
+	t.Setenv("XDG_STATE_HOME", "")
+	if h := Home(); h != "/home/ana/.local/state/sepa" {
+		t.Errorf("default: %q", h)
+	}
+	if SpoolPath("/h") != "/h/events.jsonl" || FallbackPath("/h") != "/h/events.fallback.jsonl" || LockPath("/h") != "/h/spool.lock" {
+		t.Error("paths changed: they are a contract with the collector and post-execution.sh")
+	}
+}
+
+func TestAppendCreatesPrivateFiles(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "a", "sepa")
+	wrote, err := Append(home, []byte(`{"x":1}`), time.Second)
+	if err != nil || wrote != SpoolPath(home) {
+		t.Fatalf("Append = %q, %v", wrote, err)
+	}
+	if _, err := Append(home, []byte(`{"x":2}`+"\n"), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(SpoolPath(home))
+	if string(b) != "{\"x\":1}\n{\"x\":2}\n" {
+		t.Fatalf("spool = %q", b)
+	}
+	for p, want := range map[string]os.FileMode{home: 0o700, SpoolPath(home): 0o600, LockPath(home): 0o600} {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", p, fi.Mode().Perm(), err, want)
+		}
+	}
+	if _, err := Append(home, []byte("a\nb"), time.Second); !errors.Is(err, ErrBadLine) {
+		t.Fatalf("a line with a newline: %v", err)
+	}
+}
+
+func TestLockSpoolTimeout(t *testing.T) {
+	home := t.TempDir()
+	unlock, err := LockSpool(home, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LockSpool(home, 20*time.Millisecond); !errors.Is(err, ErrLockTimeout) {
+		t.Fatalf("second lock: %v, want ErrLockTimeout", err)
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := unlock(); err != nil {
+		t.Fatalf("second unlock: %v", err)
+	}
+	u2, err := LockSpool(home, 20*time.Millisecond)
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	u2()
+}
+
+func TestAppendFallsBackWhenLocked(t *testing.T) {
+	home := t.TempDir()
+	unlock, err := LockSpool(home, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	wrote, err := Append(home, []byte(`{"n":1}`), 50*time.Millisecond)
+	if err != nil || wrote != FallbackPath(home) {
+		t.Fatalf("Append = %q, %v; want the fallback file", wrote, err)
+	}
+	if b, _ := os.ReadFile(FallbackPath(home)); string(b) != "{\"n\":1}\n" {
+		t.Fatalf("fallback = %q", b)
+	}
+	if _, err := os.Stat(SpoolPath(home)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the spool was written without the lock")
+	}
+	n, err := FallbackCount(home)
+	log, _ := os.ReadFile(FallbackLogPath(home))
+	if n != 1 || err != nil || !strings.Contains(string(log), " lock-timeout\n") {
+		t.Fatalf("fallback count %d (%v), log %q", n, err, log)
+	}
+}
+
+func TestAppendFallsBackWhenSpoolUnwritable(t *testing.T) {
+	home := t.TempDir()
+	// A directory where the spool should be: every open for writing fails,
+	// as it would on a full or read-only disk.
+	if err := os.Mkdir(SpoolPath(home), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	wrote, err := Append(home, []byte(`{"n":2}`), time.Second)
+	if err != nil || wrote != FallbackPath(home) {
+		t.Fatalf("Append = %q, %v", wrote, err)
+	}
+	log, _ := os.ReadFile(FallbackLogPath(home))
+	if !strings.Contains(string(log), " write-failed\n") {
+		t.Fatalf("log %q", log)
+	}
+	// Nowhere to write at all: an error, and the line is reported lost.
+	os.Remove(FallbackPath(home))
+	os.Mkdir(FallbackPath(home), 0o700)
+	if _, err := Append(home, []byte(`{"n":3}`), time.Second); err == nil || !strings.Contains(err.Error(), "line lost") {
+		t.Fatalf("Append with no writable file: %v", err)
+	}
+}
+
+// TestAppendDuringRotation: appends racing with a rotator that renames the
+// spool under the lock, as the collector does. Every line ends up whole in
+// exactly one file.
+func TestAppendDuringRotation(t *testing.T) {
+	home := t.TempDir()
+	const writers, each = 4, 300
+	stop := make(chan struct{})
+	var rot sync.WaitGroup
+	rot.Add(1)
+	go func() {
+		defer rot.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			unlock, err := LockSpool(home, time.Second)
+			if err != nil {
+				continue
+			}
+			os.Rename(SpoolPath(home), fmt.Sprintf("%s.%06d", SpoolPath(home), i))
+			unlock()
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				line := fmt.Sprintf(`{"w":%d,"i":%d,"pad":"%s"}`, w, i, strings.Repeat("p", i*7))
+				if _, err := Append(home, []byte(line), 5*time.Second); err != nil {
+					t.Error(err)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(stop)
+	rot.Wait()
+	files, _ := filepath.Glob(filepath.Join(home, "events.*"))
+	seen := map[string]bool{}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			t.Fatalf("%s ends in a partial line", f)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if seen[sc.Text()] {
+				t.Fatalf("duplicate line %q", sc.Text())
+			}
+			seen[sc.Text()] = true
+		}
+	}
+	if len(seen) != writers*each {
+		t.Fatalf("%d lines, want %d", len(seen), writers*each)
+	}
+}

@@ -1,0 +1,796 @@
+package mutation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/store"
+)
+
+// Version statuses shown by `sepad grades`.
+const (
+	StatusBaseline   = "baseline"
+	StatusCandidate  = "candidate"
+	StatusAccepted   = "accepted"
+	StatusRejected   = "rejected"
+	StatusRolledBack = "rolled back"
+	StatusSuperseded = "superseded"
+)
+
+// Decision kinds recorded in the store.
+const (
+	KindDecision = "decision"
+	KindRollback = "rollback"
+	KindConflict = "conflict"
+	KindManual   = "manual"
+)
+
+// EngineOptions configure the engine.
+type EngineOptions struct {
+	Decide Options
+	// AutoRollback writes files; false only records what would be done.
+	AutoRollback     bool
+	RollbackOnF      bool
+	RollbackRatio    float64 // 0 turns the rule off
+	RollbackFailRate float64 // 1 turns the rule off
+	Cooldown         int
+	// GradeMin is aggregate.min_samples: safety rules need a graded version.
+	GradeMin int
+	// UserHome is the directory holding ~/.claude ("" to not watch it).
+	UserHome string
+	// ExtraRoots are more project roots to watch.
+	ExtraRoots []string
+	Debounce   time.Duration
+	Now        func() time.Time
+	Logger     *slog.Logger
+}
+
+// SkillState is the engine's per-skill state, stored as JSON in the store.
+type SkillState struct {
+	Baseline  string            `json:"baseline,omitempty"`
+	Candidate string            `json:"candidate,omitempty"`
+	Status    map[string]string `json:"status,omitempty"`
+	// Cooldown counts the executions left before the next decision.
+	Cooldown int `json:"cooldown,omitempty"`
+	// Proposals are the times of accepted proposals (rate limit).
+	Proposals []time.Time `json:"proposals,omitempty"`
+}
+
+// Record is one entry of the decision log.
+type Record struct {
+	Kind     string    `json:"kind"`
+	Time     time.Time `json:"time"`
+	SkillKey string    `json:"skill_key"`
+	Skill    string    `json:"skill"`
+	// Rule names the safety rule, or "decision" / "manual".
+	Rule string `json:"rule"`
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Applied is false when nothing was written (auto_rollback off,
+	// conflict, or nothing to write).
+	Applied  bool      `json:"applied"`
+	Words    string    `json:"words"`
+	Decision *Decision `json:"decision,omitempty"`
+}
+
+// Engine ties versions, decisions and rollbacks to the store.
+type Engine struct {
+	db   *store.DB
+	opts EngineOptions
+	log  *slog.Logger
+	w    *Watcher
+
+	mu    sync.Mutex
+	roots []string
+	// states caches each skill's state (the engine is its only writer);
+	// saved states are the JSON last written.
+	states map[string]*SkillState
+	saved  map[string]string
+	// samples caches each version's scores in commit order, so evaluating
+	// after every execution costs no store reads.
+	samples map[string]*versionSample
+	done    chan struct{}
+	cancel  context.CancelFunc
+}
+
+// NewEngine returns an engine over db; call Open.
+func NewEngine(db *store.DB, o EngineOptions) *Engine {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(discard{}, nil))
+	}
+	if o.GradeMin <= 0 {
+		o.GradeMin = 3
+	}
+	return &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
+		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{}}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Open scans the user's and known projects' prompt files, records their
+// versions, and watches them until Close.
+func (e *Engine) Open(ctx context.Context) error {
+	if err := e.w.Open(ctx); err != nil {
+		return fmt.Errorf("watch prompt files: %w", err)
+	}
+	if e.opts.UserHome != "" {
+		e.addRoot(e.opts.UserHome, true)
+	}
+	for _, r := range e.opts.ExtraRoots {
+		e.addRoot(r, false)
+	}
+	skills, err := e.db.Skills()
+	if err != nil {
+		return err
+	}
+	for _, s := range skills {
+		if s.Project != "" {
+			e.addRoot(s.Project, false)
+		}
+	}
+	ctx, e.cancel = context.WithCancel(ctx)
+	e.done = make(chan struct{})
+	go e.run(ctx)
+	return nil
+}
+
+// Close stops watching.
+func (e *Engine) Close() error {
+	if e.cancel != nil {
+		e.cancel()
+		<-e.done
+	}
+	return e.w.Close()
+}
+
+func (e *Engine) run(ctx context.Context) {
+	defer close(e.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-e.w.Changes():
+			if err := e.recordChange(c, "edit"); err != nil {
+				e.log.Error("record version", "file", c.File.Path, "err", err)
+			}
+		}
+	}
+}
+
+// addRoot watches a root and records the versions found there.
+func (e *Engine) addRoot(root string, user bool) {
+	root = filepath.Clean(root)
+	e.mu.Lock()
+	for _, r := range e.roots {
+		if r == root {
+			e.mu.Unlock()
+			return
+		}
+	}
+	e.roots = append(e.roots, root)
+	e.mu.Unlock()
+	for _, pf := range e.w.AddRoot(root, user) {
+		b, err := os.ReadFile(pf.Path)
+		if err != nil {
+			continue
+		}
+		if err := e.recordChange(Change{File: pf, Hash: Hash(b), Content: b, Time: e.opts.Now().UTC()}, "edit"); err != nil {
+			e.log.Error("record version", "file", pf.Path, "err", err)
+		}
+	}
+}
+
+// Roots returns the watched roots: only files under them are ever written.
+func (e *Engine) Roots() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.roots...)
+}
+
+func (e *Engine) recordChange(c Change, source string) error {
+	if c.Removed {
+		return nil // the content stays in the store
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk := store.Skill{Key: c.File.Key, Name: c.File.Name, Kind: c.File.Kind, Project: c.File.Project}
+	if c.File.Kind != "session" {
+		sk.Path = c.File.Path
+	}
+	before, _ := e.db.Skill(c.File.Key)
+	v, err := e.db.PutVersion(sk, store.Version{Hash: c.Hash, Content: c.Content, ContentKnown: true, FirstSeen: c.Time, Source: source})
+	if err != nil {
+		return err
+	}
+	if before == nil || before.Current != v.Hash {
+		e.log.Info("prompt version", "skill", c.File.Name, "file", c.File.Path, "version", fmt.Sprintf("v%d", v.Seq), "hash", v.Hash, "source", source)
+	}
+	return nil
+}
+
+// Observe is called after every commit with the executions it stored, in
+// commit order: it watches the projects they came from and evaluates each
+// execution's skill as of that execution, so that the decisions depend on
+// the order of executions only, never on how they were batched: replaying
+// a spool into a fresh store makes the same decisions.
+func (e *Engine) Observe(execs []store.Scored) {
+	for _, s := range execs {
+		if s.Exec.Project != "" {
+			e.addRoot(s.Exec.Project, false)
+		}
+	}
+	for i := range execs {
+		s := &execs[i]
+		if err := e.evaluateAt(s); err != nil {
+			e.log.Error("evaluate skill", "skill", s.SkillKey, "err", err)
+		}
+	}
+}
+
+func (e *Engine) state(key string) (*SkillState, error) {
+	if st, ok := e.states[key]; ok {
+		return st, nil
+	}
+	b, err := e.db.SkillState(key)
+	if err != nil {
+		return nil, err
+	}
+	st := &SkillState{}
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, st); err != nil {
+			return nil, fmt.Errorf("decode state of %s: %w", key, err)
+		}
+	}
+	if st.Status == nil {
+		st.Status = map[string]string{}
+	}
+	e.states[key] = st
+	e.saved[key] = string(b)
+	return st, nil
+}
+
+// saveState writes the state when it changed since the last write.
+func (e *Engine) saveState(key string, st *SkillState) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if e.saved[key] == string(b) {
+		return nil
+	}
+	if err := e.db.PutSkillState(key, b); err != nil {
+		return err
+	}
+	e.saved[key] = string(b)
+	return nil
+}
+
+// final statuses: a version that was decided is not decided again.
+func final(status string) bool {
+	return status == StatusRejected || status == StatusRolledBack || status == StatusAccepted
+}
+
+// evaluateAt applies the safety rules and the decision method to the skill
+// of execution x, as of x (executions committed after it do not count).
+func (e *Engine) evaluateAt(x *store.Scored) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key, version := x.SkillKey, x.Version
+	st, err := e.state(key)
+	if err != nil {
+		return err
+	}
+	cs, err := e.sampleOf(key, version, x.Seq)
+	if err != nil {
+		return err
+	}
+	cs.add(x)
+	defer func() {
+		if err := e.saveState(key, st); err != nil {
+			e.log.Error("save skill state", "skill", key, "err", err)
+		}
+	}()
+	if st.Cooldown > 0 {
+		st.Cooldown--
+		return nil
+	}
+	if final(st.Status[version]) && version != st.Baseline {
+		return nil
+	}
+	if st.Baseline != "" && version == st.Baseline {
+		return nil // nothing to decide about the baseline itself
+	}
+	sk, err := e.db.Skill(key)
+	if err != nil {
+		return err
+	}
+	vers := map[string]*store.Version{}
+	for i := range sk.Versions {
+		v := &sk.Versions[i]
+		vers[v.Hash] = v
+		// Aggregates as of this execution, not as of the whole batch.
+		smp, err := e.sampleOf(key, v.Hash, x.Seq+1)
+		if err != nil {
+			return err
+		}
+		v.Aggregate, v.FailRate = smp.agg(e.db.AggregateOptions()), smp.failRate()
+	}
+	cur := vers[version]
+	if cur == nil {
+		return nil
+	}
+	if st.Baseline == "" || vers[st.Baseline] == nil {
+		if cur.Aggregate.N >= e.opts.Decide.MinSamples {
+			st.Baseline = cur.Hash
+			st.Status[cur.Hash] = StatusBaseline
+			e.log.Info("baseline", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "aggregate", cur.Aggregate.Value)
+		}
+		return nil
+	}
+	if cur.Hash != st.Candidate {
+		if st.Candidate != "" && st.Status[st.Candidate] == StatusCandidate {
+			st.Status[st.Candidate] = StatusSuperseded
+		}
+		st.Candidate = cur.Hash
+		st.Status[cur.Hash] = StatusCandidate
+	}
+	if rule, target := e.safety(sk, cur, vers, st); rule != "" {
+		st.Status[cur.Hash] = StatusRolledBack
+		return e.rollback(sk, st, cur, target, rule, nil)
+	}
+	bs, _ := e.sampleOf(key, st.Baseline, x.Seq+1)
+	base, cand := bs.sample(vers[st.Baseline], e.db.AggregateOptions()), cs.sample(cur, e.db.AggregateOptions())
+	d := Decide(key, base, cand, e.opts.Decide)
+	switch d.Outcome {
+	case Accept:
+		st.Status[cur.Hash] = StatusAccepted
+		st.Status[st.Baseline] = StatusSuperseded
+		st.Baseline, st.Candidate = cur.Hash, ""
+		e.log.Info("mutation accepted", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "reason", d.Reason, "delta", d.Delta)
+		return e.record(Record{Kind: KindDecision, SkillKey: key, Skill: sk.Name, Rule: d.Reason, From: base.Hash, To: cur.Hash, Applied: true, Words: d.Words, Decision: &d})
+	case Reject:
+		st.Status[cur.Hash] = StatusRejected
+		e.log.Info("mutation rejected", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "reason", d.Reason, "delta", d.Delta)
+		return e.rollback(sk, st, cur, vers[st.Baseline], d.Reason, &d)
+	}
+	return nil
+}
+
+// versionSample is a version's scored executions in commit order.
+type versionSample struct {
+	scores        []float64 // oldest first
+	calls, failed int
+}
+
+func (v *versionSample) add(x *store.Scored) {
+	if !x.Result.Scored || x.Result.RubricVersion != fitness.RubricVersion {
+		return
+	}
+	v.scores = append(v.scores, x.Result.Score)
+	v.calls += len(x.Exec.Calls)
+	v.failed += x.Exec.Failures()
+}
+
+func (v *versionSample) newestFirst() []float64 {
+	out := make([]float64, len(v.scores))
+	for i, s := range v.scores {
+		out[len(out)-1-i] = s
+	}
+	return out
+}
+
+func (v *versionSample) agg(o aggregate.Options) aggregate.Aggregate {
+	a, _ := aggregate.Compute(v.newestFirst(), o)
+	return a
+}
+
+func (v *versionSample) failRate() float64 {
+	if v.calls == 0 {
+		return 0
+	}
+	return float64(v.failed) / float64(v.calls)
+}
+
+func (v *versionSample) sample(ver *store.Version, o aggregate.Options) Sample {
+	a := v.agg(o)
+	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, Scores: v.newestFirst()}
+}
+
+// sampleOf returns the cached sample of a version, loading from the store
+// the executions committed before seq on first use.
+func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, error) {
+	ck := key + "\x00" + version
+	if s, ok := e.samples[ck]; ok {
+		return s, nil
+	}
+	s := &versionSample{}
+	if seq > 1 {
+		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: version, MaxSeq: seq - 1})
+		if err != nil {
+			return nil, err
+		}
+		for i := len(xs) - 1; i >= 0; i-- {
+			s.add(&xs[i])
+		}
+	}
+	e.samples[ck] = s
+	return s, nil
+}
+
+// safety applies the protocol's rules to the version in force and returns
+// the rule that fired and the version to go back to.
+func (e *Engine) safety(sk *store.Skill, cur *store.Version, vers map[string]*store.Version, st *SkillState) (string, *store.Version) {
+	if cur.Aggregate.N < e.opts.GradeMin || !cur.Aggregate.Graded {
+		return "", nil
+	}
+	var best *store.Version
+	for _, v := range sk.Versions {
+		v := vers[v.Hash]
+		if v.Hash == cur.Hash || v.Aggregate.N < e.opts.GradeMin {
+			continue
+		}
+		if fitness.GradeOf(v.Aggregate.Value) == fitness.F {
+			continue
+		}
+		if best == nil || v.Aggregate.Value > best.Aggregate.Value {
+			best = v
+		}
+	}
+	if e.opts.RollbackOnF && fitness.GradeOf(cur.Aggregate.Value) == fitness.F && best != nil {
+		return "grade_f", best
+	}
+	if e.opts.RollbackRatio > 0 && best != nil && cur.Aggregate.Value < e.opts.RollbackRatio*best.Aggregate.Value {
+		return "below_ratio_of_best", best
+	}
+	if e.opts.RollbackFailRate < 1 && cur.FailRate > e.opts.RollbackFailRate {
+		if p := vers[cur.Parent]; p != nil {
+			return "tool_failure_rate", p
+		}
+	}
+	return "", nil
+}
+
+// rollback restores target's content over the file holding from, unless
+// someone edited it, and records what happened.
+func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.Version, rule string, d *Decision) error {
+	rec := Record{Kind: KindRollback, SkillKey: sk.Key, Skill: sk.Name, Rule: rule, From: from.Hash, Decision: d}
+	if d != nil {
+		rec.Kind = KindDecision
+	}
+	if target == nil || !target.ContentKnown {
+		rec.Words = "nothing to roll back to: the content of the previous version was never seen"
+		return e.record(rec)
+	}
+	rec.To = target.Hash
+	path := sk.Path
+	if sk.Kind == "session" {
+		path = filepath.Join(sk.Project, "CLAUDE.md")
+	}
+	words := fmt.Sprintf("v%d (%s) → v%d (%s)", from.Seq, from.Hash, target.Seq, target.Hash)
+	prefix := rule + ": "
+	if d != nil {
+		prefix = d.Words + "; "
+	}
+	if st.Status[from.Hash] != StatusRejected {
+		st.Status[from.Hash] = StatusRolledBack
+	}
+	if from.Hash == st.Candidate {
+		st.Candidate = ""
+	}
+	if !e.isPromptFile(path) {
+		rec.Words = fmt.Sprintf("%s is not a prompt file under a watched root: never written", path)
+		return e.record(rec)
+	}
+	if !e.opts.AutoRollback {
+		rec.Words = prefix + "auto_rollback is off: would roll back " + words
+		return e.record(rec)
+	}
+	err := Restore(path, from.Hash, target.Content, e.roots)
+	switch {
+	case errors.Is(err, ErrConflict):
+		rec.Kind = KindConflict
+		rec.Words = fmt.Sprintf("%s%s was edited since v%d was measured: left alone (would have rolled back %s)", prefix, path, from.Seq, words)
+		e.log.Warn("rollback skipped: file edited by someone", "skill", sk.Name, "file", path)
+		return e.record(rec)
+	case err != nil:
+		rec.Words = "rollback failed: " + err.Error()
+		e.record(rec)
+		return err
+	}
+	rec.Applied = true
+	rec.Words = prefix + "rolled back " + words
+	st.Cooldown = e.opts.Cooldown
+	st.Baseline = target.Hash
+	st.Status[target.Hash] = StatusBaseline
+	e.log.Info("rolled back", "skill", sk.Name, "file", path, "rule", rule, "from", from.Hash, "to", target.Hash)
+	if _, err := e.db.PutVersion(store.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path},
+		store.Version{Hash: target.Hash, Content: target.Content, ContentKnown: true, FirstSeen: e.opts.Now().UTC(), Source: "rollback"}); err != nil {
+		return err
+	}
+	return e.record(rec)
+}
+
+// isPromptFile reports whether path is a prompt file (skill, agent,
+// command, CLAUDE.md) under a watched root: the only files sepad writes.
+func (e *Engine) isPromptFile(path string) bool {
+	for _, r := range e.roots {
+		for _, user := range []bool{false, true} {
+			if _, ok := classify(r, path, user); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (e *Engine) record(r Record) error {
+	r.Time = e.opts.Now().UTC()
+	return e.db.PutDecision(r.SkillKey, r.Time, r)
+}
+
+// Statuses returns the status of each version of a skill, for display.
+func Statuses(db *store.DB, key string) (map[string]string, error) {
+	b, err := db.SkillState(key)
+	if err != nil || len(b) == 0 {
+		return map[string]string{}, err
+	}
+	var st SkillState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for h, s := range st.Status {
+		out[h] = s
+	}
+	if st.Baseline != "" {
+		out[st.Baseline] = StatusBaseline
+	}
+	return out, nil
+}
+
+// sortedKeys is used by tests and commands that list skills stably.
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TrustRoots adds roots under which prompt files may be written, without
+// watching them (commands that run while the daemon is down).
+func (e *Engine) TrustRoots(roots ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, r := range roots {
+		if r != "" {
+			e.roots = append(e.roots, filepath.Clean(r))
+		}
+	}
+}
+
+// skillFile is the prompt file of a skill.
+func skillFile(sk *store.Skill) string {
+	if sk.Kind == "session" {
+		return filepath.Join(sk.Project, "CLAUDE.md")
+	}
+	return sk.Path
+}
+
+// ManualRollback restores version to (a hash, hash prefix or vN; "" means
+// the baseline, else the best graded version) over the skill's file, with
+// the same conflict check as automatic rollbacks. It writes even when
+// auto_rollback is off: a person asked for it.
+func (e *Engine) ManualRollback(key, to string) (Record, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk, err := e.db.Skill(key)
+	if err != nil {
+		return Record{}, err
+	}
+	st, err := e.state(key)
+	if err != nil {
+		return Record{}, err
+	}
+	cur, target, err := e.pick(sk, st, to)
+	if err != nil {
+		return Record{}, err
+	}
+	if cur.Hash == target.Hash {
+		return Record{}, &RefusalError{"nothing_to_do", fmt.Sprintf("the file already holds v%d", cur.Seq)}
+	}
+	auto := e.opts.AutoRollback
+	e.opts.AutoRollback = true
+	defer func() { e.opts.AutoRollback = auto }()
+	err = e.rollback(sk, st, cur, target, "manual", nil)
+	if serr := e.saveState(key, st); err == nil {
+		err = serr
+	}
+	return e.lastRecord(key), err
+}
+
+// ManualDecision accepts the skill's current version as the baseline, or
+// rejects it and rolls back to the baseline.
+func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
+	if !accept {
+		return e.ManualRollback(key, "")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk, err := e.db.Skill(key)
+	if err != nil {
+		return Record{}, err
+	}
+	st, err := e.state(key)
+	if err != nil {
+		return Record{}, err
+	}
+	var cur *store.Version
+	for i := range sk.Versions {
+		if sk.Versions[i].Hash == sk.Current {
+			cur = &sk.Versions[i]
+		}
+	}
+	if cur == nil {
+		return Record{}, &RefusalError{"no_version", "the skill has no current version"}
+	}
+	if st.Baseline != "" && st.Baseline != cur.Hash {
+		st.Status[st.Baseline] = StatusSuperseded
+	}
+	from := st.Baseline
+	st.Baseline, st.Candidate = cur.Hash, ""
+	st.Status[cur.Hash] = StatusAccepted
+	if err := e.saveState(key, st); err != nil {
+		return Record{}, err
+	}
+	rec := Record{Kind: KindManual, SkillKey: key, Skill: sk.Name, Rule: "manual_accept", From: from, To: cur.Hash, Applied: true,
+		Words: fmt.Sprintf("v%d (%s) accepted by hand as the baseline", cur.Seq, cur.Hash)}
+	return rec, e.record(rec)
+}
+
+// Propose checks a mutator's text and, if every rule passes, writes it to
+// the skill's file and registers it as the candidate.
+func (e *Engine) Propose(key string, content []byte, strategy string, po ProposalOptions) (Record, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk, err := e.db.Skill(key)
+	if err != nil {
+		return Record{}, err
+	}
+	st, err := e.state(key)
+	if err != nil {
+		return Record{}, err
+	}
+	var base, cur *store.Version
+	for i := range sk.Versions {
+		v := &sk.Versions[i]
+		if v.Hash == st.Baseline {
+			base = v
+		}
+		if v.Hash == sk.Current {
+			cur = v
+		}
+	}
+	if base == nil {
+		base = cur
+	}
+	h := ProposalHistory{Recent: st.Proposals, Now: e.opts.Now().UTC()}
+	if cur != nil {
+		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: cur.Hash})
+		if err != nil {
+			return Record{}, err
+		}
+		h.SinceChange = len(xs)
+	}
+	recent, err := e.db.Executions(store.Filter{SkillKey: key, Limit: 3})
+	if err != nil {
+		return Record{}, err
+	}
+	for _, x := range recent {
+		h.Last3 = append(h.Last3, x.Result.Score)
+	}
+	var baseContent []byte
+	if base != nil {
+		baseContent = base.Content
+	}
+	if err := CheckProposal(baseContent, content, h, po); err != nil {
+		return Record{}, err
+	}
+	path := skillFile(sk)
+	if !e.isPromptFile(path) {
+		return Record{}, fmt.Errorf("propose: %s: %w", path, ErrOutsideRoots)
+	}
+	if err := WriteFileAtomic(path, content); err != nil {
+		return Record{}, err
+	}
+	hash := Hash(content)
+	v, err := e.db.PutVersion(store.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path},
+		store.Version{Hash: hash, Content: content, ContentKnown: true, FirstSeen: h.Now, Source: "proposal"})
+	if err != nil {
+		return Record{}, err
+	}
+	st.Proposals = append(st.Proposals, h.Now)
+	if len(st.Proposals) > 50 {
+		st.Proposals = st.Proposals[len(st.Proposals)-50:]
+	}
+	if st.Candidate != "" && st.Status[st.Candidate] == StatusCandidate {
+		st.Status[st.Candidate] = StatusSuperseded
+	}
+	st.Candidate = hash
+	st.Status[hash] = StatusCandidate
+	if err := e.saveState(key, st); err != nil {
+		return Record{}, err
+	}
+	rec := Record{Kind: "proposal", SkillKey: key, Skill: sk.Name, Rule: "proposal", To: hash, Applied: true,
+		Words: fmt.Sprintf("proposal written as v%d (%s), strategy %q; it is the candidate", v.Seq, hash, strategy)}
+	if cur != nil {
+		rec.From = cur.Hash
+	}
+	return rec, e.record(rec)
+}
+
+// pick returns the version in the file now and the version to restore.
+func (e *Engine) pick(sk *store.Skill, st *SkillState, to string) (cur, target *store.Version, err error) {
+	b, err := os.ReadFile(skillFile(sk))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", skillFile(sk), err)
+	}
+	h := Hash(b)
+	for i := range sk.Versions {
+		v := &sk.Versions[i]
+		if v.Hash == h {
+			cur = v
+		}
+		switch {
+		case to == "" && v.Hash == st.Baseline:
+			target = v
+		case to != "" && (v.Hash == to || len(to) >= 4 && strings.HasPrefix(v.Hash, to) || fmt.Sprintf("v%d", v.Seq) == to):
+			target = v
+		}
+	}
+	if cur == nil {
+		return nil, nil, &RefusalError{"unknown_content", fmt.Sprintf("%s holds content sepad never recorded (%s): edit it by hand", skillFile(sk), h)}
+	}
+	if target == nil && to == "" {
+		for i := range sk.Versions {
+			v := &sk.Versions[i]
+			if v.Hash != cur.Hash && v.ContentKnown && v.Aggregate.Graded && (target == nil || v.Aggregate.Value > target.Aggregate.Value) {
+				target = v
+			}
+		}
+	}
+	if target == nil {
+		return nil, nil, &RefusalError{"no_target", fmt.Sprintf("no version %q to roll back to", to)}
+	}
+	if !target.ContentKnown {
+		return nil, nil, &RefusalError{"content_unknown", fmt.Sprintf("the content of v%d was never seen", target.Seq)}
+	}
+	return cur, target, nil
+}
+
+func (e *Engine) lastRecord(key string) Record {
+	ds, err := e.db.Decisions(key, 1)
+	if err != nil || len(ds) == 0 {
+		return Record{}
+	}
+	var r Record
+	json.Unmarshal(ds[0].Payload, &r)
+	return r
+}
