@@ -155,7 +155,7 @@ func checkRow(r *loadRow, minSamples int) error {
 		return fmt.Errorf("n %d of %d needed, grade %q", r.N, minSamples, r.Grade)
 	case r.Grade != "" && r.Grade != string(fitness.GradeOf(*r.Aggregate)):
 		return fmt.Errorf("grade %s for aggregate %v", r.Grade, *r.Aggregate)
-	case (r.Status == "ungraded") != (r.Grade == ""):
+	case r.Status == "ungraded" && r.Grade != "":
 		return fmt.Errorf("status %q with grade %q", r.Status, r.Grade)
 	case r.N == 1 && *r.Aggregate != *r.LastScore:
 		return fmt.Errorf("one score %v but aggregate %v", *r.LastScore, *r.Aggregate)

@@ -314,7 +314,11 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 	o := db.AggregateOptions()
 	var ver GradeRow
 	if len(got) == 1 {
-		for _, r := range versionRows(&got[0], o) {
+		rows, err := versionRows(db, &got[0])
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
 			if r.Hash == s.Version {
 				ver = r
 			}

@@ -167,24 +167,59 @@ func TestGradesAllVersionsStatusesAndChange(t *testing.T) {
 }
 
 func TestDeriveStatuses(t *testing.T) {
-	v := func(graded bool) store.Version { return store.Version{Aggregate: aggregate.Aggregate{Graded: graded}} }
+	v := func(hash string, graded bool) store.Version {
+		return store.Version{Hash: hash, Aggregate: aggregate.Aggregate{Graded: graded}}
+	}
 	for _, c := range []struct {
-		name string
-		vs   []store.Version
-		want string
+		name   string
+		vs     []store.Version
+		engine map[string]string
+		want   string
 	}{
-		{"none", nil, ""},
-		{"one ungraded", []store.Version{v(false)}, "ungraded"},
-		{"one graded", []store.Version{v(true)}, "baseline"},
-		{"new version still ungraded", []store.Version{v(true), v(false)}, "baseline ungraded"},
-		{"newest graded is baseline", []store.Version{v(true), v(true), v(false)}, "superseded baseline ungraded"},
-		{"graded after an ungraded", []store.Version{v(false), v(true)}, "ungraded baseline"},
+		{"none", nil, nil, ""},
+		{"one ungraded", []store.Version{v("a", false)}, nil, "ungraded"},
+		{"one graded", []store.Version{v("a", true)}, nil, "baseline"},
+		{"new version still ungraded", []store.Version{v("a", true), v("b", false)}, nil, "baseline ungraded"},
+		{"newest graded is baseline", []store.Version{v("a", true), v("b", true), v("c", false)}, nil, "superseded baseline ungraded"},
+		{"graded after an ungraded", []store.Version{v("a", false), v("b", true)}, nil, "ungraded baseline"},
+		{"engine statuses win", []store.Version{v("a", true), v("b", true), v("c", false)},
+			map[string]string{"a": "baseline", "b": "rejected", "c": "candidate"}, "baseline rejected candidate"},
+		{"engine baseline: no derived one", []store.Version{v("a", true), v("b", true), v("c", true)},
+			map[string]string{"a": "baseline"}, "baseline superseded superseded"},
+		{"engine without baseline", []store.Version{v("a", true), v("b", true)},
+			map[string]string{"a": "rolled back"}, "rolled back baseline"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := strings.Join(deriveStatuses(c.vs, nil), " "); got != c.want {
+			if got := strings.Join(deriveStatuses(c.vs, c.engine), " "); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+func TestGradesShowTheEngineStatuses(t *testing.T) {
+	db := openDB(t, fixture()...)
+	state := `{"baseline":"aaaaaaaaaaaa","candidate":"cccccccccccc","status":{"aaaaaaaaaaaa":"baseline","bbbbbbbbbbbb":"rejected","cccccccccccc":"candidate"}}`
+	if err := db.PutSkillState(deployPath, []byte(state)); err != nil {
+		t.Fatal(err)
+	}
+	g, err := ListGrades(db, GradesRequest{Match: deployPath, AllVersions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range g.Grades {
+		got = append(got, r.Status)
+	}
+	if strings.Join(got, ",") != "candidate,rejected,baseline" {
+		t.Fatalf("statuses %v", got)
+	}
+	if err := db.PutSkillState(deployPath, []byte("{broken")); err != nil {
+		t.Fatal(err)
+	}
+	g, err = ListGrades(db, GradesRequest{Match: deployPath, AllVersions: true})
+	if err != nil || g.Grades[0].Status != StatusUngraded || g.Grades[1].Status != StatusBaseline {
+		t.Errorf("a corrupt state blob must fall back to derived statuses: %+v %v", g, err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
 
@@ -166,7 +167,10 @@ func ListGrades(db *store.DB, r GradesRequest) (*Grades, error) {
 		return nil, err
 	}
 	for i := range full {
-		rows := versionRows(&full[i], o)
+		rows, err := versionRows(db, &full[i])
+		if err != nil {
+			return nil, err
+		}
 		if r.AllVersions {
 			out.Grades = append(out.Grades, rows...)
 		} else if c := currentRow(rows); c != nil {
@@ -209,7 +213,8 @@ func oneSkill(db *store.DB, arg string) (*store.Skill, []GradeRow, error) {
 	if got, err := db.SkillsByKey([]string{arg}); err != nil {
 		return nil, nil, err
 	} else if len(got) == 1 {
-		return &got[0], versionRows(&got[0], db.AggregateOptions()), nil
+		rows, err := versionRows(db, &got[0])
+		return &got[0], rows, err
 	}
 	ref, err := Resolve(db, arg)
 	if err != nil {
@@ -222,7 +227,8 @@ func oneSkill(db *store.DB, arg string) (*store.Skill, []GradeRow, error) {
 	if len(got) == 0 {
 		return nil, nil, fmt.Errorf("no skill named %q: %w", arg, ErrNotFound)
 	}
-	return &got[0], versionRows(&got[0], db.AggregateOptions()), nil
+	rows, err := versionRows(db, &got[0])
+	return &got[0], rows, err
 }
 
 func minSamples(o aggregate.Options) int { return max(o.MinSamples, 1) }
@@ -242,12 +248,23 @@ func currentRow(rows []GradeRow) *GradeRow {
 }
 
 // versionRows builds the rows of a skill's versions (sk.Versions oldest
-// first), newest first.
-func versionRows(sk *store.Skill, o aggregate.Options) []GradeRow {
+// first), newest first, with the statuses the mutation engine recorded.
+// The error is the store's: an unreadable engine state only loses the
+// engine's statuses.
+func versionRows(db *store.DB, sk *store.Skill) ([]GradeRow, error) {
+	engine, err := mutation.Statuses(db, sk.Key)
+	if err != nil {
+		// An unreadable state blob must not hide the grades: statuses are
+		// then derived from the aggregates alone.
+		engine = nil
+	}
+	return buildRows(sk, deriveStatuses(sk.Versions, engine)), nil
+}
+
+// buildRows turns versions (oldest first) and their statuses into grade
+// rows, newest first.
+func buildRows(sk *store.Skill, statuses []string) []GradeRow {
 	vs := sk.Versions
-	// TODO(lead): pass the mutation engine's state (store.SkillState(sk.Key))
-	// once its format exists; deriveStatuses is the one place to switch.
-	statuses := deriveStatuses(vs, nil)
 	current := sk.Current
 	if current == "" && len(vs) > 0 {
 		current = vs[len(vs)-1].Hash
@@ -277,25 +294,31 @@ func versionRows(sk *store.Skill, o aggregate.Options) []GradeRow {
 	return rows
 }
 
-// deriveStatuses returns the status of each version (vs oldest first). It
-// is the one function that decides statuses. state is the mutation
-// engine's per-skill state blob (store.SkillState); until its format
-// exists it is ignored and statuses are derived from the aggregates alone:
-// a version with fewer than min_samples scored executions is "ungraded",
-// the newest graded version is the "baseline", and older graded versions
-// are "superseded".
-func deriveStatuses(vs []store.Version, state []byte) []string {
-	_ = state
+// deriveStatuses returns the status of each version (vs oldest first): the
+// one place statuses are decided. engine holds the statuses the mutation
+// engine recorded (mutation.Statuses: baseline, candidate, accepted,
+// rejected, rolled back, superseded), which win. A version the engine has
+// not classified is "ungraded" below min_samples scored executions; else
+// it is the "baseline" when it is the newest graded version and the engine
+// names no baseline (before the engine's first decision, or without it),
+// and "superseded" otherwise.
+func deriveStatuses(vs []store.Version, engine map[string]string) []string {
+	engineBaseline := false
+	for _, st := range engine {
+		engineBaseline = engineBaseline || st == StatusBaseline
+	}
 	out := make([]string, len(vs))
 	baseline := -1
-	for i := len(vs) - 1; i >= 0; i-- {
-		if vs[i].Aggregate.Graded {
+	for i := len(vs) - 1; i >= 0 && !engineBaseline; i-- {
+		if vs[i].Aggregate.Graded && engine[vs[i].Hash] == "" {
 			baseline = i
 			break
 		}
 	}
 	for i := range vs {
 		switch {
+		case engine[vs[i].Hash] != "":
+			out[i] = engine[vs[i].Hash]
 		case !vs[i].Aggregate.Graded:
 			out[i] = StatusUngraded
 		case i == baseline:
