@@ -21,17 +21,19 @@ import (
 // sessions), generated once per size.
 var benchCache = map[int][][]byte{}
 
+// benchLines returns n realistic lines: chunks of 100 interleaved sessions
+// one after the other, as a team's day of Claude Code would produce (at
+// most about a hundred sessions open at once).
 func benchLines(n int) [][]byte {
 	if l, ok := benchCache[n]; ok {
 		return l
 	}
-	o := sessiongen.Options{Seed: 99, Sessions: 100, TurnsPerSession: 12, ToolsPerTurn: 8, Interleave: true,
-		Skills: []sessiongen.Skill{{Name: "deploy", Path: "/p/.claude/skills/deploy/SKILL.md", Version: "aaaaaaaaaaaa", Quality: 0.9},
-			{Name: "review", Path: "/p/.claude/agents/review.md", Version: "bbbbbbbbbbbb", Quality: 0.7, Agent: true}}}
 	var lines [][]byte
-	for len(lines) < n {
-		lines = sessiongen.Generate(o)
-		o.Sessions *= 2
+	for seed := uint64(99); len(lines) < n; seed++ {
+		o := sessiongen.Options{Seed: seed, Sessions: 100, TurnsPerSession: 12, ToolsPerTurn: 8, Interleave: true,
+			Skills: []sessiongen.Skill{{Name: "deploy", Path: "/p/.claude/skills/deploy/SKILL.md", Version: "aaaaaaaaaaaa", Quality: 0.9},
+				{Name: "review", Path: "/p/.claude/agents/review.md", Version: "bbbbbbbbbbbb", Quality: 0.7, Agent: true}}}
+		lines = append(lines, sessiongen.Generate(o)...)
 	}
 	benchCache[n] = lines[:n]
 	return lines[:n]

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,9 @@ type project struct {
 	skill    string
 	session  string
 	n        int
+	// hookCmd is the command `sepad install` wrote into the project's
+	// settings: the tests run exactly that, as Claude Code would.
+	hookCmd []string
 }
 
 func newProject(t *testing.T) *project {
@@ -33,6 +37,19 @@ func newProject(t *testing.T) *project {
 	os.MkdirAll(filepath.Join(p.dir, ".git"), 0o755)
 	os.MkdirAll(p.userHome, 0o755)
 	p.skill = filepath.Join(p.dir, ".claude", "skills", "deploy", "SKILL.md")
+	if _, errOut, code := sepad(t, p.env(), nil, "install", "--project", p.dir); code != 0 {
+		t.Fatalf("install: %s", errOut)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	b, _ := os.ReadFile(filepath.Join(p.dir, ".claude", "settings.json"))
+	if err := json.Unmarshal(b, &settings); err != nil || len(settings.Hooks["PostToolUse"]) == 0 {
+		t.Fatalf("settings after install: %v %s", err, b)
+	}
+	p.hookCmd = strings.Fields(settings.Hooks["PostToolUse"][0].Hooks[0].Command)
 	return p
 }
 
@@ -51,22 +68,23 @@ func (p *project) writeSkill(body string) {
 
 // hook sends one payload through `sepad hook`, as Claude Code does.
 func (p *project) hook(ev map[string]any) {
-	p.t.Helper()
 	ev["session_id"] = p.session
 	ev["cwd"] = p.dir
 	ev["transcript_path"] = filepath.Join(p.userHome, ".claude", "projects", "x", p.session+".jsonl")
 	b, _ := json.Marshal(ev)
-	cmd := exec.Command(sepadBin, "hook")
+	cmd := exec.Command(p.hookCmd[0], p.hookCmd[1:]...)
+	cmd.Dir = p.dir
 	cmd.Env = append(os.Environ(), p.env()...)
 	cmd.Stdin = bytes.NewReader(b)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	if err := cmd.Run(); err != nil || out.Len() > 0 {
-		p.t.Fatalf("hook: %v, stdout %q", err, out.String())
+		p.t.Errorf("hook: %v, stdout %q", err, out.String())
 	}
 }
 
-// turn runs one user turn that invokes the skill and makes four tool calls,
+// turn runs one user turn that invokes the skill and makes four parallel
+// tool calls (their hooks run concurrently, as Claude Code runs them),
 // failed of which fail.
 func (p *project) turn(failed int, answer string) {
 	p.hook(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "ship the release"})
@@ -75,17 +93,23 @@ func (p *project) turn(failed int, answer string) {
 	in := map[string]any{"skill": "deploy"}
 	p.hook(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Skill", "tool_input": in, "tool_use_id": id})
 	p.hook(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Skill", "tool_input": in, "tool_use_id": id, "tool_response": map[string]any{"success": true, "commandName": "deploy"}, "duration_ms": 2})
+	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
 		p.n++
 		id := fmt.Sprintf("toolu_%04d", p.n)
 		in := map[string]any{"command": fmt.Sprintf("make step%d", i)}
-		p.hook(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": in, "tool_use_id": id})
-		if i < failed {
-			p.hook(map[string]any{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": in, "tool_use_id": id, "error": "Exit code 2\nmake: *** failed", "duration_ms": 900})
-		} else {
-			p.hook(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": in, "tool_use_id": id, "tool_response": map[string]any{"stdout": "ok", "stderr": ""}, "duration_ms": 900})
-		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			p.hook(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": in, "tool_use_id": id})
+			if i < failed {
+				p.hook(map[string]any{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": in, "tool_use_id": id, "error": "Exit code 2\nmake: *** failed", "duration_ms": 900})
+			} else {
+				p.hook(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": in, "tool_use_id": id, "tool_response": map[string]any{"stdout": "ok", "stderr": ""}, "duration_ms": 900})
+			}
+		}(i)
 	}
+	wg.Wait()
 	p.hook(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": answer})
 }
 

@@ -314,11 +314,7 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 	o := db.AggregateOptions()
 	var ver GradeRow
 	if len(got) == 1 {
-		rows, err := versionRows(db, &got[0])
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
+		for _, r := range versionRows(&got[0]) {
 			if r.Hash == s.Version {
 				ver = r
 			}

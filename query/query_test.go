@@ -171,26 +171,28 @@ func TestDeriveStatuses(t *testing.T) {
 		return store.Version{Hash: hash, Aggregate: aggregate.Aggregate{Graded: graded}}
 	}
 	for _, c := range []struct {
-		name   string
-		vs     []store.Version
-		engine map[string]string
-		want   string
+		name  string
+		vs    []store.Version
+		state string
+		want  string
 	}{
-		{"none", nil, nil, ""},
-		{"one ungraded", []store.Version{v("a", false)}, nil, "ungraded"},
-		{"one graded", []store.Version{v("a", true)}, nil, "baseline"},
-		{"new version still ungraded", []store.Version{v("a", true), v("b", false)}, nil, "baseline ungraded"},
-		{"newest graded is baseline", []store.Version{v("a", true), v("b", true), v("c", false)}, nil, "superseded baseline ungraded"},
-		{"graded after an ungraded", []store.Version{v("a", false), v("b", true)}, nil, "ungraded baseline"},
+		{"none", nil, "", ""},
+		{"one ungraded", []store.Version{v("a", false)}, "", "ungraded"},
+		{"one graded", []store.Version{v("a", true)}, "", "baseline"},
+		{"new version still ungraded", []store.Version{v("a", true), v("b", false)}, "", "baseline ungraded"},
+		{"newest graded is baseline", []store.Version{v("a", true), v("b", true), v("c", false)}, "", "superseded baseline ungraded"},
+		{"graded after an ungraded", []store.Version{v("a", false), v("b", true)}, "", "ungraded baseline"},
 		{"engine statuses win", []store.Version{v("a", true), v("b", true), v("c", false)},
-			map[string]string{"a": "baseline", "b": "rejected", "c": "candidate"}, "baseline rejected candidate"},
-		{"engine baseline: no derived one", []store.Version{v("a", true), v("b", true), v("c", true)},
-			map[string]string{"a": "baseline"}, "baseline superseded superseded"},
-		{"engine without baseline", []store.Version{v("a", true), v("b", true)},
-			map[string]string{"a": "rolled back"}, "rolled back baseline"},
+			`{"baseline":"a","status":{"b":"rejected","c":"candidate"}}`, "baseline rejected candidate"},
+		{"versions the engine does not know", []store.Version{v("a", true), v("b", true), v("c", false)},
+			`{"baseline":"a"}`, "baseline superseded ungraded"},
+		{"rolled back to the baseline", []store.Version{v("a", true), v("b", true)},
+			`{"baseline":"a","status":{"a":"superseded","b":"rolled back"}}`, "baseline rolled back"},
+		{"unreadable state: derived", []store.Version{v("a", true), v("b", true)}, `{broken`, "superseded baseline"},
+		{"empty state: derived", []store.Version{v("a", true), v("b", false)}, `{}`, "baseline ungraded"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := strings.Join(deriveStatuses(c.vs, c.engine), " "); got != c.want {
+			if got := strings.Join(deriveStatuses(c.vs, []byte(c.state)), " "); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})

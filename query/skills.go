@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
 
@@ -167,10 +167,7 @@ func ListGrades(db *store.DB, r GradesRequest) (*Grades, error) {
 		return nil, err
 	}
 	for i := range full {
-		rows, err := versionRows(db, &full[i])
-		if err != nil {
-			return nil, err
-		}
+		rows := versionRows(&full[i])
 		if r.AllVersions {
 			out.Grades = append(out.Grades, rows...)
 		} else if c := currentRow(rows); c != nil {
@@ -213,8 +210,7 @@ func oneSkill(db *store.DB, arg string) (*store.Skill, []GradeRow, error) {
 	if got, err := db.SkillsByKey([]string{arg}); err != nil {
 		return nil, nil, err
 	} else if len(got) == 1 {
-		rows, err := versionRows(db, &got[0])
-		return &got[0], rows, err
+		return &got[0], versionRows(&got[0]), nil
 	}
 	ref, err := Resolve(db, arg)
 	if err != nil {
@@ -227,8 +223,7 @@ func oneSkill(db *store.DB, arg string) (*store.Skill, []GradeRow, error) {
 	if len(got) == 0 {
 		return nil, nil, fmt.Errorf("no skill named %q: %w", arg, ErrNotFound)
 	}
-	rows, err := versionRows(db, &got[0])
-	return &got[0], rows, err
+	return &got[0], versionRows(&got[0]), nil
 }
 
 func minSamples(o aggregate.Options) int { return max(o.MinSamples, 1) }
@@ -248,23 +243,11 @@ func currentRow(rows []GradeRow) *GradeRow {
 }
 
 // versionRows builds the rows of a skill's versions (sk.Versions oldest
-// first), newest first, with the statuses the mutation engine recorded.
-// The error is the store's: an unreadable engine state only loses the
-// engine's statuses.
-func versionRows(db *store.DB, sk *store.Skill) ([]GradeRow, error) {
-	engine, err := mutation.Statuses(db, sk.Key)
-	if err != nil {
-		// An unreadable state blob must not hide the grades: statuses are
-		// then derived from the aggregates alone.
-		engine = nil
-	}
-	return buildRows(sk, deriveStatuses(sk.Versions, engine)), nil
-}
-
-// buildRows turns versions (oldest first) and their statuses into grade
-// rows, newest first.
-func buildRows(sk *store.Skill, statuses []string) []GradeRow {
+// first), newest first, with the statuses of the mutation engine's state
+// read in the same snapshot (sk.State).
+func versionRows(sk *store.Skill) []GradeRow {
 	vs := sk.Versions
+	statuses := deriveStatuses(vs, sk.State)
 	current := sk.Current
 	if current == "" && len(vs) > 0 {
 		current = vs[len(vs)-1].Hash
@@ -294,31 +277,45 @@ func buildRows(sk *store.Skill, statuses []string) []GradeRow {
 	return rows
 }
 
-// deriveStatuses returns the status of each version (vs oldest first): the
-// one place statuses are decided. engine holds the statuses the mutation
-// engine recorded (mutation.Statuses: baseline, candidate, accepted,
-// rejected, rolled back, superseded), which win. A version the engine has
-// not classified is "ungraded" below min_samples scored executions; else
-// it is the "baseline" when it is the newest graded version and the engine
-// names no baseline (before the engine's first decision, or without it),
-// and "superseded" otherwise.
-func deriveStatuses(vs []store.Version, engine map[string]string) []string {
-	engineBaseline := false
-	for _, st := range engine {
-		engineBaseline = engineBaseline || st == StatusBaseline
-	}
+// deriveStatuses returns the status of each version (vs oldest first). It
+// is the one function that decides statuses. state is the mutation
+// engine's per-skill state (mutation.SkillState as stored): its baseline
+// and per-version statuses (candidate, accepted, rejected, rolled back,
+// superseded) win; a version it does not know is "ungraded" below
+// min_samples. Without a state (the engine never evaluated the skill, or
+// its blob is unreadable), statuses are derived from the aggregates alone:
+// the newest graded version is the "baseline", older graded versions are
+// "superseded".
+func deriveStatuses(vs []store.Version, state []byte) []string {
 	out := make([]string, len(vs))
+	var st struct {
+		Baseline string            `json:"baseline"`
+		Status   map[string]string `json:"status"`
+	}
+	if len(state) > 0 && json.Unmarshal(state, &st) == nil && (st.Baseline != "" || len(st.Status) > 0) {
+		for i := range vs {
+			s := st.Status[vs[i].Hash]
+			switch {
+			case vs[i].Hash == st.Baseline:
+				s = StatusBaseline
+			case s == "" && !vs[i].Aggregate.Graded:
+				s = StatusUngraded
+			case s == "":
+				s = StatusSuperseded
+			}
+			out[i] = s
+		}
+		return out
+	}
 	baseline := -1
-	for i := len(vs) - 1; i >= 0 && !engineBaseline; i-- {
-		if vs[i].Aggregate.Graded && engine[vs[i].Hash] == "" {
+	for i := len(vs) - 1; i >= 0; i-- {
+		if vs[i].Aggregate.Graded {
 			baseline = i
 			break
 		}
 	}
 	for i := range vs {
 		switch {
-		case engine[vs[i].Hash] != "":
-			out[i] = engine[vs[i].Hash]
 		case !vs[i].Aggregate.Graded:
 			out[i] = StatusUngraded
 		case i == baseline:

@@ -171,6 +171,7 @@ func (db *DB) Skills() ([]Skill, error) {
 				return err
 			}
 			s.Versions = vs
+			s.State = bytes.Clone(tx.Bucket(bSkillState).Get(k))
 			out = append(out, s)
 			return nil
 		})
@@ -190,6 +191,7 @@ func (db *DB) Skill(key string) (*Skill, error) {
 			return fmt.Errorf("skill %q: %w", key, ErrNotFound)
 		}
 		s.Versions, err = db.versions(tx, key)
+		s.State = bytes.Clone(tx.Bucket(bSkillState).Get([]byte(key)))
 		out = s
 		return err
 	})

@@ -105,6 +105,9 @@ type Skill struct {
 	// VersionCount numbers versions v1, v2, … in order of first sight.
 	VersionCount int       `json:"version_count"`
 	Versions     []Version `json:"versions,omitempty"`
+	// State is the mutation engine's state blob (filled by Skill and
+	// Skills; not stored in the skill record).
+	State []byte `json:"-"`
 }
 
 // Version is one content of a skill's prompt file.
@@ -597,6 +600,6 @@ func getSkill(tx *bolt.Tx, key string) (*Skill, error) {
 
 func putSkill(tx *bolt.Tx, s *Skill) error {
 	c := *s
-	c.Versions = nil
+	c.Versions, c.State = nil, nil
 	return putJSON(tx.Bucket(bSkills), []byte(s.Key), c)
 }

@@ -47,7 +47,8 @@ func (db *DB) SkillKeys() ([]string, error) {
 // SkillsByKey returns the named skills with their versions and aggregates,
 // read in one transaction, in the order of keys; unknown keys are skipped.
 // Each skill is consistent with itself (its record, versions and
-// aggregates come from one snapshot). Versions come without their content
+// aggregates come from one snapshot), with the mutation engine's state
+// (Skill.State) read in the same snapshot. Versions come without their content
 // (Version reads it): listing grades never decodes prompt files.
 func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
 	out := make([]Skill, 0, len(keys))
@@ -63,6 +64,7 @@ func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
 			if s.Versions, err = db.versionsLite(tx, k); err != nil {
 				return err
 			}
+			s.State = bytes.Clone(tx.Bucket(bSkillState).Get([]byte(k)))
 			out = append(out, *s)
 		}
 		return nil
