@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -29,6 +30,9 @@ type handler struct {
 	o     Options
 	mux   *http.ServeMux
 	cache *cache
+	// compute admits MaxCompute view computations at a time: the rest
+	// queue, so queries never take the CPU the collector needs.
+	compute chan struct{}
 }
 
 // NewHandler returns the API's HTTP handler over o.DB.
@@ -36,7 +40,10 @@ func NewHandler(o Options) http.Handler {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	h := &handler{o: o, mux: http.NewServeMux()}
+	if o.MaxCompute <= 0 {
+		o.MaxCompute = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	h := &handler{o: o, mux: http.NewServeMux(), compute: make(chan struct{}, o.MaxCompute)}
 	if o.Cache {
 		h.cache = &cache{m: map[string]*entry{}}
 	}
@@ -94,6 +101,8 @@ func (h *handler) view(fn func(r *http.Request) (any, error), cacheable bool) ht
 					status, body = errorAnswer(fmt.Errorf("internal error: %v", p))
 				}
 			}()
+			h.compute <- struct{}{}
+			defer func() { <-h.compute }()
 			v, err := fn(r)
 			if err != nil {
 				status, body := errorAnswer(err)

@@ -58,6 +58,10 @@ type Options struct {
 	// Cache keeps computed answers until the next write to the store
 	// (the daemon turns it on; a one-shot CLI query has no use for it).
 	Cache bool
+	// MaxCompute bounds the views computed at once (default half the
+	// CPUs, at least 1); answers from the cache are not counted. It keeps
+	// a burst of queries from slowing ingestion.
+	MaxCompute int
 	// Now is the clock for relative times (?since=36h). Default time.Now.
 	Now func() time.Time
 	// Logger receives request errors. Default: discard.

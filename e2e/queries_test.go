@@ -35,23 +35,25 @@ var (
 
 // queryLines is the query tests' stream: deploy in two projects, a second
 // version of shop's deploy, a poor triage skill, a reviewer subagent, and
-// three lines to quarantine.
-func queryLines() [][]byte {
-	start := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+// three lines to quarantine. Its events are recent (from start, ten minutes
+// ago): the daemon closes executions idle for 30 minutes, and old events
+// would be closed at every commit.
+func queryLines() (lines [][]byte, start time.Time) {
+	start = time.Now().UTC().Add(-10 * time.Minute).Truncate(time.Second)
 	var out [][]byte
 	for _, o := range []sessiongen.Options{
 		{Seed: 1, Sessions: 30, Project: shopProject, Start: start, Skills: []sessiongen.Skill{
 			{Name: "deploy", Path: shopDeploy, Version: "aaaaaaaaaaaa", Quality: 0.95},
 			{Name: "triage", Path: shopTriage, Version: "cccccccccccc", Quality: 0.3},
 			{Name: "review", Path: shopProject + "/.claude/agents/review.md", Version: "eeeeeeeeeeee", Quality: 0.7, Agent: true}}},
-		{Seed: 2, Sessions: 20, Project: shopProject, Start: start.Add(3 * time.Hour), Skills: []sessiongen.Skill{
+		{Seed: 2, Sessions: 20, Project: shopProject, Start: start.Add(3 * time.Minute), Skills: []sessiongen.Skill{
 			{Name: "deploy", Path: shopDeploy, Version: "bbbbbbbbbbbb", Quality: 0.6}}},
-		{Seed: 3, Sessions: 15, Project: blogProject, Start: start.Add(6 * time.Hour), Skills: []sessiongen.Skill{
+		{Seed: 3, Sessions: 15, Project: blogProject, Start: start.Add(6 * time.Minute), Skills: []sessiongen.Skill{
 			{Name: "deploy", Path: blogDeploy, Version: "dddddddddddd", Quality: 0.85}}},
 	} {
 		out = append(out, sessiongen.Generate(o)...)
 	}
-	return append(out, []byte("not json at all"), []byte(`{"session_id":"x","hook_event_name":""}`), []byte("\x00\x01binary"))
+	return append(out, []byte("not json at all"), []byte(`{"session_id":"x","hook_event_name":""}`), []byte("\x00\x01binary")), start
 }
 
 // queryEnv keeps the user's configuration out of both the daemon and the
@@ -120,7 +122,8 @@ type run struct {
 
 func TestQueriesDaemonUpAndDown(t *testing.T) {
 	home := shortTempDir(t)
-	writeSpool(t, home, queryLines())
+	lines, start := queryLines()
+	writeSpool(t, home, lines)
 	d := startDaemon(t, home, "--http", "127.0.0.1:0")
 	st := waitCaughtUp(t, home, 3)
 	if !st.Daemon.Running || st.Daemon.Socket != filepath.Join(home, "sepad.sock") || st.Daemon.HTTP == "" {
@@ -177,7 +180,7 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 		{"executions", "--skill", "deploy", "--limit", "10"},
 		{"executions", "--skill", "shop#deploy", "--version", "v2", "--json", "--limit", "7"},
 		{"executions", "--grade", "F", "--json"},
-		{"executions", "--since", "2026-11-20T14:00:00Z", "--limit", "5"},
+		{"executions", "--since", start.Add(5 * time.Minute).Format(time.RFC3339), "--limit", "5"},
 		{"executions", "--version", "dddd", "--limit", "3"},
 		{"executions", "--grade", "E"},
 		{"quarantine"},
@@ -348,7 +351,8 @@ var gradeRanks = map[string]int{"F": 0, "D": 1, "C": 2, "B": 3, "A": 4, "A+": 5}
 
 func TestFailUnderGate(t *testing.T) {
 	home := shortTempDir(t)
-	writeSpool(t, home, queryLines())
+	lines, _ := queryLines()
+	writeSpool(t, home, lines)
 	d := startDaemon(t, home)
 	waitCaughtUp(t, home, 3)
 	d.stop(t)

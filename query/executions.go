@@ -98,12 +98,7 @@ func (s *seqs) of(skillKey, hash string) int {
 	}
 	vm, ok := s.m[skillKey]
 	if !ok {
-		vm = map[string]int{}
-		if vs, err := s.db.Versions(skillKey); err == nil {
-			for _, v := range vs {
-				vm[v.Hash] = v.Seq
-			}
-		}
+		vm, _ = s.db.VersionSeqs(skillKey) // unknown: shown without a number
 		s.m[skillKey] = vm
 	}
 	return vm[hash]
@@ -172,7 +167,7 @@ func ListExecutions(db *store.DB, r ExecutionsRequest) (*Executions, error) {
 			return nil, fmt.Errorf("%w: version %q by number needs a skill", ErrBadRequest, r.Version)
 		}
 		f.Version = r.Version
-		err := db.WalkExecutions("", "", func(s *store.Scored) bool {
+		err := db.WalkExecutions("", "", r.Limit, func(s *store.Scored) bool {
 			if !r.Since.IsZero() && !s.Stored.IsZero() && s.Stored.Before(r.Since.Add(-sinceSlack)) {
 				return false // committed before Since: so are all older ones
 			}
@@ -201,7 +196,7 @@ func ListExecutions(db *store.DB, r ExecutionsRequest) (*Executions, error) {
 		}
 		for _, v := range vs {
 			n := 0
-			err := db.WalkExecutions(full[i].Key, v.Hash, func(s *store.Scored) bool {
+			err := db.WalkExecutions(full[i].Key, v.Hash, r.Limit, func(s *store.Scored) bool {
 				if !f.Match(s) {
 					return true
 				}
@@ -276,7 +271,7 @@ func SkillHistory(db *store.DB, r HistoryRequest) (*History, error) {
 	var seqOf []uint64
 	for _, v := range sk.Versions {
 		n := 0
-		err := db.WalkExecutions(sk.Key, v.Hash, func(s *store.Scored) bool {
+		err := db.WalkExecutions(sk.Key, v.Hash, r.Limit, func(s *store.Scored) bool {
 			ex = append(ex, execRow(s, v.Seq))
 			seqOf = append(seqOf, s.Seq)
 			n++
@@ -319,7 +314,7 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 	o := db.AggregateOptions()
 	var ver GradeRow
 	if len(got) == 1 {
-		for _, r := range versionRows(&got[0], o) {
+		for _, r := range versionRows(&got[0]) {
 			if r.Hash == s.Version {
 				ver = r
 			}

@@ -31,7 +31,7 @@ func ListSessions(db *store.DB, limit int) (*Sessions, error) {
 		if sk == nil {
 			sk = []string{}
 		}
-		out.Sessions = append(out.Sessions, Session{ID: s.ID, Project: s.Project, First: s.First.UTC(), Last: s.Last.UTC(),
+		out.Sessions = append(out.Sessions, Session{ID: s.ID, Project: s.Project, First: timePtr(s.First), Last: timePtr(s.Last),
 			Executions: s.Executions, Skills: sk})
 	}
 	return out, nil
@@ -150,10 +150,16 @@ func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
 	sort.Slice(st.Spool, func(i, j int) bool { return st.Spool[i].File < st.Spool[j].File })
 	for _, f := range st.Spool {
 		st.LagBytes += f.LagBytes
-		st.LagEvents += f.LagEvents
+		st.LagEvents += max(f.LagEvents, 0)
+		st.LagEstimated = st.LagEstimated || f.LagEstimated
 	}
 	return st, nil
 }
+
+// maxLagScan bounds the bytes of lag read to count lines (status is asked
+// often, while the lag may be large); past it the count is extrapolated
+// from the lines in what was read.
+const maxLagScan = 64 << 10
 
 // spoolFile measures one followed file: its size and the lines after the
 // committed offset.
@@ -173,19 +179,17 @@ func spoolFile(path string, off int64) SpoolFile {
 		return sf // caught up (or truncated: the daemon rereads it)
 	}
 	sf.LagBytes = sf.Size - off
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
+	buf := make([]byte, min(sf.LagBytes, maxLagScan))
+	n, err := f.ReadAt(buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		sf.LagEvents = -1
 		return sf
 	}
-	buf := make([]byte, 256<<10)
-	for {
-		n, err := f.Read(buf)
-		sf.LagEvents += int64(bytes.Count(buf[:n], []byte{'\n'}))
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				sf.LagEvents = -1
-			}
-			break
-		}
+	lines := int64(bytes.Count(buf[:n], []byte{'\n'}))
+	if int64(n) < sf.LagBytes && n > 0 {
+		lines = lines * sf.LagBytes / int64(n)
+		sf.LagEstimated = true
 	}
+	sf.LagEvents = lines
 	return sf
 }

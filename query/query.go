@@ -92,9 +92,11 @@ type GradeRow struct {
 	// version; null when either is ungraded.
 	Change *float64 `json:"change"`
 	// LastScore is the score of the version's newest scored execution.
-	LastScore *float64  `json:"last_score"`
-	FailRate  float64   `json:"fail_rate"`
-	FirstSeen time.Time `json:"first_seen"`
+	LastScore *float64 `json:"last_score"`
+	FailRate  float64  `json:"fail_rate"`
+	// FirstSeen is when sepad first saw the file's content; null for a
+	// version only known from executions that named it.
+	FirstSeen *time.Time `json:"first_seen"`
 }
 
 // Grades is the answer of `sepad grades` and GET /v1/skills.
@@ -107,9 +109,9 @@ type Grades struct {
 // SkillInfo is a skill with its counters: GET /v1/skills/{skill}.
 type SkillInfo struct {
 	SkillRef
-	Executions   int       `json:"executions"`
-	LastSeen     time.Time `json:"last_seen"`
-	VersionCount int       `json:"version_count"`
+	Executions   int        `json:"executions"`
+	LastSeen     *time.Time `json:"last_seen"`
+	VersionCount int        `json:"version_count"`
 	// Current is the row of the version in force.
 	Current *GradeRow `json:"current"`
 }
@@ -231,12 +233,14 @@ type Explain struct {
 
 // Session is one Claude Code session seen.
 type Session struct {
-	ID         string    `json:"id"`
-	Project    string    `json:"project"`
-	First      time.Time `json:"first"`
-	Last       time.Time `json:"last"`
-	Executions int       `json:"executions"`
-	Skills     []string  `json:"skills"`
+	ID      string `json:"id"`
+	Project string `json:"project"`
+	// First and Last are the session's first and last event times (null
+	// when its events carried none).
+	First      *time.Time `json:"first"`
+	Last       *time.Time `json:"last"`
+	Executions int        `json:"executions"`
+	Skills     []string   `json:"skills"`
 }
 
 // Sessions is GET /v1/sessions and `sepad sessions`.
@@ -293,9 +297,12 @@ type SpoolFile struct {
 	// (-1 when it no longer exists).
 	Offset int64 `json:"offset"`
 	Size   int64 `json:"size"`
-	// LagBytes and LagEvents are what is written but not yet committed.
-	LagBytes  int64 `json:"lag_bytes"`
-	LagEvents int64 `json:"lag_events"`
+	// LagBytes and LagEvents are what is written but not yet committed;
+	// LagEvents counts lines in the first 64 KiB of the lag and is
+	// extrapolated past it (LagEstimated), -1 when unreadable.
+	LagBytes     int64 `json:"lag_bytes"`
+	LagEvents    int64 `json:"lag_events"`
+	LagEstimated bool  `json:"lag_estimated"`
 }
 
 // Daemon describes the running daemon (Running false when the CLI read
@@ -324,6 +331,7 @@ type Status struct {
 	Events         map[string]int64 `json:"events"`
 	Spool          []SpoolFile      `json:"spool"`
 	// LagBytes and LagEvents sum the spool files'.
-	LagBytes  int64 `json:"lag_bytes"`
-	LagEvents int64 `json:"lag_events"`
+	LagBytes     int64 `json:"lag_bytes"`
+	LagEvents    int64 `json:"lag_events"`
+	LagEstimated bool  `json:"lag_estimated"`
 }

@@ -167,24 +167,61 @@ func TestGradesAllVersionsStatusesAndChange(t *testing.T) {
 }
 
 func TestDeriveStatuses(t *testing.T) {
-	v := func(graded bool) store.Version { return store.Version{Aggregate: aggregate.Aggregate{Graded: graded}} }
+	v := func(hash string, graded bool) store.Version {
+		return store.Version{Hash: hash, Aggregate: aggregate.Aggregate{Graded: graded}}
+	}
 	for _, c := range []struct {
-		name string
-		vs   []store.Version
-		want string
+		name  string
+		vs    []store.Version
+		state string
+		want  string
 	}{
-		{"none", nil, ""},
-		{"one ungraded", []store.Version{v(false)}, "ungraded"},
-		{"one graded", []store.Version{v(true)}, "baseline"},
-		{"new version still ungraded", []store.Version{v(true), v(false)}, "baseline ungraded"},
-		{"newest graded is baseline", []store.Version{v(true), v(true), v(false)}, "superseded baseline ungraded"},
-		{"graded after an ungraded", []store.Version{v(false), v(true)}, "ungraded baseline"},
+		{"none", nil, "", ""},
+		{"one ungraded", []store.Version{v("a", false)}, "", "ungraded"},
+		{"one graded", []store.Version{v("a", true)}, "", "baseline"},
+		{"new version still ungraded", []store.Version{v("a", true), v("b", false)}, "", "baseline ungraded"},
+		{"newest graded is baseline", []store.Version{v("a", true), v("b", true), v("c", false)}, "", "superseded baseline ungraded"},
+		{"graded after an ungraded", []store.Version{v("a", false), v("b", true)}, "", "ungraded baseline"},
+		{"engine statuses win", []store.Version{v("a", true), v("b", true), v("c", false)},
+			`{"baseline":"a","status":{"b":"rejected","c":"candidate"}}`, "baseline rejected candidate"},
+		{"versions the engine does not know", []store.Version{v("a", true), v("b", true), v("c", false)},
+			`{"baseline":"a"}`, "baseline superseded ungraded"},
+		{"rolled back to the baseline", []store.Version{v("a", true), v("b", true)},
+			`{"baseline":"a","status":{"a":"superseded","b":"rolled back"}}`, "baseline rolled back"},
+		{"unreadable state: derived", []store.Version{v("a", true), v("b", true)}, `{broken`, "superseded baseline"},
+		{"empty state: derived", []store.Version{v("a", true), v("b", false)}, `{}`, "baseline ungraded"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := strings.Join(deriveStatuses(c.vs, nil), " "); got != c.want {
+			if got := strings.Join(deriveStatuses(c.vs, []byte(c.state)), " "); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+func TestGradesShowTheEngineStatuses(t *testing.T) {
+	db := openDB(t, fixture()...)
+	state := `{"baseline":"aaaaaaaaaaaa","candidate":"cccccccccccc","status":{"aaaaaaaaaaaa":"baseline","bbbbbbbbbbbb":"rejected","cccccccccccc":"candidate"}}`
+	if err := db.PutSkillState(deployPath, []byte(state)); err != nil {
+		t.Fatal(err)
+	}
+	g, err := ListGrades(db, GradesRequest{Match: deployPath, AllVersions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range g.Grades {
+		got = append(got, r.Status)
+	}
+	if strings.Join(got, ",") != "candidate,rejected,baseline" {
+		t.Fatalf("statuses %v", got)
+	}
+	if err := db.PutSkillState(deployPath, []byte("{broken")); err != nil {
+		t.Fatal(err)
+	}
+	g, err = ListGrades(db, GradesRequest{Match: deployPath, AllVersions: true})
+	if err != nil || g.Grades[0].Status != StatusUngraded || g.Grades[1].Status != StatusBaseline {
+		t.Errorf("a corrupt state blob must fall back to derived statuses: %+v %v", g, err)
 	}
 }
 

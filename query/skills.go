@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -166,7 +167,7 @@ func ListGrades(db *store.DB, r GradesRequest) (*Grades, error) {
 		return nil, err
 	}
 	for i := range full {
-		rows := versionRows(&full[i], o)
+		rows := versionRows(&full[i])
 		if r.AllVersions {
 			out.Grades = append(out.Grades, rows...)
 		} else if c := currentRow(rows); c != nil {
@@ -184,7 +185,7 @@ func GetSkill(db *store.DB, arg string) (*SkillDetail, error) {
 	}
 	o := db.AggregateOptions()
 	d := &SkillDetail{RubricVersion: fitness.RubricVersion, MinSamples: minSamples(o), Skill: SkillInfo{
-		SkillRef: refOf(sk), Executions: sk.Executions, LastSeen: sk.LastSeen, VersionCount: sk.VersionCount,
+		SkillRef: refOf(sk), Executions: sk.Executions, LastSeen: timePtr(sk.LastSeen), VersionCount: sk.VersionCount,
 		Current: currentRow(rows)}}
 	return d, nil
 }
@@ -202,6 +203,15 @@ func ListVersions(db *store.DB, arg string) (*SkillVersions, error) {
 // oneSkill resolves arg to one skill and reads it with its version rows
 // (newest first), from one snapshot.
 func oneSkill(db *store.DB, arg string) (*store.Skill, []GradeRow, error) {
+	if err := ValidateName(arg); err != nil {
+		return nil, nil, err
+	}
+	// A key (what tools and URLs mostly pass) needs no name matching.
+	if got, err := db.SkillsByKey([]string{arg}); err != nil {
+		return nil, nil, err
+	} else if len(got) == 1 {
+		return &got[0], versionRows(&got[0]), nil
+	}
 	ref, err := Resolve(db, arg)
 	if err != nil {
 		return nil, nil, err
@@ -213,7 +223,7 @@ func oneSkill(db *store.DB, arg string) (*store.Skill, []GradeRow, error) {
 	if len(got) == 0 {
 		return nil, nil, fmt.Errorf("no skill named %q: %w", arg, ErrNotFound)
 	}
-	return &got[0], versionRows(&got[0], db.AggregateOptions()), nil
+	return &got[0], versionRows(&got[0]), nil
 }
 
 func minSamples(o aggregate.Options) int { return max(o.MinSamples, 1) }
@@ -233,8 +243,9 @@ func currentRow(rows []GradeRow) *GradeRow {
 }
 
 // versionRows builds the rows of a skill's versions (sk.Versions oldest
-// first), newest first.
-func versionRows(sk *store.Skill, o aggregate.Options) []GradeRow {
+// first), newest first, with the statuses of the mutation engine's state
+// read in the same snapshot (sk.State).
+func versionRows(sk *store.Skill) []GradeRow {
 	vs := sk.Versions
 	statuses := deriveStatuses(vs, sk.State)
 	current := sk.Current
@@ -248,7 +259,7 @@ func versionRows(sk *store.Skill, o aggregate.Options) []GradeRow {
 		a := v.Aggregate
 		r := GradeRow{SkillKey: sk.Key, Skill: sk.Name, Kind: sk.Kind, Project: sk.Project,
 			Version: v.Seq, Hash: v.Hash, Current: v.Hash == current, Status: statuses[i], N: a.N,
-			FailRate: round4(v.FailRate), FirstSeen: v.FirstSeen}
+			FailRate: round4(v.FailRate), FirstSeen: timePtr(v.FirstSeen)}
 		if a.N > 0 {
 			r.Aggregate, r.Mean, r.SD, r.LastScore = ptr(a.Value), ptr(a.Mean), ptr(a.SD), ptr(a.Last)
 		}
@@ -271,9 +282,10 @@ func versionRows(sk *store.Skill, o aggregate.Options) []GradeRow {
 // engine's per-skill state (mutation.SkillState as stored): its baseline
 // and per-version statuses (candidate, accepted, rejected, rolled back,
 // superseded) win; a version it does not know is "ungraded" below
-// min_samples. Without a state (the engine never evaluated the skill),
-// statuses are derived from the aggregates alone: the newest graded
-// version is the "baseline", older graded versions are "superseded".
+// min_samples. Without a state (the engine never evaluated the skill, or
+// its blob is unreadable), statuses are derived from the aggregates alone:
+// the newest graded version is the "baseline", older graded versions are
+// "superseded".
 func deriveStatuses(vs []store.Version, state []byte) []string {
 	out := make([]string, len(vs))
 	var st struct {
@@ -316,5 +328,13 @@ func deriveStatuses(vs []store.Version, state []byte) []string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// timePtr is nil for the zero time, else the time in UTC.
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return ptr(t.UTC())
+}
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/fitness"
 )
 
 // Read helpers for the query layer (query/, api/). They only read, and they
@@ -43,7 +47,9 @@ func (db *DB) SkillKeys() ([]string, error) {
 // SkillsByKey returns the named skills with their versions and aggregates,
 // read in one transaction, in the order of keys; unknown keys are skipped.
 // Each skill is consistent with itself (its record, versions and
-// aggregates come from one snapshot).
+// aggregates come from one snapshot), with the mutation engine's state
+// (Skill.State) read in the same snapshot. Versions come without their content
+// (Version reads it): listing grades never decodes prompt files.
 func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
 	out := make([]Skill, 0, len(keys))
 	err := db.view(func(tx *bolt.Tx) error {
@@ -55,7 +61,7 @@ func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
 			if s == nil {
 				continue
 			}
-			if s.Versions, err = db.versions(tx, k); err != nil {
+			if s.Versions, err = db.versionsLite(tx, k); err != nil {
 				return err
 			}
 			s.State = bytes.Clone(tx.Bucket(bSkillState).Get([]byte(k)))
@@ -68,11 +74,17 @@ func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
 
 // WalkExecutions calls fn with stored executions, newest first: those of
 // one version when skillKey and version are both set (any version string,
-// "unknown" included), else every execution. It reads scanChunk records per
-// transaction and calls fn between transactions, never inside one. fn
+// "unknown" included), else every execution. It reads at most scanChunk
+// records per transaction and calls fn between transactions, never inside
+// one. fn
 // returns false to stop. A commit between two chunks may add newer
 // executions: the walk does not see them, and sees every older one once.
-func (db *DB) WalkExecutions(skillKey, version string, fn func(*Scored) bool) error {
+//
+// want is how many records the caller expects to use (its limit): the first
+// transaction decodes that many, each next one four times more, so a
+// listing of the newest 20 decodes about 20 records and a long scan takes
+// few transactions.
+func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored) bool) error {
 	var index []byte
 	var prefix []byte
 	if skillKey != "" && version != "" {
@@ -81,7 +93,7 @@ func (db *DB) WalkExecutions(skillKey, version string, fn func(*Scored) bool) er
 		index = bBySeq
 	}
 	var after []byte // last index key read
-	for {
+	for chunkMax := min(max(want, 1), scanChunk); ; chunkMax = min(chunkMax*4, scanChunk) {
 		var chunk []Scored
 		var last []byte
 		err := db.view(func(tx *bolt.Tx) error {
@@ -99,7 +111,7 @@ func (db *DB) WalkExecutions(skillKey, version string, fn func(*Scored) bool) er
 			default:
 				k, id = c.First()
 			}
-			for ; k != nil && len(chunk) < scanChunk; k, id = c.Next() {
+			for ; k != nil && len(chunk) < chunkMax; k, id = c.Next() {
 				if prefix != nil && !bytes.HasPrefix(k, prefix) {
 					break
 				}
@@ -125,7 +137,7 @@ func (db *DB) WalkExecutions(skillKey, version string, fn func(*Scored) bool) er
 				return nil
 			}
 		}
-		if len(chunk) < scanChunk {
+		if len(chunk) < chunkMax {
 			return nil
 		}
 		after = last
@@ -164,6 +176,81 @@ func (db *DB) QuarantineNewest(limit int) ([]QuarantineEntry, error) {
 				return fmt.Errorf("decode quarantined line %x: %w", k, err)
 			}
 			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// skipJSON decodes nothing: a field of this type shadows a field of an
+// embedded struct that a reader does not need, so it is scanned but never
+// allocated.
+type skipJSON struct{}
+
+func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
+
+// versionNoContent is a stored Version decoded without its content.
+type versionNoContent struct {
+	Version
+	Content skipJSON `json:"content"`
+}
+
+// aggStateNoIDs is a stored aggState decoded without the execution IDs of
+// its window (only explain needs them).
+type aggStateNoIDs struct {
+	State struct {
+		aggregate.State
+		IDs skipJSON `json:"ids"`
+	} `json:"state"`
+	Calls  int `json:"calls"`
+	Failed int `json:"failed"`
+}
+
+// versionsLite is versions without contents and window IDs: the same
+// records and aggregates (TestSkillsByKeyMatchesSkills keeps them in
+// step).
+func (db *DB) versionsLite(tx *bolt.Tx, key string) ([]Version, error) {
+	var vs []Version
+	prefix := []byte(key + "\x00")
+	c := tx.Bucket(bVersions).Cursor()
+	ab := tx.Bucket(bAggregates)
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		var ver versionNoContent
+		if err := json.Unmarshal(v, &ver); err != nil {
+			return nil, fmt.Errorf("decode version %q: %w", k, err)
+		}
+		if a := ab.Get(aggKey(key, ver.Hash, fitness.RubricVersion)); a != nil {
+			var st aggStateNoIDs
+			if err := json.Unmarshal(a, &st); err != nil {
+				return nil, fmt.Errorf("decode aggregate of %q: %w", k, err)
+			}
+			ver.Aggregate = st.State.State.Aggregate(db.opts.Aggregate)
+			if st.Calls > 0 {
+				ver.FailRate = float64(st.Failed) / float64(st.Calls)
+			}
+		}
+		vs = append(vs, ver.Version)
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i].Seq < vs[j].Seq })
+	return vs, nil
+}
+
+// VersionSeqs returns the sequence number of each version of a skill, by
+// hash (a listing's version column), reading no content or aggregate.
+func (db *DB) VersionSeqs(skillKey string) (map[string]int, error) {
+	out := map[string]int{}
+	err := db.view(func(tx *bolt.Tx) error {
+		prefix := []byte(skillKey + "\x00")
+		c := tx.Bucket(bVersions).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			var ver struct {
+				Hash string `json:"hash"`
+				Seq  int    `json:"seq"`
+			}
+			if err := json.Unmarshal(v, &ver); err != nil {
+				return fmt.Errorf("decode version %q: %w", k, err)
+			}
+			out[ver.Hash] = ver.Seq
 		}
 		return nil
 	})

@@ -56,6 +56,13 @@ func fmtTime(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04:05")
 }
 
+func fmtTimePtr(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return fmtTime(*t)
+}
+
 func fmtDurationMS(p *int64) string {
 	if p == nil {
 		return "-"

@@ -49,7 +49,7 @@ func runSessions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tPROJECT\tFIRST\tLAST\tEXECUTIONS\tSKILLS")
 	for _, s := range doc.Sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, pl[s.Project], fmtTime(s.First), fmtTime(s.Last), s.Executions, clip(strings.Join(s.Skills, ", "), 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, pl[s.Project], fmtTimePtr(s.First), fmtTimePtr(s.Last), s.Executions, clip(strings.Join(s.Skills, ", "), 60))
 	}
 	return tw.Flush()
 }

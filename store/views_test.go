@@ -1,0 +1,142 @@
+package store
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+)
+
+// The query helpers read the same records as the store's own queries,
+// without contents and window IDs.
+func TestSkillsByKeyMatchesSkills(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "sepa.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	if _, err := db.PutVersion(Skill{Key: "/p/a/SKILL.md", Name: "a", Kind: "skill", Project: "/p"},
+		Version{Hash: "aaaaaaaaaaaa", ContentKnown: true, Content: []byte("# A\n"), Source: "edit", FirstSeen: t0}); err != nil {
+		t.Fatal(err)
+	}
+	var xs []Scored
+	for i := 0; i < 30; i++ {
+		ver := []string{"aaaaaaaaaaaa", "bbbbbbbbbbbb", ""}[i%3]
+		x := execution.Execution{ID: fmt.Sprintf("x%011d", i), SessionID: "s", Skill: "a", Kind: "skill", Project: "/p",
+			SkillPath: "/p/a/SKILL.md", SkillVersion: ver, StartedAt: t0.Add(time.Duration(i) * time.Minute),
+			Calls: []execution.ToolCall{{Name: "Read"}, {Name: "Bash", Failed: i%4 == 0}}}
+		if i%5 == 0 {
+			x.Skill, x.SkillPath = "b", ""
+		}
+		r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: i%7 != 0, Score: float64(30 + 2*i)}
+		xs = append(xs, Scored{Exec: x, Result: r})
+	}
+	if err := db.Commit(&Batch{Executions: xs}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := db.Skills()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := db.SkillKeys()
+	if err != nil || len(keys) != len(all) {
+		t.Fatalf("keys %v %v", keys, err)
+	}
+	got, err := db.SkillsByKey(append([]string{"missing"}, keys...))
+	if err != nil || len(got) != len(all) {
+		t.Fatalf("SkillsByKey: %d skills, %v", len(got), err)
+	}
+	list, err := db.SkillList()
+	if err != nil || len(list) != len(all) {
+		t.Fatalf("SkillList: %d, %v", len(list), err)
+	}
+	for i := range all {
+		want := all[i]
+		for j := range want.Versions {
+			want.Versions[j].Content = nil
+		}
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("skill %s:\n got %+v\nwant %+v", keys[i], got[i], want)
+		}
+		want.Versions = nil
+		if !reflect.DeepEqual(list[i], want) {
+			t.Errorf("SkillList %s: %+v", keys[i], list[i])
+		}
+		seqs, err := db.VersionSeqs(keys[i])
+		if err != nil || len(seqs) != len(all[i].Versions) {
+			t.Fatalf("VersionSeqs: %v %v", seqs, err)
+		}
+		for _, v := range all[i].Versions {
+			if seqs[v.Hash] != v.Seq {
+				t.Errorf("seq of %s: %d, want %d", v.Hash, seqs[v.Hash], v.Seq)
+			}
+		}
+	}
+	if len(all) != 2 || len(all[0].Versions) < 2 || all[0].Versions[0].Aggregate.N == 0 {
+		t.Fatalf("fixture too thin: %+v", all)
+	}
+}
+
+// WalkExecutions sees every execution once, newest first, across chunks,
+// and per version only that version's.
+func TestWalkExecutionsChunks(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "sepa.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 1500
+	for i := 0; i < n; i += 250 {
+		var xs []Scored
+		for j := i; j < i+250; j++ {
+			xs = append(xs, Scored{Exec: execution.Execution{ID: fmt.Sprintf("w%011d", j), SessionID: "s", Skill: "a",
+				Project: "/p", SkillVersion: []string{"v1v1v1v1v1v1", "unknown"}[j%2]}})
+		}
+		if err := db.Commit(&Batch{Executions: xs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		version string
+		want    int
+		step    int
+	}{{"", n, 1}, {"v1v1v1v1v1v1", n / 2, 2}, {"unknown", n / 2, 2}} {
+		var seen []uint64
+		key := ""
+		if c.version != "" {
+			key = "/p#a"
+		}
+		if err := db.WalkExecutions(key, c.version, 3, func(s *Scored) bool {
+			seen = append(seen, s.Seq)
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != c.want {
+			t.Fatalf("version %q: %d executions, want %d", c.version, len(seen), c.want)
+		}
+		for i := 1; i < len(seen); i++ {
+			if seen[i] >= seen[i-1] {
+				t.Fatalf("version %q: not newest first at %d: %d after %d", c.version, i, seen[i], seen[i-1])
+			}
+		}
+	}
+	count := 0
+	db.WalkExecutions("", "", 10, func(*Scored) bool { count++; return count < 25 })
+	if count != 25 {
+		t.Errorf("stopping walk saw %d", count)
+	}
+	txid, err := db.TxID()
+	if err != nil || txid == 0 {
+		t.Fatalf("txid %d %v", txid, err)
+	}
+	db.PutDecision("/p#a", time.Now(), "x")
+	if t2, _ := db.TxID(); t2 <= txid {
+		t.Errorf("txid did not move after a write: %d then %d", txid, t2)
+	}
+}
