@@ -80,8 +80,9 @@ func fixHash(skill, v int) string { return fmt.Sprintf("v%dx%09d", v, skill) }
 // BenchmarkListing measures the reads the CLI and API make on a large
 // database: one version's newest executions through the version index,
 // the same through a filtered scan of all executions (a hash prefix
-// instead of the full hash), the newest executions overall, a walk of one
-// version, one skill's versions with their aggregates, and every skill.
+// instead of the full hash), a skill's newest executions (any version),
+// the newest executions overall, a walk of one version, one skill's
+// versions with their aggregates, and every skill.
 func BenchmarkListing(b *testing.B) {
 	db, err := Open(filepath.Join(b.TempDir(), "sepa.db"), Options{})
 	if err != nil {
@@ -145,6 +146,15 @@ func BenchmarkListing(b *testing.B) {
 				b.Fatal(err)
 			}
 			expect(b, len(xs), fixPerVer)
+		}},
+		{"skill_newest_3", func(b *testing.B, r *rand.Rand) {
+			// What the mutation engine reads before a proposal.
+			k, _ := pick(r)
+			xs, err := db.Executions(Filter{SkillKey: k, Limit: 3})
+			if err != nil {
+				b.Fatal(err)
+			}
+			expect(b, len(xs), 3)
 		}},
 		{"newest_50", func(b *testing.B, r *rand.Rand) {
 			xs, err := db.Executions(Filter{Limit: 50})
