@@ -13,7 +13,7 @@ import (
 
 // benchScored is an execution of a realistic size for the store: ten tool
 // calls (one failed, one retry) and a full five-signal breakdown, about
-// 2.4 KB of JSON once stored.
+// 3.9 KB of JSON once stored.
 func benchScored(i int, skill, version string, at time.Time) Scored {
 	x := execution.Execution{ID: fmt.Sprintf("%012x", i), SessionID: fmt.Sprintf("session-%04d", i%100), Skill: skill, Kind: "skill",
 		Project: "/home/dev/project", SkillPath: "/home/dev/project/.claude/skills/" + skill + "/SKILL.md", SkillVersion: version,
