@@ -156,25 +156,25 @@ func (l *LegacyLine) OK() bool {
 // payload lists the hook fields sepad reads. Others are ignored here but kept
 // by whoever holds the raw line.
 type payload struct {
-	SessionID      *string         `json:"session_id"`
-	HookEventName  *string         `json:"hook_event_name"`
-	Cwd            string          `json:"cwd"`
-	TranscriptPath string          `json:"transcript_path"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolResponse   json.RawMessage `json:"tool_response"`
-	ToolUseID      string          `json:"tool_use_id"`
-	Error          json.RawMessage `json:"error"`
-	IsInterrupt    json.RawMessage `json:"is_interrupt"`
-	DurationMS     json.RawMessage `json:"duration_ms"`
-	Prompt         string          `json:"prompt"`
-	LastMessage    string          `json:"last_assistant_message"`
-	AgentID        string          `json:"agent_id"`
-	AgentType      string          `json:"agent_type"`
-	CommandName    string          `json:"command_name"`
-	ExpansionType  string          `json:"expansion_type"`
-	PromptID       string          `json:"prompt_id"`
-	Sepa           *Sepa           `json:"sepa"`
+	SessionID      *string `json:"session_id"`
+	HookEventName  *string `json:"hook_event_name"`
+	Cwd            string  `json:"cwd"`
+	TranscriptPath string  `json:"transcript_path"`
+	ToolName       string  `json:"tool_name"`
+	ToolInput      rawRef  `json:"tool_input"`
+	ToolResponse   rawRef  `json:"tool_response"`
+	ToolUseID      string  `json:"tool_use_id"`
+	Error          rawRef  `json:"error"`
+	IsInterrupt    rawRef  `json:"is_interrupt"`
+	DurationMS     rawRef  `json:"duration_ms"`
+	Prompt         string  `json:"prompt"`
+	LastMessage    string  `json:"last_assistant_message"`
+	AgentID        string  `json:"agent_id"`
+	AgentType      string  `json:"agent_type"`
+	CommandName    string  `json:"command_name"`
+	ExpansionType  string  `json:"expansion_type"`
+	PromptID       string  `json:"prompt_id"`
+	Sepa           *Sepa   `json:"sepa"`
 
 	// legacy keys
 	TS      *string `json:"ts"`
@@ -185,8 +185,20 @@ type payload struct {
 	Session *string `json:"session"`
 }
 
-// ParseLine decodes one line (without its newline). It never panics; every
-// error wraps ErrMalformed and says why in a few words.
+// rawRef is a json.RawMessage that refers to the input instead of copying
+// it: tool responses are most of a line's bytes, and the collector reads
+// millions of lines.
+type rawRef []byte
+
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
+}
+
+// ParseLine decodes one line (without its newline). The Event's ToolInput
+// and ToolResponse refer to line's bytes: the caller must not reuse line
+// while it keeps the Event. It never panics; every error wraps
+// ErrMalformed and says why in a few words.
 func ParseLine(line []byte) (Event, error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
@@ -219,11 +231,11 @@ func ParseLine(line []byte) (Event, error) {
 		Cwd:            p.Cwd,
 		TranscriptPath: p.TranscriptPath,
 		ToolName:       p.ToolName,
-		ToolInput:      nullToNil(p.ToolInput),
-		ToolResponse:   nullToNil(p.ToolResponse),
+		ToolInput:      nullToNil(json.RawMessage(p.ToolInput)),
+		ToolResponse:   nullToNil(json.RawMessage(p.ToolResponse)),
 		ToolUseID:      p.ToolUseID,
-		Error:          looseString(p.Error),
-		IsInterrupt:    looseBool(p.IsInterrupt),
+		Error:          looseString(json.RawMessage(p.Error)),
+		IsInterrupt:    looseBool(json.RawMessage(p.IsInterrupt)),
 		Prompt:         p.Prompt,
 		LastMessage:    p.LastMessage,
 		AgentID:        p.AgentID,
@@ -232,7 +244,7 @@ func ParseLine(line []byte) (Event, error) {
 		ExpansionType:  p.ExpansionType,
 		PromptID:       p.PromptID,
 	}
-	if d, ok := looseInt(p.DurationMS); ok {
+	if d, ok := looseInt(json.RawMessage(p.DurationMS)); ok {
 		ev.DurationMS, ev.HasDuration = d, true
 	}
 	if p.Sepa != nil {

@@ -430,8 +430,8 @@ func (s HookSpec) handler() (*jnode, error) {
 }
 
 // isSepadHandler recognises a handler sepad installed: a command whose
-// program is named sepad (or sepad.exe) and whose first argument is
-// "hook", or an http handler posting to a loopback /v1/hook URL.
+// program is named sepad or sepad-hook (or with .exe) and whose first
+// argument is "hook", or an http handler posting to a loopback /v1/hook URL.
 func isSepadHandler(h *jnode) bool {
 	if h.kind != '{' {
 		return false
@@ -446,7 +446,7 @@ func isSepadHandler(h *jnode) bool {
 		if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 			base = base[i+1:]
 		}
-		return base == "sepad" || strings.EqualFold(base, "sepad.exe")
+		return base == "sepad" || base == "sepad-hook" || strings.EqualFold(base, "sepad.exe") || strings.EqualFold(base, "sepad-hook.exe")
 	case "http":
 		return isSepadURL(h.str("url"))
 	}

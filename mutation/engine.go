@@ -586,6 +586,17 @@ func (e *Engine) TrustRoots(roots ...string) {
 	}
 }
 
+// skillAndState loads a skill with its versions and the engine's state of
+// it; the caller holds e.mu.
+func (e *Engine) skillAndState(key string) (*store.Skill, *SkillState, error) {
+	sk, err := e.db.Skill(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := e.state(key)
+	return sk, st, err
+}
+
 // skillFile is the prompt file of a skill.
 func skillFile(sk *store.Skill) string {
 	if sk.Kind == "session" {
@@ -601,11 +612,7 @@ func skillFile(sk *store.Skill) string {
 func (e *Engine) ManualRollback(key, to string) (Record, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	sk, err := e.db.Skill(key)
-	if err != nil {
-		return Record{}, err
-	}
-	st, err := e.state(key)
+	sk, st, err := e.skillAndState(key)
 	if err != nil {
 		return Record{}, err
 	}
@@ -634,11 +641,7 @@ func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	sk, err := e.db.Skill(key)
-	if err != nil {
-		return Record{}, err
-	}
-	st, err := e.state(key)
+	sk, st, err := e.skillAndState(key)
 	if err != nil {
 		return Record{}, err
 	}
@@ -670,11 +673,7 @@ func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
 func (e *Engine) Propose(key string, content []byte, strategy string, po ProposalOptions) (Record, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	sk, err := e.db.Skill(key)
-	if err != nil {
-		return Record{}, err
-	}
-	st, err := e.state(key)
+	sk, st, err := e.skillAndState(key)
 	if err != nil {
 		return Record{}, err
 	}

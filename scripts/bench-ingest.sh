@@ -17,7 +17,7 @@ start=$(date +%s%N)
 pid=$!
 # The daemon is caught up when its socket reports no lag; without the API,
 # poll the spool offset through `sepad status --json`.
-while sleep 0.5; do
+while sleep 3; do
   lag=$("$dir/sepad" status --home "$dir/home" --json 2>/dev/null | sed -n 's/.*"lag_bytes": *\([0-9]*\).*/\1/p' | head -1)
   [ "${lag:-1}" = "0" ] && break
 done

@@ -95,7 +95,7 @@ func (d *doctor) checkSettings(project string) {
 					if strings.Contains(hk.URL, "/v1/hook") {
 						found[ev] = true
 					}
-					if f := strings.Fields(hk.Command); len(f) >= 2 && strings.Contains(filepath.Base(f[0]), "sepad") && f[1] == "hook" {
+					if f := strings.Fields(hk.Command); len(f) >= 2 && strings.HasPrefix(filepath.Base(f[0]), "sepad") && f[1] == "hook" {
 						found[ev] = true
 						bins[f[0]] = true
 					}

@@ -105,6 +105,11 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		if strings.Contains(bin, string(filepath.Separator)+"go-build") {
 			fmt.Fprintf(stderr, "warning: %s is a temporary `go run` build; install sepad (go install) and run its install instead\n", bin)
 		}
+		// The small sepad-hook binary, when installed beside sepad, starts
+		// faster on every tool call (BENCHMARKS.md).
+		if hb := filepath.Join(filepath.Dir(bin), "sepad-hook"); isExecutable(hb) {
+			bin = hb
+		}
 		spec.Command = hooks.CommandFor(bin)
 	}
 	ch, err := hooks.Install(path, spec, f.dryRun, time.Now())
@@ -176,4 +181,9 @@ func scopeArgs(f *installFlags) string {
 		return "--project " + f.project
 	}
 	return ""
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }

@@ -105,24 +105,37 @@ func findSkill(db *store.DB, arg string) (*store.Skill, error) {
 	return nil, usageErrorf("%q names %d skills, one per project; give one of: %s", arg, len(hits), strings.Join(keys, ", "))
 }
 
-func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var m mutFlags
-	pos, err := m.parse("versions", args, stderr, nil)
+// readSkill parses a read-only command's flags (want positional
+// arguments, the first a skill, possibly SKILL@VERSION), opens the database
+// read-only and finds the skill. The caller closes the database.
+func (m *mutFlags) readSkill(name, usage string, args []string, want int, stderr io.Writer) (*store.DB, *store.Skill, []string, error) {
+	pos, err := m.parse(name, args, stderr, nil)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("usage: sepad versions SKILL [--json]")
+	if len(pos) != want {
+		return nil, nil, nil, usageErrorf("usage: %s", usage)
 	}
 	db, err := m.openStore(false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	skill, _ := splitAt(pos[0])
+	sk, err := findSkill(db, skill)
+	if err != nil {
+		db.Close()
+		return nil, nil, nil, err
+	}
+	return db, sk, pos, nil
+}
+
+func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var m mutFlags
+	db, sk, _, err := m.readSkill("versions", "sepad versions SKILL [--json]", args, 1, stderr)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	sk, err := findSkill(db, pos[0])
-	if err != nil {
-		return err
-	}
 	st, err := mutation.Statuses(db, sk.Key)
 	if err != nil {
 		return err
@@ -184,23 +197,12 @@ func splitAt(arg string) (string, string) {
 
 func runShow(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var m mutFlags
-	pos, err := m.parse("show", args, stderr, nil)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageErrorf("usage: sepad show SKILL[@VERSION]")
-	}
-	db, err := m.openStore(false)
+	db, sk, pos, err := m.readSkill("show", "sepad show SKILL[@VERSION]", args, 1, stderr)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	name, ver := splitAt(pos[0])
-	sk, err := findSkill(db, name)
-	if err != nil {
-		return err
-	}
+	_, ver := splitAt(pos[0])
 	if ver == "" {
 		ver = sk.Current
 	}
@@ -220,22 +222,11 @@ func runShow(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var m mutFlags
-	pos, err := m.parse("diff", args, stderr, nil)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 3 {
-		return usageErrorf("usage: sepad diff SKILL A B (versions as vN or hash)")
-	}
-	db, err := m.openStore(false)
+	db, sk, pos, err := m.readSkill("diff", "sepad diff SKILL A B (versions as vN or hash)", args, 3, stderr)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	sk, err := findSkill(db, pos[0])
-	if err != nil {
-		return err
-	}
 	a, err := db.Version(sk.Key, pos[1])
 	if err != nil {
 		return err

@@ -25,8 +25,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 # hooks package (not the rest of cmd/sepad).
 mkdir -p "$work/ref"
 printf 'package main\n\nfunc main() {}\n' >"$work/ref/empty.go"
-printf 'package main\n\nimport (\n\t"os"\n\n\t"github.com/sepad/sepad/hooks"\n)\n\nfunc main() { hooks.HandleReader(os.Stdin, hooks.Options{Home: os.Args[1]}) }\n' >"$work/ref/hookonly.go"
-(cd "$root" && go build -o "$work/goempty" "$work/ref/empty.go" && go build -o "$work/hookonly" "$work/ref/hookonly.go")
+(cd "$root" && go build -o "$work/goempty" "$work/ref/empty.go" && go build -o "$work/hookonly" ./cmd/sepad-hook)
 command -v jq >/dev/null || { echo "jq is needed (apt-get install -y jq)" >&2; exit 1; }
 
 # A typical PostToolUse (Bash) payload of about 2 KB.
@@ -45,7 +44,7 @@ run() { # name
 	sepad) "$work/sepad" hook --home "$work/s" <"$work/payload.json" ;;
 	jq) jq -c . <"$work/payload.json" >>"$work/j/spool" ;;
 	cat) cat <"$work/payload.json" >>"$work/c/spool" ;;
-	hookonly) "$work/hookonly" "$work/o" <"$work/payload.json" ;;
+	hookonly) SEPA_HOME="$work/o" "$work/hookonly" hook <"$work/payload.json" ;;
 	goempty) "$work/goempty" <"$work/payload.json" ;;
 	esac
 }
@@ -74,11 +73,12 @@ while [ $r -lt $rounds ]; do
 done
 med() { grep "^$1 " "$work/times" | cut -d' ' -f2 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 s=$(med sepad) j=$(med jq) c=$(med cat) o=$(med hookonly) e=$(med goempty)
-printf 'per call (median of round means): sepad %d µs, jq %d µs, cat %d µs; references: hook-only binary %d µs, empty Go program %d µs\n' \
+printf 'per call (median of round means): sepad %d µs, jq %d µs, cat %d µs; sepad-hook %d µs, empty Go program %d µs\n' \
 	$((s / 1000)) $((j / 1000)) $((c / 1000)) $((o / 1000)) $((e / 1000))
 awk -v s="$s" -v j="$j" -v c="$c" -v o="$o" -v e="$e" 'BEGIN {
 	printf "ratios: sepad/jq = %.2f (target <= 0.2), sepad/cat = %.2f (target <= 1.5)\n", s / j, s / c
-	printf "references: hook-only/cat = %.2f, empty-Go/cat = %.2f\n", o / c, e / c }'
+	printf "sepad-hook (what sepad install uses when installed): sepad-hook/jq = %.2f, sepad-hook/cat = %.2f\n", o / j, o / c
+	printf "reference: empty-Go/cat = %.2f\n", e / c }'
 
 # Every call must have produced exactly one line.
 want=$((rounds * calls + 2))

@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkHookTransports measures, in one run, what one hook event costs
+// the agent: a `cat >> spool` process (the floor of any command hook), a
+// `sepad hook` process, and an HTTP POST of the same payload to a running
+// daemon's /v1/hook over loopback (Claude Code's "type": "http" hook: no
+// process starts). Run:
+//
+//	go test -run '^$' -bench HookTransports -benchtime 200x ./e2e
+func BenchmarkHookTransports(b *testing.B) {
+	home := b.TempDir()
+	payload := []byte(`{"session_id":"b0000000-0000-4000-8000-000000000001","transcript_path":"/t.jsonl","cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"` + string(bytes.Repeat([]byte("ok "), 600)) + `","stderr":""},"tool_use_id":"toolu_1","duration_ms":1200}`)
+	run := func(b *testing.B, name string, args []string, env []string) {
+		for i := 0; i < b.N; i++ {
+			cmd := exec.Command(name, args...)
+			cmd.Env = append(os.Environ(), env...)
+			cmd.Stdin = bytes.NewReader(payload)
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("cat_process", func(b *testing.B) {
+		run(b, "sh", []string{"-c", "cat >> " + filepath.Join(home, "cat.jsonl")}, nil)
+	})
+	b.Run("sepad_hook_process", func(b *testing.B) {
+		run(b, sepadBin, []string{"hook"}, []string{"SEPA_HOME=" + filepath.Join(home, "cmd")})
+	})
+	b.Run("http_post_to_daemon", func(b *testing.B) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		dh := filepath.Join(home, "http")
+		cmd := exec.Command(sepadBin, "run", "--home", dh, "--http", addr, "--log-level", "error")
+		cmd.Env = append(os.Environ(), "SEPA_CONFIG=", "XDG_CONFIG_HOME="+filepath.Join(home, "none"))
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+		url := fmt.Sprintf("http://%s/v1/hook", addr)
+		c := &http.Client{Timeout: 5 * time.Second}
+		for i := 0; ; i++ {
+			if resp, err := c.Get(fmt.Sprintf("http://%s/healthz", addr)); err == nil {
+				resp.Body.Close()
+				break
+			}
+			if i > 100 {
+				b.Fatal("daemon did not start")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			resp, err := c.Post(url, "application/json", bytes.NewReader(payload))
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				b.Fatalf("POST /v1/hook: %s", resp.Status)
+			}
+		}
+	})
+}
