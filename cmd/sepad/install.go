@@ -41,6 +41,9 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 		return nil, "", err
 	}
 	if f.service {
+		if len(pos) > 0 || f.project != "" || f.user || f.transport != "command" || f.url != "" {
+			return nil, "", usageErrorf("--service takes only --home, --no-start and --dry-run")
+		}
 		if f.home == "" {
 			f.home = hooks.Home()
 		}
