@@ -160,20 +160,15 @@ func ListExecutions(db *store.DB, r ExecutionsRequest) (*Executions, error) {
 		r.Limit = DefaultLimit
 	}
 	out := &Executions{Limit: r.Limit, Executions: []ExecRow{}}
-	f := store.Filter{Grade: r.Grade, Since: r.Since}
+	f := rowFilter{grade: r.Grade, since: r.Since}
 	sq := &seqs{db: db}
 	if r.Skill == "" {
 		if r.Version != "" && isSeqArg(r.Version) {
 			return nil, fmt.Errorf("%w: version %q by number needs a skill", ErrBadRequest, r.Version)
 		}
-		f.Version = r.Version
-		err := db.WalkExecutions("", "", r.Limit, func(s *store.Scored) bool {
-			if !r.Since.IsZero() && !s.Stored.IsZero() && s.Stored.Before(r.Since.Add(-sinceSlack)) {
-				return false // committed before Since: so are all older ones
-			}
-			if f.Match(s) {
-				out.Executions = append(out.Executions, execRow(s, sq.of(s.SkillKey, s.Version)))
-			}
+		f.version = r.Version
+		err := walkRows(db, "", "", r.Limit, f, sq.of, func(row *ExecRow, _ uint64) bool {
+			out.Executions = append(out.Executions, *row)
 			return len(out.Executions) < r.Limit
 		})
 		byRunTime(out.Executions)
@@ -196,12 +191,9 @@ func ListExecutions(db *store.DB, r ExecutionsRequest) (*Executions, error) {
 		}
 		for _, v := range vs {
 			n := 0
-			err := db.WalkExecutions(full[i].Key, v.Hash, r.Limit, func(s *store.Scored) bool {
-				if !f.Match(s) {
-					return true
-				}
-				rows = append(rows, execRow(s, v.Seq))
-				seqOf = append(seqOf, s.Seq)
+			err := walkRows(db, full[i].Key, v.Hash, r.Limit, f, sq.of, func(row *ExecRow, seq uint64) bool {
+				rows = append(rows, *row)
+				seqOf = append(seqOf, seq)
 				n++
 				return n < r.Limit
 			})
@@ -269,11 +261,12 @@ func SkillHistory(db *store.DB, r HistoryRequest) (*History, error) {
 	h := &History{Skill: refOf(sk), Versions: rows, Limit: r.Limit, Total: sk.Executions}
 	var ex []ExecRow
 	var seqOf []uint64
+	sq := &seqs{db: db}
 	for _, v := range sk.Versions {
 		n := 0
-		err := db.WalkExecutions(sk.Key, v.Hash, r.Limit, func(s *store.Scored) bool {
-			ex = append(ex, execRow(s, v.Seq))
-			seqOf = append(seqOf, s.Seq)
+		err := walkRows(db, sk.Key, v.Hash, r.Limit, rowFilter{}, sq.of, func(row *ExecRow, seq uint64) bool {
+			ex = append(ex, *row)
+			seqOf = append(seqOf, seq)
 			n++
 			return n < r.Limit
 		})

@@ -21,7 +21,7 @@ func ListSessions(db *store.DB, limit int) (*Sessions, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	ss, err := db.Sessions(limit)
+	ss, err := db.RecentSessions(limit)
 	if err != nil {
 		return nil, err
 	}

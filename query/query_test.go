@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -547,5 +548,42 @@ func TestDecisionsNewestFirst(t *testing.T) {
 	}
 	if err := store.CheckInvariants(db); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Listings keep decoded rows by execution ID; a full cache starts over
+// without losing rows, and another database's rows are never used.
+func TestRowCache(t *testing.T) {
+	defer func(n int) { maxCachedRows = n }(maxCachedRows)
+	maxCachedRows = 5
+	db := openDB(t, fixture()...)
+	first, err := ListExecutions(db, ExecutionsRequest{Limit: 12})
+	if err != nil || len(first.Executions) != 12 {
+		t.Fatalf("%d rows, %v", len(first.Executions), err)
+	}
+	again, _ := ListExecutions(db, ExecutionsRequest{Limit: 12})
+	if !reflect.DeepEqual(first, again) {
+		t.Fatal("a second listing differs")
+	}
+	// Another database, the same IDs committed in another order with other
+	// scores.
+	es := fixture()
+	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
+		es[i], es[j] = es[j], es[i]
+	}
+	for i := range es {
+		if es[i].score >= 0 {
+			es[i].score = 11
+		}
+	}
+	other := openDB(t, es...)
+	got, _ := ListExecutions(other, ExecutionsRequest{Limit: 12})
+	for _, r := range got.Executions {
+		if r.Score != nil && *r.Score != 11 {
+			t.Fatalf("row of the first database: %+v", r)
+		}
+	}
+	if back, _ := ListExecutions(db, ExecutionsRequest{Limit: 12}); !reflect.DeepEqual(first, back) {
+		t.Fatal("the first database's listing changed")
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 )
 
@@ -72,6 +74,24 @@ func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
 	return out, err
 }
 
+// scoredLite is a stored Scored decoded for a listing: without the final
+// output, the prompt and the signals' breakdown (Execution returns them).
+type scoredLite struct {
+	Exec struct {
+		execution.Execution
+		Prompt skipJSON `json:"prompt"`
+		Output skipJSON `json:"output"`
+	} `json:"execution"`
+	Result struct {
+		fitness.Result
+		Signals skipJSON `json:"signals"`
+	} `json:"result"`
+	SkillKey string    `json:"skill_key"`
+	Version  string    `json:"version"`
+	Seq      uint64    `json:"seq"`
+	Stored   time.Time `json:"stored"`
+}
+
 // WalkExecutions calls fn with stored executions, newest first: those of
 // one version when skillKey and version are both set (any version string,
 // "unknown" included), else every execution. It reads at most scanChunk
@@ -83,7 +103,8 @@ func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
 // want is how many records the caller expects to use (its limit): the first
 // transaction decodes that many, each next one four times more, so a
 // listing of the newest 20 decodes about 20 records and a long scan takes
-// few transactions.
+// few transactions. The executions come without Exec.Output, Exec.Prompt
+// and Result.Signals (a listing shows none of them; Execution has them).
 func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored) bool) error {
 	var index []byte
 	var prefix []byte
@@ -119,11 +140,12 @@ func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored
 				if v == nil {
 					return fmt.Errorf("index names missing execution %s", id)
 				}
-				var s Scored
-				if err := json.Unmarshal(v, &s); err != nil {
+				var l scoredLite
+				if err := json.Unmarshal(v, &l); err != nil {
 					return fmt.Errorf("decode execution %s: %w", id, err)
 				}
-				chunk = append(chunk, s)
+				chunk = append(chunk, Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
+					SkillKey: l.SkillKey, Version: l.Version, Seq: l.Seq, Stored: l.Stored})
 				last = k
 			}
 			last = bytes.Clone(last)
@@ -251,6 +273,131 @@ func (db *DB) VersionSeqs(skillKey string) (map[string]int, error) {
 				return fmt.Errorf("decode version %q: %w", k, err)
 			}
 			out[ver.Hash] = ver.Seq
+		}
+		return nil
+	})
+	return out, err
+}
+
+// RecentSessions returns the limit sessions with the latest activity, most
+// recent first (all when limit <= 0): every record's time is read, only the
+// kept ones are decoded whole.
+func (db *DB) RecentSessions(limit int) ([]Session, error) {
+	type recent struct {
+		key  []byte
+		last time.Time
+	}
+	var all []recent
+	var out []Session
+	err := db.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bSessions)
+		err := b.ForEach(func(k, v []byte) error {
+			var r struct {
+				Last time.Time `json:"last"`
+			}
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("decode session %q: %w", k, err)
+			}
+			all = append(all, recent{key: k, last: r.Last})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		sort.SliceStable(all, func(i, j int) bool { return all[i].last.After(all[j].last) })
+		if limit > 0 && len(all) > limit {
+			all = all[:limit]
+		}
+		for _, r := range all {
+			var s Session
+			if err := json.Unmarshal(b.Get(r.key), &s); err != nil {
+				return fmt.Errorf("decode session %q: %w", r.key, err)
+			}
+			out = append(out, s)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// WalkExecutionIDs calls fn with the IDs and commit sequence numbers of
+// stored executions, newest first, reading only the index (no record is
+// decoded): of one version when skillKey and version are set, else all.
+// It reads in transactions of want IDs, then four times more each, up to
+// 4096, and calls fn between them, never inside one.
+func (db *DB) WalkExecutionIDs(skillKey, version string, want int, fn func(id string, seq uint64) bool) error {
+	index, prefix := bBySeq, []byte(nil)
+	if skillKey != "" && version != "" {
+		index, prefix = bByVersion, []byte(skillKey+"\x00"+version+"\x00")
+	}
+	type entry struct {
+		id  string
+		seq uint64
+	}
+	var after []byte
+	for chunkMax := min(max(want, 1), 4096); ; chunkMax = min(chunkMax*4, 4096) {
+		var chunk []entry
+		var last []byte
+		err := db.view(func(tx *bolt.Tx) error {
+			c := tx.Bucket(index).Cursor()
+			var k, id []byte
+			switch {
+			case after != nil:
+				k, id = c.Seek(after)
+				if k != nil && bytes.Equal(k, after) {
+					k, id = c.Next()
+				}
+			case prefix != nil:
+				k, id = c.Seek(prefix)
+			default:
+				k, id = c.First()
+			}
+			for ; k != nil && len(chunk) < chunkMax; k, id = c.Next() {
+				if prefix != nil && !bytes.HasPrefix(k, prefix) {
+					break
+				}
+				if len(k) < 8 {
+					return fmt.Errorf("malformed index key %q", k)
+				}
+				chunk = append(chunk, entry{string(id), ^getU64(k[len(k)-8:])})
+				last = k
+			}
+			last = bytes.Clone(last)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range chunk {
+			if !fn(e.id, e.seq) {
+				return nil
+			}
+		}
+		if len(chunk) < chunkMax {
+			return nil
+		}
+		after = last
+	}
+}
+
+// ExecutionsLite returns the executions with these IDs, in that order,
+// decoded for a listing (as WalkExecutions: no output, prompt or
+// signals), read in one transaction; unknown IDs are skipped.
+func (db *DB) ExecutionsLite(ids []string) ([]Scored, error) {
+	out := make([]Scored, 0, len(ids))
+	err := db.view(func(tx *bolt.Tx) error {
+		ex := tx.Bucket(bExec)
+		for _, id := range ids {
+			v := ex.Get([]byte(id))
+			if v == nil {
+				continue
+			}
+			var l scoredLite
+			if err := json.Unmarshal(v, &l); err != nil {
+				return fmt.Errorf("decode execution %s: %w", id, err)
+			}
+			out = append(out, Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
+				SkillKey: l.SkillKey, Version: l.Version, Seq: l.Seq, Stored: l.Stored})
 		}
 		return nil
 	})

@@ -140,3 +140,62 @@ func TestWalkExecutionsChunks(t *testing.T) {
 		t.Errorf("txid did not move after a write: %d then %d", txid, t2)
 	}
 }
+
+// A listing walk returns what Execution returns, less the output, the
+// prompt and the signals; RecentSessions returns the latest sessions.
+func TestWalkIsExecutionLessTheBulk(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "sepa.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	var xs []Scored
+	for i := 0; i < 12; i++ {
+		x := execution.Execution{ID: fmt.Sprintf("l%011d", i), SessionID: fmt.Sprintf("s%d", i%4), Skill: "a", Kind: "skill", Project: "/p",
+			SkillVersion: "aaaaaaaaaaaa", Prompt: "fix it", Output: "## Done\n\nlong answer", HasOutput: true, Complete: true,
+			StartedAt: t0.Add(time.Duration(i) * time.Minute), EndedAt: t0.Add(time.Duration(i)*time.Minute + time.Second),
+			Calls: []execution.ToolCall{{ID: "c", Name: "Bash", Failed: i%2 == 0, HasDuration: true, DurationMS: 40}}}
+		r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: float64(50 + i), Grade: fitness.GradeOf(float64(50 + i)),
+			Signals: []fitness.Signal{{Signal: fitness.SignalToolSuccess, Present: true, Detail: "d"}}, Errors: fitness.ErrorCounts{Total: 2}}
+		xs = append(xs, Scored{Exec: x, Result: r})
+	}
+	if err := db.Commit(&Batch{Executions: xs}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = db.WalkExecutions("", "", 5, func(s *Scored) bool {
+		n++
+		full, err := db.Execution(s.Exec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if full.Exec.Output == "" || full.Exec.Prompt == "" || len(full.Result.Signals) != 1 {
+			t.Fatalf("Execution lost the bulk: %+v", full)
+		}
+		if s.Exec.Output != "" || s.Exec.Prompt != "" || s.Result.Signals != nil {
+			t.Errorf("walk decoded the bulk of %s", s.Exec.ID)
+		}
+		full.Exec.Output, full.Exec.Prompt, full.Result.Signals = "", "", nil
+		if !reflect.DeepEqual(*s, *full) {
+			t.Errorf("walk %+v\n  != %+v", *s, *full)
+		}
+		return true
+	})
+	if err != nil || n != 12 {
+		t.Fatalf("walked %d: %v", n, err)
+	}
+	all, err := db.Sessions(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recent, err := db.RecentSessions(2)
+	if err != nil || len(recent) != 2 || len(all) != 4 {
+		t.Fatalf("recent %d of %d: %v", len(recent), len(all), err)
+	}
+	for i := range recent {
+		if !reflect.DeepEqual(recent[i], all[i]) {
+			t.Errorf("recent[%d] = %+v, want %+v", i, recent[i], all[i])
+		}
+	}
+}
