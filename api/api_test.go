@@ -436,3 +436,29 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("ingestion lag %v, want about 2s", lag)
 	}
 }
+
+func TestHookBodyIsBounded(t *testing.T) {
+	home := t.TempDir()
+	db := testDB(t, home)
+	h := NewHandler(Options{DB: db, Home: home, Hook: &hooks.Options{Home: home, NoFiles: true, MaxPayload: 1024}})
+	body := io.LimitReader(zeroReader{}, maxHookBody+1<<20)
+	req := httptest.NewRequest(http.MethodPost, "http://sepad/v1/hook", body)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusNoContent || rec.Header().Get("X-Sepad-Quarantined") != "true" {
+		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
+	}
+	b, err := os.ReadFile(hooks.SpoolPath(home))
+	if err != nil || len(b) > 64<<10 || !bytes.Contains(b, []byte("request body too large")) {
+		t.Fatalf("spool line of %d bytes: %.300s %v", len(b), b, err)
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}

@@ -298,13 +298,19 @@ func (h *handler) decisions(r *http.Request) (any, error) {
 	return query.ListDecisions(h.o.DB, s, lim)
 }
 
+// maxHookBody bounds the bytes read from one POST /v1/hook.
+const maxHookBody = 64 << 20
+
 // hook is Claude Code's HTTP hook: the payload is enriched and appended
 // to the spool before the answer. Success is 204 with no body (a body
 // would be read by Claude Code as hook output); where the line went is in
 // the X-Sepad-Wrote header (spool or fallback).
 func (h *handler) hook(w http.ResponseWriter, r *http.Request) {
 	opts := *h.o.Hook
-	res, err := hooks.HandleReader(r.Body, opts)
+	// The hook keeps a bounded head of a huge payload and drains the rest
+	// to hash it; past maxHookBody the read fails and what was read is
+	// kept, quarantined, so no client can make the daemon read forever.
+	res, err := hooks.HandleReader(http.MaxBytesReader(w, r.Body, maxHookBody), opts)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("hook event not recorded: %w", err), nil)
 		return
