@@ -185,7 +185,7 @@ func (s *State) Aggregate(o Options) Aggregate {
 		a.SD = round4(math.Sqrt(s.M2 / float64(s.N-1)))
 	}
 	a.Last = s.Recent[0]
-	v, _ := weighted(s.Recent, o)
+	v, _ := weighted(s.window(o), o)
 	a.Value = round4(v)
 	a.Graded = s.N >= max(o.MinSamples, 1)
 	return a
@@ -193,6 +193,16 @@ func (s *State) Aggregate(o Options) Aggregate {
 
 // Explain returns how each score of the window entered the aggregate.
 func (s *State) Explain(o Options) []Entry {
-	_, e := weighted(s.Recent, o)
+	_, e := weighted(s.window(o), o)
 	return e
+}
+
+// window returns the newest o.Window scores: a State built with a larger
+// window and read with a smaller one agrees with Compute. (Read with a
+// larger one, it has only the scores it kept.)
+func (s *State) window(o Options) []float64 {
+	if len(s.Recent) > o.window() {
+		return s.Recent[:o.window()]
+	}
+	return s.Recent
 }

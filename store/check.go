@@ -55,6 +55,9 @@ func CheckInvariants(db *DB) error {
 			if !bytes.HasPrefix(k, []byte(s.SkillKey+"\x00"+s.Version+"\x00")) {
 				return fmt.Errorf("execution %s indexed under %q, stored as %s@%s", id, k, s.SkillKey, s.Version)
 			}
+			if tx.Bucket(bVersions).Get(versionKey(s.SkillKey, s.Version)) == nil {
+				return fmt.Errorf("execution %s: version %s@%s has no record", id, s.SkillKey, s.Version)
+			}
 			if s.Result.Scored {
 				ak := string(aggKey(s.SkillKey, s.Version, s.Result.RubricVersion))
 				recount[ak] = append(recount[ak], s.Result.Score)

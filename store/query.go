@@ -83,37 +83,24 @@ func (db *DB) Execution(id string) (*Scored, error) {
 	return out, err
 }
 
-// Executions lists executions newest first. With SkillKey and an exact
-// Version it walks that version's index only; otherwise the global index.
+// Executions lists executions newest first. With SkillKey it walks only
+// that skill's version indexes (with Version, only the versions whose hash
+// starts with it, "unknown" included), merged by commit order, and never
+// the whole database; otherwise the global index. MaxSeq starts the walk
+// at that execution instead of filtering the newer ones out.
 func (db *DB) Executions(f Filter) ([]Scored, error) {
 	var out []Scored
 	err := db.view(func(tx *bolt.Tx) error {
 		ex := tx.Bucket(bExec)
-		var c *bolt.Cursor
-		var prefix []byte
-		if f.SkillKey != "" && len(f.Version) == 12 {
-			prefix = []byte(f.SkillKey + "\x00" + f.Version + "\x00")
-			c = tx.Bucket(bByVersion).Cursor()
-		} else {
-			c = tx.Bucket(bBySeq).Cursor()
-		}
-		var k, id []byte
-		if prefix != nil {
-			k, id = c.Seek(prefix)
-		} else {
-			k, id = c.First()
-		}
-		for ; k != nil; k, id = c.Next() {
-			if prefix != nil && !bytes.HasPrefix(k, prefix) {
-				break
-			}
+		next := indexWalk(tx, &f)
+		for id := next(); id != nil; id = next() {
 			v := ex.Get(id)
 			if v == nil {
 				return fmt.Errorf("index names missing execution %s", id)
 			}
 			var s Scored
 			if err := json.Unmarshal(v, &s); err != nil {
-				return err
+				return fmt.Errorf("decode execution %s: %w", id, err)
 			}
 			if !f.match(&s) {
 				continue
@@ -126,6 +113,66 @@ func (db *DB) Executions(f Filter) ([]Scored, error) {
 		return nil
 	})
 	return out, err
+}
+
+// indexWalk returns a function yielding the IDs of the executions f can
+// match, newest first, and nil at the end. Both indexes end their keys
+// with ^seq, so the newest of several version cursors is the one with
+// the smallest suffix.
+func indexWalk(tx *bolt.Tx, f *Filter) func() []byte {
+	var start []byte
+	if f.MaxSeq > 0 {
+		start = u64(^f.MaxSeq)
+	}
+	if f.SkillKey == "" {
+		c := tx.Bucket(bBySeq).Cursor()
+		k, id := c.First()
+		if start != nil {
+			k, id = c.Seek(start)
+		}
+		return func() []byte {
+			if k == nil {
+				return nil
+			}
+			out := id
+			k, id = c.Next()
+			return out
+		}
+	}
+	type head struct {
+		c      *bolt.Cursor
+		prefix []byte
+		k, id  []byte
+	}
+	var heads []*head
+	vprefix := []byte(f.SkillKey + "\x00")
+	vc := tx.Bucket(bVersions).Cursor()
+	for k, _ := vc.Seek(vprefix); k != nil && bytes.HasPrefix(k, vprefix); k, _ = vc.Next() {
+		hash := k[len(vprefix):]
+		if !bytes.HasPrefix(hash, []byte(f.Version)) {
+			continue
+		}
+		h := &head{c: tx.Bucket(bByVersion).Cursor(), prefix: versionIndexKey(f.SkillKey, string(hash), 0)[:len(vprefix)+len(hash)+1]}
+		h.k, h.id = h.c.Seek(append(bytes.Clone(h.prefix), start...))
+		heads = append(heads, h)
+	}
+	return func() []byte {
+		var best *head
+		for _, h := range heads {
+			if h.k == nil || !bytes.HasPrefix(h.k, h.prefix) {
+				continue
+			}
+			if best == nil || bytes.Compare(h.k[len(h.prefix):], best.k[len(best.prefix):]) < 0 {
+				best = h
+			}
+		}
+		if best == nil {
+			return nil
+		}
+		out := best.id
+		best.k, best.id = best.c.Next()
+		return out
+	}
 }
 
 func (f *Filter) match(s *Scored) bool {
@@ -413,20 +460,42 @@ func (db *DB) PutDecision(skillKey string, t time.Time, payload any) error {
 }
 
 // Decisions returns decisions, newest first, for one skill ("" for all).
+// For one skill it reads only that skill's newest limit records.
 func (db *DB) Decisions(skillKey string, limit int) ([]Decision, error) {
 	var out []Decision
+	decode := func(k, v []byte) error {
+		var d Decision
+		if err := json.Unmarshal(v, &d); err != nil {
+			return fmt.Errorf("decode decision %q: %w", k, err)
+		}
+		out = append(out, d)
+		return nil
+	}
 	err := db.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bDecisions).ForEach(func(k, v []byte) error {
-			if skillKey != "" && !bytes.HasPrefix(k, []byte(skillKey+"\x00")) {
-				return nil
+		b := tx.Bucket(bDecisions)
+		if skillKey == "" {
+			return b.ForEach(decode)
+		}
+		// Keys are skill NUL seq: the skill's newest decision is the last
+		// key before skill NUL followed by the largest seq.
+		prefix := []byte(skillKey + "\x00")
+		c := b.Cursor()
+		upper := append(bytes.Clone(prefix), u64(^uint64(0))...)
+		k, v := c.Seek(upper)
+		if k == nil {
+			k, v = c.Last()
+		} else if !bytes.Equal(k, upper) {
+			k, v = c.Prev()
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix) && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
+			if len(k) != len(prefix)+8 {
+				continue // another skill whose key extends this one's (impossible with NUL-free keys)
 			}
-			var d Decision
-			if err := json.Unmarshal(v, &d); err != nil {
+			if err := decode(k, v); err != nil {
 				return err
 			}
-			out = append(out, d)
-			return nil
-		})
+		}
+		return nil
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq > out[j].Seq })
 	if limit > 0 && len(out) > limit {

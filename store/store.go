@@ -203,8 +203,14 @@ func Open(path string, o Options) (*DB, error) {
 		o.Aggregate = aggregate.DefaultOptions()
 	}
 	if o.ReadOnly {
-		if _, err := os.Stat(path); err != nil {
+		fi, err := os.Stat(path)
+		if err != nil {
 			return nil, fmt.Errorf("open store %s: %w (has the daemon run yet?)", path, err)
+		}
+		if fi.Size() == 0 {
+			// bbolt would try to initialise it, and fail on the read-only
+			// descriptor with "bad file descriptor".
+			return nil, fmt.Errorf("open store %s: empty file, never initialised: start the daemon once (sepad run)", path)
 		}
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -234,7 +240,18 @@ func (db *DB) init() error {
 			if m == nil {
 				return nil // empty file: reads find nothing
 			}
-			return checkSchema(m)
+			if err := checkSchema(m); err != nil {
+				return err
+			}
+			// A reader cannot migrate: an older or incomplete layout would
+			// leave buckets the reads expect missing.
+			n, _ := strconv.Atoi(string(m.Get(kSchema)))
+			for _, b := range allBuckets {
+				if n < SchemaVersion || tx.Bucket(b) == nil {
+					return fmt.Errorf("database schema v%d is older than this sepad's v%d (or incomplete): start the daemon once (sepad run) to migrate it", n, SchemaVersion)
+				}
+			}
+			return nil
 		})
 	}
 	return db.bolt.Update(func(tx *bolt.Tx) error {
