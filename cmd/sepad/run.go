@@ -115,7 +115,10 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		return nil, fmt.Errorf("secure home %s: %w", d.home, err)
 	}
 	dbPath := filepath.Join(d.home, "sepa.db")
-	d.db, err = store.Open(dbPath, store.Options{LockTimeout: 500 * time.Millisecond,
+	// A CLI query reading the database directly holds a shared lock for
+	// up to about a second on a large store: wait that out, but fail fast
+	// enough when another daemon holds it for good.
+	d.db, err = store.Open(dbPath, store.Options{LockTimeout: 3 * time.Second,
 		QuarantineMax: cfg.Collector.QuarantineMax, Aggregate: aggregateOptions(cfg)})
 	if err != nil {
 		return nil, err
