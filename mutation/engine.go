@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -564,15 +563,6 @@ func Statuses(db *store.DB, key string) (map[string]string, error) {
 	return out, nil
 }
 
-// sortedKeys is used by tests and commands that list skills stably.
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // TrustRoots adds roots under which prompt files may be written, without
 // watching them (commands that run while the daemon is down).
