@@ -563,7 +563,6 @@ func Statuses(db *store.DB, key string) (map[string]string, error) {
 	return out, nil
 }
 
-
 // TrustRoots adds roots under which prompt files may be written, without
 // watching them (commands that run while the daemon is down).
 func (e *Engine) TrustRoots(roots ...string) {
