@@ -115,7 +115,7 @@ type Collector struct {
 // New returns a Collector that commits into db. Call Open to start it.
 func New(db *store.DB, o Options) *Collector {
 	if o.BatchLines <= 0 {
-		o.BatchLines = 1000
+		o.BatchLines = 5000
 	}
 	if o.BatchInterval <= 0 {
 		o.BatchInterval = 50 * time.Millisecond
