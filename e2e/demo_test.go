@@ -55,7 +55,7 @@ func TestVersionCommandsOnDemoState(t *testing.T) {
 	}
 	// A proposal that drops the baseline's heading is refused, naming the rule.
 	bad := filepath.Join(tmp, "bad.md")
-	writeFile(t, bad, "Deploy the shop: run make check, then make deploy ENV=<env>, then the smoke tests; report what was shipped, why it is safe and what to watch next. Keep it short and concrete, always.\n")
+	writeFile(t, bad, "---\nname: deploy\ndescription: Ship the shop to an environment\n---\nDeploy the shop: run make check, then make deploy ENV=<env>, then the smoke tests; report what was shipped, why it is safe and what to watch next. Keep it short and concrete, always.\n")
 	_, errOut, code = sepad(t, env, nil, "propose", "deploy", bad, "--home", home)
 	if code != 1 || !strings.Contains(errOut, "refused by headings") {
 		t.Fatalf("bad proposal: exit %d %q", code, errOut)

@@ -166,7 +166,7 @@ func (e *Engine) run(ctx context.Context) {
 			return
 		case c := <-e.w.Changes():
 			if err := e.recordChange(c, "edit"); err != nil {
-				e.log.Error("record version", "file", c.File.Path, "err", err)
+				e.log.Error("record version", "file", c.Path, "err", err)
 			}
 		}
 	}
@@ -184,13 +184,17 @@ func (e *Engine) addRoot(root string, user bool) {
 	}
 	e.roots = append(e.roots, root)
 	e.mu.Unlock()
-	for _, pf := range e.w.AddRoot(root, user) {
-		b, err := os.ReadFile(pf.Path)
-		if err != nil {
-			continue
-		}
-		if err := e.recordChange(Change{File: pf, Hash: Hash(b), Content: b, Time: e.opts.Now().UTC()}, "edit"); err != nil {
-			e.log.Error("record version", "file", pf.Path, "err", err)
+	kind := RootProject
+	if user {
+		kind = RootUser
+	}
+	changes, err := e.w.AddRoot(root, kind)
+	if err != nil {
+		e.log.Warn("watch prompt files", "root", root, "err", err)
+	}
+	for _, c := range changes {
+		if err := e.recordChange(c, "edit"); err != nil {
+			e.log.Error("record version", "file", c.Path, "err", err)
 		}
 	}
 }
@@ -208,17 +212,17 @@ func (e *Engine) recordChange(c Change, source string) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	sk := store.Skill{Key: c.File.Key, Name: c.File.Name, Kind: c.File.Kind, Project: c.File.Project}
-	if c.File.Kind != "session" {
-		sk.Path = c.File.Path
+	sk := store.Skill{Key: c.Key, Name: c.Name, Kind: c.Kind, Project: c.Project}
+	if c.Kind != "session" {
+		sk.Path = c.Path
 	}
-	before, _ := e.db.Skill(c.File.Key)
+	before, _ := e.db.Skill(c.Key)
 	v, err := e.db.PutVersion(sk, store.Version{Hash: c.Hash, Content: c.Content, ContentKnown: true, FirstSeen: c.Time, Source: source})
 	if err != nil {
 		return err
 	}
 	if before == nil || before.Current != v.Hash {
-		e.log.Info("prompt version", "skill", c.File.Name, "file", c.File.Path, "version", fmt.Sprintf("v%d", v.Seq), "hash", v.Hash, "source", source)
+		e.log.Info("prompt version", "skill", c.Name, "file", c.Path, "version", fmt.Sprintf("v%d", v.Seq), "hash", v.Hash, "source", source)
 	}
 	return nil
 }
@@ -305,8 +309,8 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 			e.log.Error("save skill state", "skill", key, "err", err)
 		}
 	}()
-	if st.Cooldown > 0 {
-		st.Cooldown--
+	var may bool
+	if st.Cooldown, may = CooldownTick(st.Cooldown); !may {
 		return nil
 	}
 	if final(st.Status[version]) && version != st.Baseline {
@@ -355,7 +359,7 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 	}
 	bs, _ := e.sampleOf(key, st.Baseline, x.Seq+1)
 	base, cand := bs.sample(vers[st.Baseline], e.db.AggregateOptions()), cs.sample(cur, e.db.AggregateOptions())
-	d := Decide(key, base, cand, e.opts.Decide)
+	d := Decide(key, base.Hash, cand.Hash, base, cand, e.opts.Decide)
 	switch d.Outcome {
 	case Accept:
 		st.Status[cur.Hash] = StatusAccepted
@@ -408,7 +412,7 @@ func (v *versionSample) failRate() float64 {
 
 func (v *versionSample) sample(ver *store.Version, o aggregate.Options) Sample {
 	a := v.agg(o)
-	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, Scores: v.newestFirst()}
+	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst()}
 }
 
 // sampleOf returns the cached sample of a version, loading from the store
@@ -432,37 +436,26 @@ func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, erro
 	return s, nil
 }
 
-// safety applies the protocol's rules to the version in force and returns
-// the rule that fired and the version to go back to.
+// safety applies the protocol's rules (CheckSafety) to the version in
+// force and returns the rule that fired and the version to go back to.
 func (e *Engine) safety(sk *store.Skill, cur *store.Version, vers map[string]*store.Version, st *SkillState) (string, *store.Version) {
-	if cur.Aggregate.N < e.opts.GradeMin || !cur.Aggregate.Graded {
+	stat := func(v *store.Version) VersionStat {
+		return VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
+			Graded: v.Aggregate.Graded && v.Aggregate.N >= e.opts.GradeMin, Aggregate: v.Aggregate.Value,
+			FailRate: v.FailRate}
+	}
+	all := make([]VersionStat, 0, len(sk.Versions))
+	for _, v := range sk.Versions {
+		if vv := vers[v.Hash]; vv != nil {
+			all = append(all, stat(vv))
+		}
+	}
+	r, ok := CheckSafety(stat(cur), all, SafetyOptions{RollbackOnF: e.opts.RollbackOnF, RollbackRatio: e.opts.RollbackRatio,
+		RollbackFailRate: e.opts.RollbackFailRate, Cooldown: e.opts.Cooldown})
+	if !ok {
 		return "", nil
 	}
-	var best *store.Version
-	for _, v := range sk.Versions {
-		v := vers[v.Hash]
-		if v.Hash == cur.Hash || v.Aggregate.N < e.opts.GradeMin {
-			continue
-		}
-		if fitness.GradeOf(v.Aggregate.Value) == fitness.F {
-			continue
-		}
-		if best == nil || v.Aggregate.Value > best.Aggregate.Value {
-			best = v
-		}
-	}
-	if e.opts.RollbackOnF && fitness.GradeOf(cur.Aggregate.Value) == fitness.F && best != nil {
-		return "grade_f", best
-	}
-	if e.opts.RollbackRatio > 0 && best != nil && cur.Aggregate.Value < e.opts.RollbackRatio*best.Aggregate.Value {
-		return "below_ratio_of_best", best
-	}
-	if e.opts.RollbackFailRate < 1 && cur.FailRate > e.opts.RollbackFailRate {
-		if p := vers[cur.Parent]; p != nil {
-			return "tool_failure_rate", p
-		}
-	}
-	return "", nil
+	return r.Rule, vers[r.Target]
 }
 
 // rollback restores target's content over the file holding from, unless
@@ -500,7 +493,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		rec.Words = prefix + "auto_rollback is off: would roll back " + words
 		return e.record(rec)
 	}
-	err := Restore(path, from.Hash, target.Content, e.roots)
+	err := Rollback(path, from.Hash, target.Content, e.roots)
 	switch {
 	case errors.Is(err, ErrConflict):
 		rec.Kind = KindConflict
@@ -529,10 +522,8 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 // command, CLAUDE.md) under a watched root: the only files sepad writes.
 func (e *Engine) isPromptFile(path string) bool {
 	for _, r := range e.roots {
-		for _, user := range []bool{false, true} {
-			if _, ok := classify(r, path, user); ok {
-				return true
-			}
+		if _, ok := Classify(r, path, RootProject|RootUser); ok {
+			return true
 		}
 	}
 	return false
@@ -705,7 +696,7 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 	if !e.isPromptFile(path) {
 		return Record{}, fmt.Errorf("propose: %s: %w", path, ErrOutsideRoots)
 	}
-	if err := WriteFileAtomic(path, content); err != nil {
+	if err := WriteFileAtomic(path, content, e.roots); err != nil {
 		return Record{}, err
 	}
 	hash := Hash(content)

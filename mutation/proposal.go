@@ -1,15 +1,82 @@
 package mutation
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
+	"gopkg.in/yaml.v3"
+)
+
+// ProposalOptions are the checks and limits on proposals from a mutator.
+type ProposalOptions struct {
+	// MinRatio and MaxRatio bound the proposal's length against the
+	// baseline's, in bytes: 0.5 and 2.
+	MinRatio, MaxRatio float64
+	// Dangerous are refused phrases, matched case-insensitively with runs
+	// of white space treated as one space, as whole words (so "rm -rf /"
+	// does not match "rm -rf /tmp/x"). A phrase the baseline already holds
+	// as often is allowed: only introducing one is refused.
+	Dangerous []string
+	// PerDay is the most proposals per skill in any 24 hours: 10.
+	PerDay int
+	// MinExecutions since the file last changed: 3.
+	MinExecutions int
+	// StableMean, StableSD and StableWindow: no proposal while the mean of
+	// the last StableWindow scores is above StableMean and their standard
+	// deviation below StableSD (85, 5, 3): a stable skill is left alone.
+	StableMean   float64
+	StableSD     float64
+	StableWindow int
+}
+
+// DefaultProposalOptions are the protocol's checks and limits.
+func DefaultProposalOptions() ProposalOptions {
+	return ProposalOptions{MinRatio: 0.5, MaxRatio: 2, PerDay: 10, MinExecutions: 3, StableMean: 85, StableSD: 5, StableWindow: 3,
+		Dangerous: []string{
+			"rm -rf /", "rm -rf /*", "rm -fr /", "rm -rf ~", "rm -rf ~/", "rm -rf $HOME", "rm -rf --no-preserve-root",
+			"mkfs.", "dd if=/dev/zero of=/dev/", "chmod -R 777 /", ":(){ :|:& };:",
+			"ignore all previous instructions", "ignore previous instructions", "ignore all prior instructions",
+			"disregard all previous instructions", "disregard previous instructions", "disregard all prior instructions",
+			"--dangerously-skip-permissions", "--no-verify", "git push --force", "git push -f",
+		}}
+}
+
+// ProposalHistory is what the limits look at.
+type ProposalHistory struct {
+	// Recent are the times of this skill's earlier proposals.
+	Recent []time.Time
+	// SinceChange counts the skill's executions since its file last
+	// changed.
+	SinceChange int
+	// Last3 are the skill's newest scores, newest first (at least
+	// StableWindow of them for the stability rule to apply).
+	Last3 []float64
+	// Now is the time of the proposal.
+	Now time.Time
+}
+
+// Proposal rules, as named by a RefusalError.
+const (
+	RuleEmpty       = "empty"
+	RuleNotText     = "not_text"
+	RuleUnchanged   = "unchanged"
+	RuleLength      = "length"
+	RuleFrontmatter = "frontmatter"
+	RuleHeadings    = "headings"
+	RuleDangerous   = "dangerous_pattern"
+	RuleRateLimit   = "rate_limit"
+	RuleTooSoon     = "too_soon"
+	RuleStable      = "stable"
 )
 
 // ErrRefused is wrapped by every refusal of a proposal or manual action.
@@ -21,107 +88,329 @@ type RefusalError struct {
 	Detail string
 }
 
+// Error names the rule and gives the numbers, e.g. "refused by too_soon: 2
+// executions since the last change (need 3, 1 more)".
 func (e *RefusalError) Error() string { return fmt.Sprintf("refused by %s: %s", e.Rule, e.Detail) }
 
 // Unwrap makes every refusal match ErrRefused.
 func (e *RefusalError) Unwrap() error { return ErrRefused }
 
-// ProposalOptions are the limits on proposals from a mutator.
-type ProposalOptions struct {
-	MinRatio, MaxRatio float64  // length against the baseline: 0.5 and 2
-	Dangerous          []string // case-insensitive substrings refused
-	PerDay             int      // proposals per skill per day: 10
-	MinExecutions      int      // executions since the last change: 3
-	StableMean         float64  // no proposal while mean > 85 …
-	StableSD           float64  // … and sd < 5 over the last 3 executions
+func refuse(rule, format string, args ...any) error {
+	return &RefusalError{Rule: rule, Detail: fmt.Sprintf(format, args...)}
 }
 
-// DefaultProposalOptions are the protocol's limits.
-func DefaultProposalOptions() ProposalOptions {
-	return ProposalOptions{MinRatio: 0.5, MaxRatio: 2, PerDay: 10, MinExecutions: 3, StableMean: 85, StableSD: 5,
-		Dangerous: []string{"rm -rf /", "rm -rf ~", "ignore all previous instructions", "ignore previous instructions",
-			"disregard all prior instructions", "curl | sh", "curl | bash", "chmod -r 777 /", "--no-verify", "git push --force"}}
-}
-
-// ProposalHistory is what the limits look at.
-type ProposalHistory struct {
-	// Recent are the times of this skill's earlier proposals.
-	Recent []time.Time
-	// SinceChange counts executions since the file last changed.
-	SinceChange int
-	// Last3 are the newest three scores, newest first.
-	Last3 []float64
-	Now   time.Time
-}
-
-// CheckProposal checks a proposed text against the baseline's and the
-// limits; the error says which rule refused it and the numbers.
+// CheckProposal checks a proposed text against the baseline's text (nil
+// when the skill has no baseline: the comparisons are skipped) and the
+// limits. It returns nil or a *RefusalError naming the rule and the
+// numbers. Content is checked before limits, so a mutator learns what to
+// fix first.
 func CheckProposal(baseline, proposed []byte, h ProposalHistory, o ProposalOptions) error {
-	p := strings.TrimSpace(string(proposed))
-	if p == "" {
-		return &RefusalError{"empty", "the proposed text is empty"}
+	if len(bytes.TrimSpace(proposed)) == 0 {
+		return refuse(RuleEmpty, "the proposed text is empty (%d bytes of white space)", len(proposed))
+	}
+	if !utf8.Valid(proposed) || bytes.IndexByte(proposed, 0) >= 0 {
+		return refuse(RuleNotText, "the proposed text is not UTF-8 text (%d bytes)", len(proposed))
 	}
 	if len(baseline) > 0 {
+		if bytes.Equal(baseline, proposed) {
+			return refuse(RuleUnchanged, "the proposed text is the baseline's, byte for byte (%d bytes, version %s)", len(proposed), Hash(proposed))
+		}
 		ratio := float64(len(proposed)) / float64(len(baseline))
-		if ratio < o.MinRatio || ratio > o.MaxRatio {
-			return &RefusalError{"length", fmt.Sprintf("%d bytes is %.2f× the baseline's %d (allowed %.1f× to %.1f×)", len(proposed), ratio, len(baseline), o.MinRatio, o.MaxRatio)}
+		if ratio < o.MinRatio || (o.MaxRatio > 0 && ratio > o.MaxRatio) {
+			return refuse(RuleLength, "%d bytes is %.2f× the baseline's %d (allowed %.2g× to %.2g×, i.e. %d to %d bytes)",
+				len(proposed), ratio, len(baseline), o.MinRatio, o.MaxRatio,
+				int(o.MinRatio*float64(len(baseline))+0.999), int(o.MaxRatio*float64(len(baseline))))
 		}
-		have := map[string]bool{}
-		for _, hd := range headings(proposed) {
-			have[hd] = true
+		if err := checkFrontmatter(baseline, proposed); err != nil {
+			return err
 		}
-		for _, hd := range headings(baseline) {
-			if !have[hd] {
-				return &RefusalError{"headings", fmt.Sprintf("the baseline's heading %q is missing", hd)}
+		if err := checkHeadings(baseline, proposed); err != nil {
+			return err
+		}
+	}
+	if err := checkDangerous(baseline, proposed, o.Dangerous); err != nil {
+		return err
+	}
+	if o.PerDay > 0 {
+		var inDay []time.Time
+		for _, t := range h.Recent {
+			if age := h.Now.Sub(t); age >= 0 && age < 24*time.Hour {
+				inDay = append(inDay, t)
 			}
 		}
-	}
-	low := strings.ToLower(p)
-	for _, d := range o.Dangerous {
-		if strings.Contains(low, strings.ToLower(d)) {
-			return &RefusalError{"dangerous_pattern", fmt.Sprintf("contains %q", d)}
+		if len(inDay) >= o.PerDay {
+			oldest := inDay[0]
+			for _, t := range inDay {
+				if t.Before(oldest) {
+					oldest = t
+				}
+			}
+			return refuse(RuleRateLimit, "%d proposals for this skill in the last 24 hours (limit %d); the next is allowed at %s",
+				len(inDay), o.PerDay, oldest.Add(24*time.Hour).UTC().Format(time.RFC3339))
 		}
-	}
-	day := 0
-	for _, t := range h.Recent {
-		if h.Now.Sub(t) < 24*time.Hour {
-			day++
-		}
-	}
-	if day >= o.PerDay {
-		return &RefusalError{"rate_limit", fmt.Sprintf("%d proposals in the last 24 hours (limit %d)", day, o.PerDay)}
 	}
 	if h.SinceChange < o.MinExecutions {
-		return &RefusalError{"too_soon", fmt.Sprintf("%d executions since the last change (need %d)", h.SinceChange, o.MinExecutions)}
+		return refuse(RuleTooSoon, "%d executions since the last change (need %d, %d more)", h.SinceChange, o.MinExecutions, o.MinExecutions-h.SinceChange)
 	}
-	if len(h.Last3) >= 3 {
-		m, sd := meanSD(h.Last3[:3])
+	if w := o.StableWindow; w > 1 && len(h.Last3) >= w {
+		m, sd := meanSD(h.Last3[:w])
 		if m > o.StableMean && sd < o.StableSD {
-			return &RefusalError{"stable", fmt.Sprintf("the skill is stable: mean %.2f > %.0f and sd %.2f < %.0f over the last 3 executions", m, o.StableMean, sd, o.StableSD)}
+			return refuse(RuleStable, "the skill is stable: mean %.2f > %.2g and sd %.2f < %.2g over the last %d executions (%s)",
+				m, o.StableMean, sd, o.StableSD, w, joinScores(h.Last3[:w]))
 		}
+	}
+	return nil
+}
+
+func joinScores(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// splitFrontmatter returns a leading YAML front matter block (between
+// "---" lines at the very top) and the body after it. Claude Code reads a
+// skill's name and description there; goldmark, which knows nothing of it,
+// would take its closing "---" for a heading underline.
+func splitFrontmatter(src []byte) (fm []byte, body []byte, ok bool) {
+	s := src
+	if bytes.HasPrefix(s, []byte("\ufeff")) {
+		s = s[3:]
+	}
+	first, rest, found := bytes.Cut(s, []byte("\n"))
+	if !found || strings.TrimRight(string(first), " \t\r") != "---" {
+		return nil, src, false
+	}
+	off := 0
+	for off <= len(rest) {
+		line, _, more := bytes.Cut(rest[off:], []byte("\n"))
+		if t := strings.TrimRight(string(line), " \t\r"); t == "---" || t == "..." {
+			end := off + len(line)
+			if more {
+				end++
+			}
+			return rest[:off], rest[end:], true
+		}
+		if !more {
+			break
+		}
+		off += len(line) + 1
+	}
+	return nil, src, false
+}
+
+// checkFrontmatter keeps the baseline's front matter usable: still there,
+// still YAML, every key kept, and the same name (Claude Code finds the
+// skill by it).
+func checkFrontmatter(baseline, proposed []byte) error {
+	bfm, _, ok := splitFrontmatter(baseline)
+	if !ok {
+		return nil
+	}
+	bm, err := parseYAML(bfm)
+	if err != nil || len(bm) == 0 {
+		return nil // the baseline's own front matter is broken or empty: nothing to keep
+	}
+	pfm, _, ok := splitFrontmatter(proposed)
+	if !ok {
+		return refuse(RuleFrontmatter, "the baseline's front matter (%d keys) is missing", len(bm))
+	}
+	pm, err := parseYAML(pfm)
+	if err != nil {
+		return refuse(RuleFrontmatter, "the front matter is not a valid YAML mapping: %v", firstLine(err.Error()))
+	}
+	var missing []string
+	for k := range bm {
+		if _, ok := pm[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return refuse(RuleFrontmatter, "the front matter lost %d of the baseline's %d keys: %s", len(missing), len(bm), strings.Join(missing, ", "))
+	}
+	if bn, ok := bm["name"]; ok && fmt.Sprint(bn) != fmt.Sprint(pm["name"]) {
+		return refuse(RuleFrontmatter, "the front matter renames the skill from %q to %q", fmt.Sprint(bn), fmt.Sprint(pm["name"]))
+	}
+	return nil
+}
+
+// parseYAML decodes a front matter mapping; a panic in the decoder on
+// hostile input becomes an error.
+func parseYAML(src []byte) (m map[string]any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("YAML decoder failed: %v", r)
+		}
+	}()
+	err = yaml.Unmarshal(src, &m)
+	return m, err
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// heading is a markdown heading: its level and its text with white space
+// collapsed.
+type heading struct {
+	level int
+	text  string
+}
+
+func (h heading) String() string { return strings.Repeat("#", h.level) + " " + h.text }
+
+// checkHeadings refuses a proposal that drops one of the baseline's
+// headings (same level and text; a heading the baseline has twice must be
+// there twice). New headings and a new order are allowed.
+func checkHeadings(baseline, proposed []byte) error {
+	bh, ph := headings(baseline), headings(proposed)
+	have := map[heading]int{}
+	for _, h := range ph {
+		have[h]++
+	}
+	var missing []string
+	for _, h := range bh {
+		if have[h] > 0 {
+			have[h]--
+			continue
+		}
+		missing = append(missing, fmt.Sprintf("%q", h.String()))
+	}
+	if len(missing) > 0 {
+		return refuse(RuleHeadings, "%d of the baseline's %d headings are missing: %s", len(missing), len(bh), strings.Join(missing, ", "))
 	}
 	return nil
 }
 
 var mdParser = sync.OnceValue(func() goldmark.Markdown { return goldmark.New() })
 
-// headings lists a markdown text's headings (from the AST: a '#' in a code
-// block is not a heading).
-func headings(src []byte) []string {
-	doc := mdParser().Parser().Parse(text.NewReader(src))
-	var out []string
-	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if h, ok := n.(*ast.Heading); ok && entering {
-			var b strings.Builder
-			for c := h.FirstChild(); c != nil; c = c.NextSibling() {
-				if t, ok := c.(*ast.Text); ok {
-					b.Write(t.Segment.Value(src))
-				}
-			}
-			out = append(out, strings.TrimSpace(b.String()))
-			return ast.WalkSkipChildren, nil
+// headings lists a markdown text's headings, from goldmark's syntax tree
+// (a '#' line in a code block is not a heading; a setext heading is), after
+// the front matter.
+func headings(src []byte) []heading {
+	_, body, _ := splitFrontmatter(src)
+	doc := mdParser().Parser().Parse(text.NewReader(body))
+	var out []heading
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		h, ok := n.(*ast.Heading)
+		if !ok || !entering {
+			return ast.WalkContinue, nil
 		}
-		return ast.WalkContinue, nil
+		var b strings.Builder
+		inlineText(h, body, &b)
+		out = append(out, heading{level: h.Level, text: strings.Join(strings.Fields(b.String()), " ")})
+		return ast.WalkSkipChildren, nil
 	})
 	return out
 }
+
+// inlineText appends the text of n's inline descendants: plain text, code
+// spans, emphasis and link text alike.
+func inlineText(n ast.Node, src []byte, b *strings.Builder) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		case *ast.AutoLink:
+			b.Write(t.URL(src))
+		case *ast.RawHTML:
+			for i := 0; i < t.Segments.Len(); i++ {
+				s := t.Segments.At(i)
+				b.Write(s.Value(src))
+			}
+		default:
+			inlineText(c, src, b)
+		}
+	}
+}
+
+// checkDangerous refuses a proposal that holds a dangerous phrase more
+// often than the baseline does.
+func checkDangerous(baseline, proposed []byte, patterns []string) error {
+	p, b := normalise(string(proposed)), normalise(string(baseline))
+	for _, pat := range patterns {
+		np := normalise(pat)
+		if np == "" {
+			continue
+		}
+		if n := countPhrase(p, np); n > countPhrase(b, np) {
+			return refuse(RuleDangerous, "contains %q %d time(s), the baseline %d", pat, n, countPhrase(b, np))
+		}
+	}
+	return nil
+}
+
+// normalise lower-cases s and turns every run of white space into one
+// space, so that case and line breaks cannot hide a phrase.
+func normalise(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// countPhrase counts the occurrences of phrase in s that stand as whole
+// words: not glued to a word character before or after (for a phrase that
+// ends in a path character such as '/', a following path character counts
+// as glued, so "rm -rf /" does not match "rm -rf /tmp/x").
+func countPhrase(s, phrase string) int {
+	n := 0
+	for i := 0; ; {
+		j := strings.Index(s[i:], phrase)
+		if j < 0 {
+			return n
+		}
+		start, end := i+j, i+j+len(phrase)
+		if glued(s, start, end, phrase) {
+			i = start + 1
+			continue
+		}
+		n++
+		i = end
+	}
+}
+
+func glued(s string, start, end int, phrase string) bool {
+	first, _ := utf8.DecodeRuneInString(phrase)
+	last, _ := utf8.DecodeLastRuneInString(phrase)
+	if start > 0 && isWord(first) {
+		if r, _ := utf8.DecodeLastRuneInString(s[:start]); isWord(r) {
+			return true
+		}
+	}
+	if end < len(s) {
+		r, _ := utf8.DecodeRuneInString(s[end:])
+		// A word-ending phrase continued by a word, a longer flag or a
+		// path ("--force-with-lease", "$HOME/.cache") is another phrase.
+		if isWord(last) && (isWord(r) || r == '-' || r == '/') {
+			return true
+		}
+		if isPath(last) && (isWord(r) || r == '.' || r == '-' || r == '/' || r == '~' || r == '$') {
+			return true
+		}
+	}
+	return false
+}
+
+func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isPath(r rune) bool { return r == '/' || r == '~' }

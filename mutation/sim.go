@@ -1,51 +1,100 @@
 package mutation
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/sepad/sepad/aggregate"
 )
 
-// SimRow is one line of the simulation table in docs/decisions.md.
-type SimRow struct {
-	Method      Method
-	TrueDelta   float64
-	Improvement float64 // share accepted as an improvement
-	Exploration float64 // share accepted for exploration
-	Rejected    float64 // share rejected (regression, or worse with confidence)
-	Undecided   float64 // share settled at max samples, baseline kept
-	MeanExecs   float64 // mean executions per version used
+// Scenario says how simulated executions arrive.
+type Scenario struct {
+	Name string
+	// Noise is the per-execution standard deviation, in points.
+	Noise float64
+	// FrozenBase > 0: the baseline has this many executions when the
+	// candidate appears and gets no more (the usual case: the old version
+	// is no longer in the file). 0: both versions run in turn, and the
+	// method looks after every single execution of either.
+	FrozenBase int
+	// FailShare of executions go badly and score 40 points lower (a skewed,
+	// two-humped distribution, as real skills show).
+	FailShare float64
 }
 
+// SimRow is one line of a simulation table.
+type SimRow struct {
+	Method    Method
+	Scenario  string
+	TrueDelta float64
+	// Shares of the evaluations that ended each way.
+	Improvement float64 // accepted as an improvement
+	Exploration float64 // accepted for exploration
+	Rejected    float64 // rejected as a regression / worse with confidence
+	KeptAtMax   float64 // max_samples reached without evidence, baseline kept
+	// MeanExecs is the mean number of candidate executions used.
+	MeanExecs float64
+}
+
+// IssueScenario is the issue's simulation: noise 10, both versions run.
+var IssueScenario = Scenario{Name: "alternating, sd 10", Noise: 10}
+
 // Simulate evaluates a candidate against a baseline runs times, with
-// per-execution scores drawn from N(70, noise) and N(70+delta, noise),
-// clamped to [0, 100]. Executions of both versions arrive in turn; the
-// method looks after every one (sequential) or decides once at MinSamples
-// (sepa, as the seed does).
-func Simulate(m Method, delta, noise float64, runs int, seed uint64, o Options) SimRow {
+// scores drawn around 70 (baseline) and 70+delta (candidate), clamped to
+// [0, 100] and rounded to hundredths as the rubric does. Each evaluation
+// calls Decide after every execution, as the daemon does, until it
+// decides; sepa therefore decides at min_samples. Seeded: the same
+// arguments give the same row.
+func Simulate(m Method, sc Scenario, delta float64, runs int, seed uint64, o Options) SimRow {
 	o.Method = m
-	r := rand.New(rand.NewPCG(seed, uint64(delta*1000)+7))
-	row := SimRow{Method: m, TrueDelta: delta}
+	o = o.normalised()
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%g|%d", m, sc.Name, delta, seed)))
+	r := rand.New(rand.NewPCG(seed, binary.BigEndian.Uint64(h[:8])))
+	row := SimRow{Method: m, Scenario: sc.Name, TrueDelta: delta}
 	ao := aggregate.DefaultOptions()
+	score := func(mu float64) float64 {
+		x := mu + r.NormFloat64()*sc.Noise
+		if sc.FailShare > 0 && r.Float64() < sc.FailShare {
+			x -= 40
+		}
+		return math.Round(math.Max(0, math.Min(100, x))*100) / 100
+	}
+	sample := func(newestFirst []float64) Sample {
+		s := Sample{Scores: newestFirst, N: len(newestFirst)}
+		if m == MethodSepa {
+			a, _ := aggregate.Compute(newestFirst, ao)
+			s.Aggregate, s.Mean, s.SD = a.Value, a.Mean, a.SD
+		}
+		return s
+	}
 	var execs float64
 	for i := 0; i < runs; i++ {
+		bh, ch := "b"+strconv.Itoa(i), "c"+strconv.Itoa(i)
 		var b, c []float64 // newest first
-		score := func(mu float64) float64 {
-			return math.Round(math.Max(0, math.Min(100, mu+r.NormFloat64()*noise))*100) / 100
+		for j := 0; j < sc.FrozenBase; j++ {
+			b = append([]float64{score(70)}, b...)
 		}
 		var d Decision
-		for n := 1; ; n++ {
-			b = append([]float64{score(70)}, b...)
-			c = append([]float64{score(70 + delta)}, c...)
-			if n < o.MinSamples {
+		for step := 0; ; step++ {
+			if sc.FrozenBase == 0 && step%2 == 0 {
+				b = append([]float64{score(70)}, b...)
+			} else {
+				c = append([]float64{score(70 + delta)}, c...)
+			}
+			if len(b) < o.MinSamples || len(c) < o.MinSamples {
 				continue
 			}
-			d = Decide("sim", sample(fmt.Sprintf("b%d", i), b, ao), sample(fmt.Sprintf("c%d", i), c, ao), o)
-			if d.Outcome != Undecided || m == MethodSepa {
+			d = Decide("sim", bh, ch, sample(b), sample(c), o)
+			if d.Outcome != Undecided {
 				break
+			}
+			if len(c) > 4*o.MaxSamples {
+				break // cannot happen: the last look decides
 			}
 		}
 		execs += float64(len(c))
@@ -55,7 +104,7 @@ func Simulate(m Method, delta, noise float64, runs int, seed uint64, o Options) 
 		case d.Outcome == Accept:
 			row.Improvement++
 		case d.Reason == ReasonNoEvidence:
-			row.Undecided++
+			row.KeptAtMax++
 		default:
 			row.Rejected++
 		}
@@ -64,56 +113,70 @@ func Simulate(m Method, delta, noise float64, runs int, seed uint64, o Options) 
 	row.Improvement /= f
 	row.Exploration /= f
 	row.Rejected /= f
-	row.Undecided /= f
+	row.KeptAtMax /= f
 	row.MeanExecs = execs / f
 	return row
 }
 
-func sample(hash string, newestFirst []float64, ao aggregate.Options) Sample {
-	a, _ := aggregate.Compute(newestFirst, ao)
-	return Sample{Hash: hash, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, Scores: newestFirst}
-}
-
 // FixedSampleN is the executions per version a fixed-sample one-sided
-// z-test at level 1-confidence needs to reach power against delta, with
-// per-execution noise sd.
+// z-test at level 1-confidence needs for the given power against a true
+// difference delta with per-execution noise sd.
 func FixedSampleN(delta, sd, confidence, power float64) int {
-	za := normQuantile(confidence)
-	zb := normQuantile(power)
+	if delta <= 0 || power <= 0 {
+		return 0
+	}
+	power = math.Min(power, 0.999)
+	za, zb := normQuantile(confidence), normQuantile(power)
 	return int(math.Ceil(2 * math.Pow((za+zb)*sd/delta, 2)))
 }
 
-// normQuantile inverts normCDF by bisection (accurate to 1e-9).
-func normQuantile(p float64) float64 {
-	lo, hi := -10.0, 10.0
-	for hi-lo > 1e-9 {
-		mid := (lo + hi) / 2
-		if normCDF(mid) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
+// IssueDeltas are the true differences of the issue's table.
+var IssueDeltas = []float64{-10, -5, -3, 0, 3, 5, 10}
+
+// RobustnessScenarios stress the sequential method's assumptions.
+var RobustnessScenarios = []Scenario{
+	{Name: "frozen baseline of 20, sd 10", Noise: 10, FrozenBase: 20},
+	{Name: "frozen baseline of 60, sd 10", Noise: 10, FrozenBase: 60},
+	{Name: "alternating, sd 20", Noise: 20},
+	{Name: "alternating, sd 10 + 15% failures at -40", Noise: 10, FailShare: 0.15},
 }
 
-// WriteSimTable prints the markdown table of docs/decisions.md.
-func WriteSimTable(w io.Writer, runs int, o Options) []SimRow {
+// SimSeed seeds the tables in docs/decisions.md.
+const SimSeed = 2026
+
+// WriteSimTables prints the tables of docs/decisions.md: the issue's table
+// for both methods, then the sequential method under stress. It returns
+// all rows.
+func WriteSimTables(w io.Writer, runs int, o Options) []SimRow {
 	var rows []SimRow
-	fmt.Fprintf(w, "| method | true Δ | accepted as improvement | accepted as exploration | rejected | undecided, baseline kept | mean executions per version |\n")
-	fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "%d simulated evaluations per row, seed %d, min_samples %d, max_samples %d, confidence %.2f, exploration %.2f.\n\n",
+		runs, SimSeed, o.MinSamples, o.MaxSamples, o.Confidence, o.Exploration)
+	header := "| method | true Δ | accepted as improvement | accepted as exploration | rejected | baseline kept at max_samples | mean candidate executions | fixed-sample n, same power |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
+	line := func(r SimRow, noise float64) {
+		fixed := "–"
+		if r.TrueDelta > 0 && r.Method == MethodSequential && r.Improvement > 0.5 {
+			fixed = strconv.Itoa(FixedSampleN(r.TrueDelta, noise, o.Confidence, r.Improvement))
+		}
+		fmt.Fprintf(w, "| %s | %+g | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f | %s |\n", r.Method, r.TrueDelta,
+			100*r.Improvement, 100*r.Exploration, 100*r.Rejected, 100*r.KeptAtMax, r.MeanExecs, fixed)
+	}
+	fmt.Fprintf(w, "**The issue's simulation** (%s: both versions run in turn; the method looks after every execution):\n\n%s", IssueScenario.Name, header)
 	for _, m := range []Method{MethodSepa, MethodSequential} {
-		for _, delta := range []float64{-10, -5, -3, 0, 3, 5, 10} {
-			r := Simulate(m, delta, 10, runs, 2026, o)
+		for _, delta := range IssueDeltas {
+			r := Simulate(m, IssueScenario, delta, runs, SimSeed, o)
 			rows = append(rows, r)
-			fmt.Fprintf(w, "| %s | %+g | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f |\n", m, delta,
-				r.Improvement*100, r.Exploration*100, r.Rejected*100, r.Undecided*100, r.MeanExecs)
+			line(r, IssueScenario.Noise)
 		}
 	}
-	for _, r := range rows {
-		if r.Method == MethodSequential && r.TrueDelta == 5 {
-			fmt.Fprintf(w, "\nAt +5 the sequential method accepts %.1f%% as improvements using %.1f executions per version on average; a fixed-sample one-sided test at the same 5%% level needs %d executions per version for the same power.\n",
-				r.Improvement*100, r.MeanExecs, FixedSampleN(5, 10, o.Confidence, r.Improvement))
+	fmt.Fprintf(w, "\nA fixed-sample one-sided test at the same level needs %d executions per version for 80%% power at +5 and sd 10.\n",
+		FixedSampleN(5, 10, o.Confidence, 0.8))
+	fmt.Fprintf(w, "\n**Under stress** (sequential only):\n\n| scenario | true Δ | accepted as improvement | accepted as exploration | rejected | baseline kept at max_samples | mean candidate executions |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, sc := range RobustnessScenarios {
+		for _, delta := range []float64{-5, 0, 5} {
+			r := Simulate(MethodSequential, sc, delta, runs, SimSeed, o)
+			rows = append(rows, r)
+			fmt.Fprintf(w, "| %s | %+g | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f |\n", sc.Name, delta,
+				100*r.Improvement, 100*r.Exploration, 100*r.Rejected, 100*r.KeptAtMax, r.MeanExecs)
 		}
 	}
 	return rows

@@ -2,207 +2,468 @@ package mutation
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
 
-// Change is a prompt file's new content, after the debounce.
+// Change is a prompt file's new version, or its removal, after the
+// debounce.
 type Change struct {
-	File    PromptFile
+	PromptFile
+	// Hash is Hash(Content); "" when Removed.
 	Hash    string
 	Content []byte
 	Removed bool
 	Time    time.Time
 }
 
+// WatchStats count what a Watcher did, for diagnostics and tests.
+type WatchStats struct {
+	Events  int // fsnotify events handled
+	Changes int // changes queued for delivery
+	Rescans int // full rescans after the kernel's queue overflowed
+	Errors  int // watch and read errors (the last is in LastError)
+	// LastError is the last watch or read error, "" if none.
+	LastError string
+	// Watched is the number of directories watched now.
+	Watched int
+}
+
+// ErrWatcherClosed is returned by AddRoot after Close.
+var ErrWatcherClosed = errors.New("watcher closed")
+
+// MaxPromptSize is the largest prompt file the watcher reads; a larger
+// file is not a prompt and is skipped (counted in WatchStats.Errors).
+const MaxPromptSize = 8 << 20
+
 // Watcher follows the prompt files under a set of roots with fsnotify. It
-// watches the directories that can hold prompt files (fsnotify is not
-// recursive), adds watches as such directories appear, and merges a burst
-// of writes to one file (an editor's save) into one Change after a quiet
-// period.
+// watches each directory that can hold prompt files (fsnotify is not
+// recursive) and adds watches as such directories appear; it merges a
+// burst of events on one file (an editor's save: write in place, write a
+// temporary file and rename it over, delete and create) into one read
+// after a quiet period, and reports a Change only when the content's hash
+// differs from the last one reported. A Change waiting for delivery is
+// replaced by a newer one for the same file, never dropped.
 type Watcher struct {
-	debounce time.Duration
-	out      chan Change
+	quiet time.Duration
+	out   chan Change
 
 	mu      sync.Mutex
 	fw      *fsnotify.Watcher
-	roots   map[string]bool // root -> user
-	timers  map[string]*time.Timer
-	closed  bool
-	done    chan struct{}
-	cancel  context.CancelFunc
+	roots   map[string]RootKind
 	watched map[string]bool
+	last    map[string]string // path -> hash last reported ("" = absent)
+	stats   WatchStats
+	state   int // 0 new, 1 open, 2 closed
+	cancel  context.CancelFunc
+	done    chan struct{}
+
+	// Owned by the run goroutine.
+	deb    *Debouncer
+	outbox []Change
 }
 
-// NewWatcher returns a Watcher; call Open, then AddRoot.
-func NewWatcher(debounce time.Duration) *Watcher {
-	return &Watcher{debounce: debounce, out: make(chan Change, 256), roots: map[string]bool{},
-		timers: map[string]*time.Timer{}, watched: map[string]bool{}}
+// NewWatcher returns a Watcher with the given quiet period (300 ms when
+// zero or negative); call Open, then AddRoot (or AddRoot first: roots are
+// watched from Open on).
+func NewWatcher(quiet time.Duration) *Watcher {
+	if quiet <= 0 {
+		quiet = 300 * time.Millisecond
+	}
+	return &Watcher{quiet: quiet, out: make(chan Change), roots: map[string]RootKind{},
+		watched: map[string]bool{}, last: map[string]string{}, deb: NewDebouncer(quiet)}
 }
 
-// Changes delivers debounced changes until Close.
+// Changes delivers changes in the order they settled. It is never closed:
+// consumers stop on their own context.
 func (w *Watcher) Changes() <-chan Change { return w.out }
 
-// Open starts the watcher's goroutine.
+// Open starts watching, in a goroutine of the Watcher's own that runs
+// until Close or until ctx is done.
 func (w *Watcher) Open(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state != 0 {
+		return fmt.Errorf("open watcher: %w", ErrWatcherClosed)
+	}
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
-		return err
+		return fmt.Errorf("open watcher: %w", err)
 	}
-	w.fw = fw
+	w.fw, w.state = fw, 1
+	for root := range w.roots {
+		w.watchRootLocked(root)
+	}
 	ctx, w.cancel = context.WithCancel(ctx)
 	w.done = make(chan struct{})
-	go w.run(ctx)
+	go w.run(ctx, fw)
 	return nil
 }
 
-// Close stops the goroutine and pending debounces.
+// Close stops the goroutine and releases the watches. Changes not yet
+// delivered are dropped; the next Scan or AddRoot sees the files as they
+// are. Close is idempotent.
 func (w *Watcher) Close() error {
-	if w.cancel == nil {
-		return nil
-	}
-	w.cancel()
-	<-w.done
 	w.mu.Lock()
-	w.closed = true
-	for _, t := range w.timers {
-		t.Stop()
-	}
-	w.mu.Unlock()
-	return w.fw.Close()
-}
-
-// AddRoot watches a project root (user=false: its .claude/ and CLAUDE.md)
-// or the user's home (user=true: ~/.claude/ only). It returns the prompt
-// files found there now.
-func (w *Watcher) AddRoot(root string, user bool) []PromptFile {
-	root = filepath.Clean(root)
-	w.mu.Lock()
-	if _, ok := w.roots[root]; ok {
+	if w.state != 1 {
+		w.state = 2
 		w.mu.Unlock()
 		return nil
 	}
-	w.roots[root] = user
+	w.state = 2
+	cancel, done, fw := w.cancel, w.done, w.fw
 	w.mu.Unlock()
-	w.watchTree(root, user)
-	return scanRoot(root, user)
+	cancel()
+	<-done
+	return fw.Close()
 }
 
-// watchTree adds watches on the directories that can hold prompt files.
-func (w *Watcher) watchTree(root string, user bool) {
-	dirs := []string{filepath.Join(root, ".claude"), filepath.Join(root, ".claude", "skills"),
-		filepath.Join(root, ".claude", "agents"), filepath.Join(root, ".claude", "commands")}
-	if !user {
-		dirs = append(dirs, root)
+// AddRoot watches dir as a root of the given kind and returns the current
+// version of every prompt file under it (a root added again with no new
+// kind returns nothing). It may be called at any time, from any goroutine,
+// as new projects appear. A watch that cannot be added (the kernel's
+// limit) is reported in the error; the changes are valid even then.
+func (w *Watcher) AddRoot(dir string, kind RootKind) ([]Change, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
-	skills, _ := filepath.Glob(filepath.Join(root, ".claude", "skills", "*"))
-	dirs = append(dirs, skills...)
-	for _, d := range dirs {
-		w.watch(d)
+	dir = filepath.Clean(abs)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("watch %s: not a directory", dir)
+	}
+	w.mu.Lock()
+	if w.state == 2 {
+		w.mu.Unlock()
+		return nil, fmt.Errorf("watch %s: %w", dir, ErrWatcherClosed)
+	}
+	old, had := w.roots[dir]
+	w.roots[dir] = old | kind
+	var werr error
+	if w.state == 1 {
+		werr = w.watchRootLocked(dir) // before scanning: no edit falls in between
+	}
+	w.mu.Unlock()
+	if had && old|kind == old {
+		return nil, werr
+	}
+	return w.scan(dir, old|kind), werr
 }
 
-func (w *Watcher) watch(dir string) {
+// Roots returns the watched roots and their kinds.
+func (w *Watcher) Roots() map[string]RootKind {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.watched[dir] || w.fw == nil {
-		return
+	out := make(map[string]RootKind, len(w.roots))
+	for r, k := range w.roots {
+		out[r] = k
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return
+	return out
+}
+
+// Scan returns the current version of every prompt file under the roots,
+// sorted by path (used at startup).
+func (w *Watcher) Scan() []Change {
+	var out []Change
+	for root, kind := range w.Roots() {
+		out = append(out, w.scan(root, kind)...)
 	}
-	if err := w.fw.Add(dir); err == nil {
-		w.watched[dir] = true
+	sortChanges(out)
+	return out
+}
+
+// Stats returns the counters.
+func (w *Watcher) Stats() WatchStats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.stats
+	s.Watched = len(w.watched)
+	return s
+}
+
+func sortChanges(cs []Change) {
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].Path < cs[j-1].Path; j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
 	}
 }
 
-func (w *Watcher) run(ctx context.Context) {
+// scan reads the prompt files under root and records them as reported.
+func (w *Watcher) scan(root string, kind RootKind) []Change {
+	var out []Change
+	for _, pf := range ScanRoot(root, kind) {
+		b, err := readPrompt(pf.Path)
+		if err != nil {
+			w.noteErr(err)
+			continue
+		}
+		c := Change{PromptFile: pf, Hash: Hash(b), Content: b, Time: time.Now().UTC()}
+		w.mu.Lock()
+		w.last[pf.Path] = c.Hash
+		w.mu.Unlock()
+		out = append(out, c)
+	}
+	return out
+}
+
+// readPrompt reads a prompt file, refusing anything but a regular file of
+// at most MaxPromptSize bytes.
+func readPrompt(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: %w", path, ErrNotRegular)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxPromptSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > MaxPromptSize {
+		return nil, fmt.Errorf("read %s: larger than %d bytes: not a prompt", path, MaxPromptSize)
+	}
+	return b, nil
+}
+
+func (w *Watcher) noteErr(err error) {
+	w.mu.Lock()
+	w.stats.Errors++
+	w.stats.LastError = err.Error()
+	w.mu.Unlock()
+}
+
+// watchRootLocked adds watches on root's prompt directories. w.mu held.
+func (w *Watcher) watchRootLocked(root string) error {
+	var errs []error
+	for _, d := range promptDirs(root) {
+		if w.watched[d] {
+			continue
+		}
+		if err := w.fw.Add(d); err != nil {
+			w.stats.Errors++
+			w.stats.LastError = err.Error()
+			errs = append(errs, fmt.Errorf("watch %s: %w", d, err))
+			continue
+		}
+		w.watched[d] = true
+	}
+	return errors.Join(errs...)
+}
+
+// rootOf finds the innermost watched root holding p (or equal to it).
+func (w *Watcher) rootOf(p string) (string, RootKind, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	best, kind := "", RootKind(0)
+	for r, k := range w.roots {
+		if (p == r || under(p, []string{r})) && len(r) > len(best) {
+			best, kind = r, k
+		}
+	}
+	return best, kind, best != ""
+}
+
+func (w *Watcher) run(ctx context.Context, fw *fsnotify.Watcher) {
 	defer close(w.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
 	for {
+		var out chan<- Change
+		var head Change
+		if len(w.outbox) > 0 {
+			out, head = w.out, w.outbox[0]
+		}
+		if next, ok := w.deb.Next(); ok {
+			timer.Reset(max(time.Until(next), 0))
+		} else {
+			timer.Stop()
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-w.fw.Events:
+		case ev, ok := <-fw.Events:
 			if !ok {
 				return
 			}
 			w.handle(ev)
-		case <-w.fw.Errors:
+		case err, ok := <-fw.Errors:
+			if !ok {
+				return
+			}
+			w.noteErr(err)
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.rescan() // events were lost: look at everything
+			}
+		case <-timer.C:
+			w.flush(time.Now())
+		case out <- head:
+			w.outbox = w.outbox[1:]
 		}
 	}
 }
 
 func (w *Watcher) handle(ev fsnotify.Event) {
-	if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-		// A new directory: .claude, skills/, a skill's folder.
-		if root, user, ok := w.rootOf(ev.Name); ok {
-			w.watchTree(root, user)
-			for _, pf := range scanRoot(root, user) {
-				w.schedule(pf)
-			}
-		}
-		return
+	w.mu.Lock()
+	w.stats.Events++
+	w.mu.Unlock()
+	if ev.Op == fsnotify.Chmod {
+		return // content unchanged
 	}
-	root, user, ok := w.rootOf(ev.Name)
+	name := filepath.Clean(ev.Name)
+	root, kind, ok := w.rootOf(name)
 	if !ok {
 		return
 	}
-	if pf, ok := classify(root, ev.Name, user); ok {
-		w.schedule(pf)
-	}
-}
-
-// rootOf finds the watched root a path belongs to.
-func (w *Watcher) rootOf(p string) (string, bool, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	best := ""
-	for r := range w.roots {
-		if rel, err := filepath.Rel(r, p); err == nil && rel != ".." && (len(rel) < 3 || rel[:3] != "../") && len(r) > len(best) {
-			best = r
+	now := time.Now()
+	if ev.Has(fsnotify.Create) {
+		if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+			if promptDir(root, name) {
+				// A new .claude, skills/, agents/ or skill folder: watch it
+				// and look at what was written there before the watch.
+				w.mu.Lock()
+				w.watchRootLocked(root)
+				w.mu.Unlock()
+				for _, pf := range ScanRoot(root, kind) {
+					w.deb.Touch(pf.Path, now)
+				}
+			}
+			return
 		}
 	}
-	if best == "" {
-		return "", false, false
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if w.dropDir(name) {
+			// A watched folder went away (or was moved: its watch would
+			// go on reporting under the old name). Its files are gone
+			// from here: read them again, which reports removals.
+			w.mu.Lock()
+			var gone []string
+			for p := range w.last {
+				if strings.HasPrefix(p, name+string(filepath.Separator)) {
+					gone = append(gone, p)
+				}
+			}
+			w.mu.Unlock()
+			for _, p := range gone {
+				w.deb.Touch(p, now)
+			}
+			return
+		}
 	}
-	return best, w.roots[best], true
+	if _, ok := Classify(root, name, kind); ok {
+		w.deb.Touch(name, now)
+	}
 }
 
-// schedule (re)starts the file's quiet-period timer.
-func (w *Watcher) schedule(pf PromptFile) {
+// dropDir forgets the watches on dir and below; it reports whether dir was
+// watched.
+func (w *Watcher) dropDir(dir string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.closed {
-		return
+	if !w.watched[dir] {
+		return false
 	}
-	if t, ok := w.timers[pf.Path]; ok {
-		t.Stop()
+	for d := range w.watched {
+		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
+			delete(w.watched, d)
+			_ = w.fw.Remove(d) // already gone when deleted
+		}
 	}
-	w.timers[pf.Path] = time.AfterFunc(w.debounce, func() { w.fire(pf) })
+	return true
 }
 
-func (w *Watcher) fire(pf PromptFile) {
+// rescan touches every prompt file and every file reported before.
+func (w *Watcher) rescan() {
+	now := time.Now()
 	w.mu.Lock()
-	delete(w.timers, pf.Path)
-	closed := w.closed
+	w.stats.Rescans++
+	var known []string
+	for p := range w.last {
+		known = append(known, p)
+	}
+	roots := make(map[string]RootKind, len(w.roots))
+	for r, k := range w.roots {
+		roots[r] = k
+		w.watchRootLocked(r)
+	}
 	w.mu.Unlock()
-	if closed {
-		return
+	for _, p := range known {
+		w.deb.Touch(p, now)
 	}
-	c := Change{File: pf, Time: time.Now().UTC()}
-	b, err := os.ReadFile(pf.Path)
-	if err != nil {
-		c.Removed = true
-	} else {
-		c.Content, c.Hash = b, Hash(b)
+	for r, k := range roots {
+		for _, pf := range ScanRoot(r, k) {
+			w.deb.Touch(pf.Path, now)
+		}
 	}
-	select {
-	case w.out <- c:
-	default:
-		// The engine is far behind: the next write re-delivers the file.
+}
+
+// flush reads the files whose bursts settled and queues their changes.
+func (w *Watcher) flush(now time.Time) {
+	for _, p := range w.deb.Pop(now) {
+		root, kind, ok := w.rootOf(p)
+		if !ok {
+			continue
+		}
+		pf, ok := Classify(root, p, kind)
+		if !ok {
+			continue
+		}
+		c := Change{PromptFile: pf, Time: now.UTC()}
+		b, err := readPrompt(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			c.Removed = true
+		case err != nil:
+			w.noteErr(err)
+			continue
+		default:
+			c.Content, c.Hash = b, Hash(b)
+		}
+		w.mu.Lock()
+		prev, seen := w.last[p]
+		report := c.Hash != prev && (seen || !c.Removed)
+		if report {
+			w.last[p] = c.Hash
+			if c.Removed {
+				delete(w.last, p)
+			}
+			w.stats.Changes++
+		}
+		w.mu.Unlock()
+		if report {
+			w.enqueue(c)
+		}
 	}
+}
+
+// enqueue adds c to the outbox, replacing a waiting change of the same
+// file: consumers want the file's current version, not its history.
+func (w *Watcher) enqueue(c Change) {
+	for i := range w.outbox {
+		if w.outbox[i].Path == c.Path {
+			w.outbox[i] = c
+			return
+		}
+	}
+	w.outbox = append(w.outbox, c)
 }

@@ -90,30 +90,30 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "sepad demo: a temporary project %s with a skill (deploy), a subagent (review) and a CLAUDE.md.\n", proj)
 	fmt.Fprintf(stdout, "Recorded Claude Code sessions go through `sepad hook`'s code, the spool, the collector, the store and the mutation engine.\n\n")
 
-	if err := w.phase("01-deploy-v1.jsonl", "deploy v1: 20 sessions with the original prompt"); err != nil {
+	if err := w.phase("01-deploy-v1.jsonl", "deploy v1: %d runs with the original prompt"); err != nil {
 		return err
 	}
 	if err := w.edit(deploy, demoDeployV2, "deploy", "a mutation to deploy (v2): \"skip the checks\""); err != nil {
 		return err
 	}
-	if err := w.phase("02-deploy-v2.jsonl", "deploy v2: 20 sessions with the mutated prompt"); err != nil {
+	if err := w.phase("02-deploy-v2.jsonl", "deploy v2: %d runs with the mutated prompt"); err != nil {
 		return err
 	}
 	w.story(deploy, demoDeployV1, "v2 made deploy worse", "deploy's file is v1 again, byte for byte")
 	if err := w.edit(deploy, demoDeployV3, "deploy", "another mutation to deploy (v3): checks, smoke tests, a better report"); err != nil {
 		return err
 	}
-	if err := w.phase("03-deploy-v3.jsonl", "deploy v3: 20 sessions"); err != nil {
+	if err := w.phase("03-deploy-v3.jsonl", "deploy v3: %d runs"); err != nil {
 		return err
 	}
 	w.story(deploy, demoDeployV3, "v3 made deploy better", "deploy keeps v3")
-	if err := w.phase("04-review-v1.jsonl", "review v1: 8 sessions of the review subagent"); err != nil {
+	if err := w.phase("04-review-v1.jsonl", "review v1: %d runs of the review subagent"); err != nil {
 		return err
 	}
 	if err := w.edit(review, demoReviewV2, "review", "a mutation to the review agent (v2): \"try every tool\""); err != nil {
 		return err
 	}
-	if err := w.phase("05-review-v2.jsonl", "review v2: 6 sessions"); err != nil {
+	if err := w.phase("05-review-v2.jsonl", "review v2: %d runs"); err != nil {
 		return err
 	}
 	w.story(review, demoReviewV1, "review v2 was graded F", "review's file is v1 again")
@@ -150,7 +150,8 @@ type demo struct {
 }
 
 // phase replays one recorded file through the hook's code and waits until
-// the daemon has committed and evaluated every line.
+// the daemon has committed and evaluated every line. title holds a %d for
+// the file's number of runs (turns ending in Stop).
 func (w *demo) phase(file, title string) error {
 	b, err := demodata.Sessions.ReadFile("sessions/" + file)
 	if err != nil {
@@ -162,8 +163,15 @@ func (w *demo) phase(file, title string) error {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 1<<20)
 	n := 0
+	runs := 0
 	for sc.Scan() {
 		payload := bytes.ReplaceAll(sc.Bytes(), []byte("@PROJECT@"), []byte(w.proj))
+		var ev struct {
+			Name string `json:"hook_event_name"`
+		}
+		if json.Unmarshal(payload, &ev) == nil && ev.Name == "Stop" {
+			runs++ // a turn of the recorded session: one run of the skill
+		}
 		w.clock = w.clock.Add(time.Second)
 		now := w.clock
 		if _, err := hooks.Handle(payload, hooks.Options{Home: w.home, UserHome: w.user, Now: func() time.Time { return now }}); err != nil {
@@ -179,7 +187,7 @@ func (w *demo) phase(file, title string) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	fmt.Fprintf(w.out, "• %s (%d hook events)\n", title, n)
+	fmt.Fprintf(w.out, "• %s (%d hook events)\n", fmt.Sprintf(title, runs), n)
 	return nil
 }
 

@@ -30,11 +30,11 @@ type phase struct {
 }
 
 var phases = []phase{
-	{"01-deploy-v1.jsonl", "deploy", false, 20, 0.10, 0.7},
+	{"01-deploy-v1.jsonl", "deploy", false, 40, 0.10, 0.7},
 	{"02-deploy-v2.jsonl", "deploy", false, 20, 0.30, 0.2},
 	{"03-deploy-v3.jsonl", "deploy", false, 20, 0.00, 1.0},
 	{"04-review-v1.jsonl", "review", true, 8, 0.05, 0.9},
-	{"05-review-v2.jsonl", "review", true, 6, 0.90, 0.0},
+	{"05-review-v2.jsonl", "review", true, 6, 1.0, 0.0},
 }
 
 func main() {

@@ -1,0 +1,89 @@
+package mutation
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The benchmarks pair what sepad does with a plain baseline, so that
+// BENCHMARKS.md can record ratios measured in one run:
+//
+//	go test ./mutation -run '^$' -bench . -benchtime 2000x -count 3
+
+func BenchmarkDecide(b *testing.B) {
+	base := Sample{Scores: scores(60, 70, 10), N: 60, Aggregate: 70, SD: 10}
+	cand := Sample{Scores: scores(30, 74, 10), N: 30, Aggregate: 74, SD: 10}
+	b.Run("sepa", func(b *testing.B) {
+		o := DefaultOptions()
+		o.Method = MethodSepa
+		for i := 0; i < b.N; i++ {
+			Decide(skillKey, "b", "c", base, cand, o)
+		}
+	})
+	b.Run("sequential", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			Decide(skillKey, "b", "c", base, cand, DefaultOptions())
+		}
+	})
+}
+
+func BenchmarkCheckProposal(b *testing.B) {
+	prop := []byte(strings.Replace(baseSkill, "stop on failure", "stop at the first failure", 1))
+	h := ProposalHistory{SinceChange: 5, Now: time.Now()}
+	o := DefaultProposalOptions()
+	b.Run("check", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			CheckProposal([]byte(baseSkill), prop, h, o)
+		}
+	})
+	b.Run("hash_only", func(b *testing.B) { // the floor: reading the text once
+		for i := 0; i < b.N; i++ {
+			Hash(prop)
+		}
+	})
+}
+
+func BenchmarkWrite(b *testing.B) {
+	root := b.TempDir()
+	p := filepath.Join(root, ".claude", "skills", "x", "SKILL.md")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	content := []byte(baseSkill)
+	os.WriteFile(p, content, 0o644)
+	b.Run("os.WriteFile", func(b *testing.B) { // not atomic, not durable
+		for i := 0; i < b.N; i++ {
+			os.WriteFile(p, content, 0o644)
+		}
+	})
+	b.Run("os.WriteFile+fsync", func(b *testing.B) { // durable, not atomic
+		for i := 0; i < b.N; i++ {
+			f, _ := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+			f.Write(content)
+			f.Sync()
+			f.Close()
+		}
+	})
+	b.Run("WriteFileAtomic", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := WriteFileAtomic(p, content, []string{root}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Rollback", func(b *testing.B) {
+		other := []byte(baseSkill + "x")
+		cur, _ := os.ReadFile(p)
+		for i := 0; i < b.N; i++ {
+			next := other
+			if string(cur) == string(other) {
+				next = content
+			}
+			if err := Rollback(p, Hash(cur), next, []string{root}); err != nil {
+				b.Fatal(err)
+			}
+			cur = next
+		}
+	})
+}

@@ -1,0 +1,85 @@
+package mutation
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckSafety(t *testing.T) {
+	v := func(seq int, agg, fail float64) VersionStat {
+		h := "v" + string(rune('0'+seq))
+		p := ""
+		if seq > 1 {
+			p = "v" + string(rune('0'+seq-1))
+		}
+		return VersionStat{Hash: h, Seq: seq, Parent: p, N: 10, Graded: true, Aggregate: agg, FailRate: fail}
+	}
+	on := DefaultSafetyOptions()
+	off := func(mod func(*SafetyOptions)) SafetyOptions { o := on; mod(&o); return o }
+	ungraded := v(4, 20, 0.9)
+	ungraded.Graded = false
+	cases := []struct {
+		name     string
+		cur      VersionStat
+		versions []VersionStat
+		o        SafetyOptions
+		rule     string
+		target   string
+		words    []string // numbers the words must carry
+	}{
+		{"nothing_wrong", v(3, 75, 0.1), []VersionStat{v(1, 70, 0), v(2, 80, 0)}, on, "", "", nil},
+		{"ungraded_never_rolled_back", ungraded, []VersionStat{v(1, 90, 0)}, on, "", "", nil},
+		{"grade_f_to_best_earlier", v(4, 40, 0), []VersionStat{v(1, 70, 0), v(2, 82, 0), v(3, 45, 0), v(4, 40, 0)}, on,
+			RuleGradeF, "v2", []string{"40.00", "v2", "82.00"}},
+		{"grade_f_skips_later_versions", v(2, 40, 0), []VersionStat{v(1, 60, 0), v(2, 40, 0), v(3, 95, 0)}, on,
+			RuleGradeF, "v1", nil},
+		{"grade_f_skips_earlier_f", v(3, 40, 0), []VersionStat{v(1, 60, 0), v(2, 45, 0)}, on, RuleGradeF, "v1", nil},
+		// No earlier version above F: the F rule cannot fire; the ratio
+		// rule takes the best version there is.
+		{"grade_f_nothing_earlier", v(1, 40, 0), []VersionStat{v(1, 40, 0), v(2, 45, 0), v(3, 70, 0)}, on, RuleBelowRatio, "v3", nil},
+		{"grade_f_off_ratio_fires", v(3, 45, 0), []VersionStat{v(1, 80, 0), v(2, 60, 0)}, off(func(o *SafetyOptions) { o.RollbackOnF = false }),
+			RuleBelowRatio, "v1", []string{"45.00", "0.70", "80.00", "56.00"}},
+		{"ratio", v(3, 55, 0), []VersionStat{v(1, 80, 0), v(2, 60, 0)}, on, RuleBelowRatio, "v1", nil},
+		{"ratio_not_below", v(3, 57, 0), []VersionStat{v(1, 80, 0)}, on, "", "", nil},
+		{"ratio_off", v(3, 55, 0), []VersionStat{v(1, 80, 0)}, off(func(o *SafetyOptions) { o.RollbackRatio = 0 }), "", "", nil},
+		{"fail_rate_to_parent", v(3, 75, 0.6), []VersionStat{v(1, 90, 0), v(2, 70, 0)}, on, RuleFailRate, "v2", []string{"60%", "50%", "v2"}},
+		{"fail_rate_exactly_half", v(3, 75, 0.5), []VersionStat{v(2, 70, 0)}, on, "", "", nil},
+		{"fail_rate_off", v(3, 75, 0.9), []VersionStat{v(2, 70, 0)}, off(func(o *SafetyOptions) { o.RollbackFailRate = 1 }), "", "", nil},
+		{"fail_rate_parent_unknown", v(3, 75, 0.9), []VersionStat{v(1, 70, 0)}, on, "", "", nil},
+		{"all_off", v(3, 30, 0.9), []VersionStat{v(1, 90, 0), v(2, 80, 0)}, SafetyOptions{RollbackFailRate: 1}, "", "", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, ok := CheckSafety(c.cur, c.versions, c.o)
+			if ok != (c.rule != "") || r.Rule != c.rule || r.Target != c.target {
+				t.Fatalf("got %+v ok=%v, want rule %q target %q", r, ok, c.rule, c.target)
+			}
+			if ok && (r.From != c.cur.Hash || r.Words == "") {
+				t.Errorf("plan %+v", r)
+			}
+			for _, w := range c.words {
+				if !strings.Contains(r.Words, w) {
+					t.Errorf("words %q lack %q", r.Words, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCooldownTick(t *testing.T) {
+	left, got := 3, []bool{}
+	for i := 0; i < 5; i++ {
+		var may bool
+		left, may = CooldownTick(left)
+		got = append(got, may)
+	}
+	want := []bool{false, false, false, true, true}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("ticks %v, want %v", got, want)
+		}
+	}
+	if left != 0 {
+		t.Fatalf("left %d", left)
+	}
+}
