@@ -11,7 +11,7 @@ import (
 
 // skillTree builds a user home and a repository with a nested working
 // directory, and returns (userHome, repo, cwd).
-func skillTree(t *testing.T) (string, string, string) {
+func skillTree(t testing.TB) (string, string, string) {
 	t.Helper()
 	base := t.TempDir()
 	home := filepath.Join(base, "home")
