@@ -506,3 +506,40 @@ func TestInstallCommand(t *testing.T) {
 		t.Fatalf("uninstall did not restore the file:\n%s", b)
 	}
 }
+
+// TestHookExitsBeforeHeavyInits: `sepad hook` runs from the init of
+// cmd/sepad/internal/fasthook and exits before the daemon's dependencies
+// initialise; GODEBUG=inittrace=1 lists every package init that ran. A
+// new import in package hooks that sorts late enough to let them run first
+// fails here, before it shows up as milliseconds on every tool call.
+func TestHookExitsBeforeHeavyInits(t *testing.T) {
+	bin := sepadBin(t)
+	home := filepath.Join(t.TempDir(), "h")
+	cmd := exec.Command(bin, "hook", "--home", home)
+	cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"Stop"}`)
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil || o.Len() != 0 {
+		t.Fatalf("exit %v, stdout %q", err, o.String())
+	}
+	trace := e.String()
+	if !strings.Contains(trace, "init github.com/sepad/sepad/hooks ") {
+		t.Fatalf("no init trace for package hooks:\n%s", trace)
+	}
+	for _, heavy := range []string{
+		"github.com/prometheus/client_golang/prometheus ",
+		"github.com/yuin/goldmark/",
+		"gopkg.in/yaml",
+		"net/http ",
+		"github.com/sepad/sepad/fitness ",
+		"github.com/sepad/sepad/store ",
+	} {
+		if strings.Contains(trace, "init "+heavy) {
+			t.Errorf("%s initialised before the hook ran", strings.TrimSpace(heavy))
+		}
+	}
+	if b, err := os.ReadFile(SpoolPath(home)); err != nil || bytes.Count(b, []byte("\n")) != 1 {
+		t.Fatalf("spool: %v %q", err, b)
+	}
+}

@@ -1,10 +1,10 @@
-// Command sepad-hook is `sepad hook` alone: the same code (hooks.HandleReader)
-// in a binary that links only package hooks, so that Claude Code pays for a
+// Command sepad-hook is `sepad hook` alone: the same code (hooks.Main) in a
+// binary that links only package hooks, so that Claude Code pays for a
 // small program's start on every tool call instead of the whole sepad's.
 // `sepad install` uses it when it sits next to the sepad binary (go install
 // github.com/sepad/sepad/cmd/...@latest installs both).
 //
-//	sepad-hook hook    # the payload on stdin; $SEPA_HOME selects the spool
+//	sepad-hook hook [--home DIR] [--max-field BYTES]   # the payload on stdin
 //
 // Like `sepad hook` it always exits 0, never writes to stdout, and writes at
 // most one short line to stderr.
@@ -17,12 +17,10 @@ import (
 )
 
 func main() {
-	if _, err := hooks.HandleReader(os.Stdin, hooks.Options{}); err != nil {
-		msg := err.Error()
-		if len(msg) > 200 {
-			msg = msg[:200]
-		}
-		os.Stderr.WriteString("sepad-hook: " + msg + "\n")
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "hook" {
+		args = args[1:]
 	}
+	hooks.Main(args, os.Stdin, os.Stderr)
 	os.Exit(0)
 }

@@ -12,6 +12,10 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	// `sepad hook` runs and exits in this package's init, before the
+	// daemon's dependencies initialise (see its doc).
+	_ "github.com/sepad/sepad/cmd/sepad/internal/fasthook"
 )
 
 // Exit codes.

@@ -19,20 +19,23 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 
-(cd "$root" && go build -o "$work/sepad" ./cmd/sepad)
+# sepad as README's install builds it (CGO_ENABLED=0: a static binary, which
+# starts faster), and as a plain `go build` makes it where a C compiler is
+# present (linked against libc through package net).
+(cd "$root" && CGO_ENABLED=0 go build -o "$work/sepad" ./cmd/sepad && CGO_ENABLED=1 go build -o "$work/sepadcgo" ./cmd/sepad)
 # Two reference binaries, to see where the time goes: a Go program that
 # does nothing, and one that runs the same hook code but links only the
 # hooks package (not the rest of cmd/sepad).
 mkdir -p "$work/ref"
 printf 'package main\n\nfunc main() {}\n' >"$work/ref/empty.go"
-(cd "$root" && go build -o "$work/goempty" "$work/ref/empty.go" && go build -o "$work/hookonly" ./cmd/sepad-hook)
+(cd "$root" && CGO_ENABLED=0 go build -o "$work/goempty" "$work/ref/empty.go" && CGO_ENABLED=0 go build -o "$work/hookonly" ./cmd/sepad-hook)
 command -v jq >/dev/null || { echo "jq is needed (apt-get install -y jq)" >&2; exit 1; }
 
 # A typical PostToolUse (Bash) payload of about 2 KB.
 out=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "ok  \\tgithub.com/acme/shop/pkg%02d\\t0.%03ds\\n", i, i * 7 }')
 printf '{"session_id":"9a1f0c3e-5b7d-4e2a-8c61-2f3d4e5a6b7c","transcript_path":"/home/ana/.claude/projects/-home-ana-src-shop/9a1f0c3e-5b7d-4e2a-8c61-2f3d4e5a6b7c.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run the tests"},"tool_response":{"stdout":"%s","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_01ABCDEF","duration_ms":2300}\n' "$root" "$out" >"$work/payload.json"
 jq -e . "$work/payload.json" >/dev/null
-mkdir -p "$work/s" "$work/j" "$work/c" "$work/o"
+mkdir -p "$work/s" "$work/j" "$work/c" "$work/o" "$work/g"
 
 echo "== machine"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //') x $(nproc 2>/dev/null || echo ?)"
@@ -42,25 +45,27 @@ echo "sepad binary: $(wc -c <"$work/sepad") bytes; payload: $(wc -c <"$work/payl
 run() { # name
 	case $1 in
 	sepad) "$work/sepad" hook --home "$work/s" <"$work/payload.json" ;;
+	sepadcgo) "$work/sepadcgo" hook --home "$work/g" <"$work/payload.json" ;;
 	jq) jq -c . <"$work/payload.json" >>"$work/j/spool" ;;
 	cat) cat <"$work/payload.json" >>"$work/c/spool" ;;
 	hookonly) SEPA_HOME="$work/o" "$work/hookonly" hook <"$work/payload.json" ;;
 	goempty) "$work/goempty" <"$work/payload.json" ;;
 	esac
 }
-all="sepad jq cat hookonly goempty"
+all="sepad jq cat hookonly goempty sepadcgo"
 for n in $all; do run $n; run $n; done # warm the page cache
 
 echo "== loop: $rounds rounds x $calls calls per command"
 : >"$work/times"
 r=0
 while [ $r -lt $rounds ]; do
-	case $((r % 5)) in
-	0) order="sepad jq cat hookonly goempty" ;;
-	1) order="jq cat hookonly goempty sepad" ;;
-	2) order="cat hookonly goempty sepad jq" ;;
-	3) order="hookonly goempty sepad jq cat" ;;
-	*) order="goempty sepad jq cat hookonly" ;;
+	case $((r % 6)) in
+	0) order="sepad jq cat hookonly goempty sepadcgo" ;;
+	1) order="jq cat hookonly goempty sepadcgo sepad" ;;
+	2) order="cat hookonly goempty sepadcgo sepad jq" ;;
+	3) order="hookonly goempty sepadcgo sepad jq cat" ;;
+	4) order="goempty sepadcgo sepad jq cat hookonly" ;;
+	*) order="sepadcgo sepad jq cat hookonly goempty" ;;
 	esac
 	for n in $order; do
 		t0=$(date +%s%N)
@@ -72,19 +77,21 @@ while [ $r -lt $rounds ]; do
 	r=$((r + 1))
 done
 med() { grep "^$1 " "$work/times" | cut -d' ' -f2 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-s=$(med sepad) j=$(med jq) c=$(med cat) o=$(med hookonly) e=$(med goempty)
+s=$(med sepad) j=$(med jq) c=$(med cat) o=$(med hookonly) e=$(med goempty) g=$(med sepadcgo)
 printf 'per call (median of round means): sepad %d µs, jq %d µs, cat %d µs; sepad-hook %d µs, empty Go program %d µs\n' \
 	$((s / 1000)) $((j / 1000)) $((c / 1000)) $((o / 1000)) $((e / 1000))
-awk -v s="$s" -v j="$j" -v c="$c" -v o="$o" -v e="$e" 'BEGIN {
+printf 'sepad built with cgo (plain go build with a C compiler present): %d µs\n' $((g / 1000))
+awk -v s="$s" -v j="$j" -v c="$c" -v o="$o" -v e="$e" -v g="$g" 'BEGIN {
 	printf "ratios: sepad/jq = %.2f (target <= 0.2), sepad/cat = %.2f (target <= 1.5)\n", s / j, s / c
 	printf "sepad-hook (what sepad install uses when installed): sepad-hook/jq = %.2f, sepad-hook/cat = %.2f\n", o / j, o / c
+	printf "sepad with cgo: /jq = %.2f, /cat = %.2f\n", g / j, g / c
 	printf "reference: empty-Go/cat = %.2f\n", e / c }'
 
 # Every call must have produced exactly one line.
 want=$((rounds * calls + 2))
-for d in s j c o; do
+for d in s j c o g; do
 	f=$work/$d/spool
-	[ $d = s ] || [ $d = o ] && f=$work/$d/events.jsonl
+	case $d in s | o | g) f=$work/$d/events.jsonl ;; esac
 	got=$(wc -l <"$f")
 	[ "$got" -eq "$want" ] || echo "WARNING: $f has $got lines, want $want" >&2
 done
