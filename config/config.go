@@ -90,6 +90,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error reads "file:line: key K: message", the form editors jump to.
 func (e *Error) Error() string {
 	loc := e.File
 	if e.Line > 0 {
@@ -104,6 +105,8 @@ func (e *Error) Error() string {
 // ErrInvalid is wrapped by every configuration error.
 var ErrInvalid = errors.New("invalid configuration")
 
+// Unwrap lets callers test any configuration error with errors.Is(err,
+// ErrInvalid).
 func (e *Error) Unwrap() error { return ErrInvalid }
 
 // Path returns the user configuration file to use: flag, then

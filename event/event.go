@@ -56,6 +56,7 @@ const (
 	FormatLegacy                     // original SEPA hook line
 )
 
+// String names the format as `sepad score` and the docs do.
 func (f Format) String() string {
 	switch f {
 	case FormatHook:

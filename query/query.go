@@ -33,6 +33,7 @@ type AmbiguousError struct {
 	Candidates []SkillRef
 }
 
+// Error lists the candidates, so the user can pick one.
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "skill %q is ambiguous: it names %d skills; qualify it as PROJECT#name, or give one of these keys (a prompt file path or PROJECT#name):", e.Arg, len(e.Candidates))
