@@ -129,6 +129,10 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 	case !ch.Changed:
 		fmt.Fprintf(stdout, "%s already has sepad's hook for every event; nothing changed\n", path)
+	case ch.Before == nil:
+		fmt.Fprintf(stdout, "created %s: sepad's hook for %s\n", path, strings.Join(ch.Events, ", "))
+		fmt.Fprintf(stdout, "(%s records that there was no file before)\n", ch.Backup)
+		fmt.Fprintln(stdout, "undo with: "+strings.TrimSpace("sepad uninstall "+scopeArgs(f)))
 	default:
 		fmt.Fprintf(stdout, "updated %s: sepad's hook for %s\n", path, strings.Join(ch.Events, ", "))
 		fmt.Fprintf(stdout, "backup of the previous file: %s\n", ch.Backup)

@@ -101,3 +101,22 @@ func TestUninstallNothingInstalled(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestInstallMessages: a new settings file is reported as created (its
+// empty backup only records that there was none), an existing one as
+// updated with its backup, and both say how to undo.
+func TestInstallMessages(t *testing.T) {
+	dir := t.TempDir()
+	code, out, _ := runInstallCmd(t, "install", "--project", dir)
+	if code != 0 || !strings.Contains(out, "created "+filepath.Join(dir, ".claude", "settings.json")) || !strings.Contains(out, "no file before") || !strings.Contains(out, "undo with: sepad uninstall") {
+		t.Fatalf("new file: exit %d %q", code, out)
+	}
+	other := t.TempDir()
+	p := filepath.Join(other, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(`{"model": "opus"}`), 0o644)
+	code, out, _ = runInstallCmd(t, "install", "--project", other)
+	if code != 0 || !strings.Contains(out, "updated "+p) || !strings.Contains(out, "backup of the previous file: "+p+".sepad-backup-") {
+		t.Fatalf("existing file: exit %d %q", code, out)
+	}
+}
