@@ -116,7 +116,9 @@ func checkGate(g *gate, rows []query.GradeRow) error {
 
 func printGrades(w io.Writer, doc *query.Grades, all bool) {
 	if len(doc.Grades) == 0 {
-		fmt.Fprintln(w, "no skills yet: nothing has been scored")
+		fmt.Fprintln(w, "no skills yet: nothing has been scored.")
+		fmt.Fprintln(w, "A turn's last execution is scored when the session's next prompt arrives (it may be a")
+		fmt.Fprintln(w, "correction), at SessionEnd, or after collector.idle_timeout; `sepad status` counts open executions.")
 		return
 	}
 	var projects []string

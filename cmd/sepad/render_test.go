@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/sepad/sepad/query"
@@ -84,6 +86,19 @@ func TestProjectLabels(t *testing.T) {
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%q: %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// TestGradesEmptyExplainsOpenExecutions: with nothing scored yet, the table
+// says why (a turn's last execution waits for the next prompt) and where
+// to look, instead of leaving a new user to think the hook is broken.
+func TestGradesEmptyExplainsOpenExecutions(t *testing.T) {
+	var b bytes.Buffer
+	printGrades(&b, &query.Grades{}, false)
+	for _, want := range []string{"no skills yet", "next prompt", "idle_timeout", "sepad status"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("empty grades lack %q:\n%s", want, b.String())
 		}
 	}
 }
