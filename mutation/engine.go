@@ -99,8 +99,11 @@ type Engine struct {
 	// samples caches each version's scores in commit order, so evaluating
 	// after every execution costs no store reads.
 	samples map[string]*versionSample
-	done    chan struct{}
-	cancel  context.CancelFunc
+	// bestOther caches, per skill, what the baseline's safety check needs
+	// of the other versions (see clearlySafe).
+	bestOther map[string]bestOther
+	done      chan struct{}
+	cancel    context.CancelFunc
 }
 
 // NewEngine returns an engine over db; call Open.
@@ -115,7 +118,8 @@ func NewEngine(db *store.DB, o EngineOptions) *Engine {
 		o.GradeMin = 3
 	}
 	return &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
-		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{}}
+		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{},
+		bestOther: map[string]bestOther{}}
 }
 
 type discard struct{}
@@ -316,8 +320,13 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 	if final(st.Status[version]) && version != st.Baseline {
 		return nil
 	}
-	if st.Baseline != "" && version == st.Baseline {
-		return nil // nothing to decide about the baseline itself
+	isBase := st.Baseline != "" && version == st.Baseline
+	if !isBase {
+		delete(e.bestOther, key) // other versions' aggregates may move
+	} else if b, ok := e.bestOther[key]; ok && b.baseline == version && e.clearlySafe(cs, b.best) {
+		// Most executions are of the baseline: skip the store read and the
+		// other versions' aggregates when no safety rule can fire.
+		return nil
 	}
 	sk, err := e.db.Skill(key)
 	if err != nil {
@@ -332,10 +341,26 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		if err != nil {
 			return err
 		}
-		v.Aggregate, v.FailRate = smp.agg(e.db.AggregateOptions()), smp.failRate()
+		v.Aggregate, v.FailRate = smp.aggregate(), smp.failRate()
 	}
 	cur := vers[version]
 	if cur == nil {
+		return nil
+	}
+	if isBase {
+		// Nothing to decide about the baseline itself, but the safety
+		// rules watch it too: an accepted version can degrade later.
+		best := 0.0
+		for h, v := range vers {
+			if h != version && v.Aggregate.Graded && v.Aggregate.N >= e.opts.GradeMin && fitness.GradeOf(v.Aggregate.Value) != fitness.F {
+				best = max(best, v.Aggregate.Value)
+			}
+		}
+		e.bestOther[key] = bestOther{baseline: version, best: best}
+		if rule, target := e.safety(sk, cur, vers, st); rule != "" {
+			st.Status[cur.Hash] = StatusRolledBack
+			return e.rollback(sk, st, cur, target, rule, nil)
+		}
 		return nil
 	}
 	if st.Baseline == "" || vers[st.Baseline] == nil {
@@ -358,7 +383,7 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		return e.rollback(sk, st, cur, target, rule, nil)
 	}
 	bs, _ := e.sampleOf(key, st.Baseline, x.Seq+1)
-	base, cand := bs.sample(vers[st.Baseline], e.db.AggregateOptions()), cs.sample(cur, e.db.AggregateOptions())
+	base, cand := bs.sample(vers[st.Baseline]), cs.sample(cur)
 	d := Decide(key, base.Hash, cand.Hash, base, cand, e.opts.Decide)
 	switch d.Outcome {
 	case Accept:
@@ -375,17 +400,53 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 	return nil
 }
 
+// bestOther is, for a skill's baseline, the best aggregate among its other
+// versions that a safety rule could roll back to, as of the last full check.
+type bestOther struct {
+	baseline string
+	best     float64
+}
+
+// clearlySafe reports whether no safety rule can fire for a baseline with
+// sample cs, given the best other version's aggregate. It errs towards
+// false: a false only costs a full check.
+func (e *Engine) clearlySafe(cs *versionSample, best float64) bool {
+	agg := cs.aggregate()
+	if !agg.Graded || agg.N < e.opts.GradeMin {
+		return true // safety rules never judge an ungraded version
+	}
+	switch {
+	case e.opts.RollbackOnF && fitness.GradeOf(agg.Value) == fitness.F:
+		return false
+	case e.opts.RollbackRatio > 0 && agg.Value <= e.opts.RollbackRatio*best:
+		return false
+	case e.opts.RollbackFailRate < 1 && cs.failRate() >= e.opts.RollbackFailRate:
+		return false
+	}
+	return true
+}
+
 // versionSample is a version's scored executions in commit order.
 type versionSample struct {
 	scores        []float64 // oldest first
 	calls, failed int
+	// n, mean and m2 are Welford's accumulators over scores, so that an
+	// aggregate costs the window, not the history.
+	n        int
+	mean, m2 float64
+	o        aggregate.Options
 }
 
 func (v *versionSample) add(x *store.Scored) {
 	if !x.Result.Scored || x.Result.RubricVersion != fitness.RubricVersion {
 		return
 	}
-	v.scores = append(v.scores, x.Result.Score)
+	sc := x.Result.Score
+	v.scores = append(v.scores, sc)
+	v.n++
+	d := sc - v.mean
+	v.mean += d / float64(v.n)
+	v.m2 += d * (sc - v.mean)
 	v.calls += len(x.Exec.Calls)
 	v.failed += x.Exec.Failures()
 }
@@ -398,9 +459,21 @@ func (v *versionSample) newestFirst() []float64 {
 	return out
 }
 
-func (v *versionSample) agg(o aggregate.Options) aggregate.Aggregate {
-	a, _ := aggregate.Compute(v.newestFirst(), o)
-	return a
+// aggregate is the version's aggregate, built as an aggregate.State (the
+// same accumulation as the store's, equal to aggregate.Compute over
+// newestFirst) from the accumulators and the newest window of scores.
+func (v *versionSample) aggregate() aggregate.Aggregate {
+	w := v.o.Window
+	if w <= 0 {
+		w = 100 // aggregate.Options' default
+	}
+	w = min(w, len(v.scores))
+	recent := make([]float64, w)
+	for i := range recent {
+		recent[i] = v.scores[len(v.scores)-1-i]
+	}
+	st := aggregate.State{N: v.n, Mean: v.mean, M2: v.m2, Recent: recent}
+	return st.Aggregate(v.o)
 }
 
 func (v *versionSample) failRate() float64 {
@@ -410,8 +483,8 @@ func (v *versionSample) failRate() float64 {
 	return float64(v.failed) / float64(v.calls)
 }
 
-func (v *versionSample) sample(ver *store.Version, o aggregate.Options) Sample {
-	a := v.agg(o)
+func (v *versionSample) sample(ver *store.Version) Sample {
+	a := v.aggregate()
 	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst()}
 }
 
@@ -422,7 +495,7 @@ func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, erro
 	if s, ok := e.samples[ck]; ok {
 		return s, nil
 	}
-	s := &versionSample{}
+	s := &versionSample{o: e.db.AggregateOptions()}
 	if seq > 1 {
 		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: version, MaxSeq: seq - 1})
 		if err != nil {

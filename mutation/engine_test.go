@@ -1,0 +1,178 @@
+package mutation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/store"
+)
+
+// engineRig is an engine over a real store and a real project with one
+// skill file, fed scored executions as the collector feeds them.
+type engineRig struct {
+	t     *testing.T
+	db    *store.DB
+	e     *Engine
+	proj  string
+	skill string
+	n     int
+	now   time.Time
+}
+
+func newEngineRig(t *testing.T, o EngineOptions) *engineRig {
+	t.Helper()
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	skill := filepath.Join(proj, ".claude", "skills", "deploy", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(skill), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(proj, ".git"), 0o755)
+	db, err := store.Open(filepath.Join(dir, "sepa.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &engineRig{t: t, db: db, proj: proj, skill: skill, now: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}
+	o.Now = func() time.Time { return r.now }
+	o.ExtraRoots = []string{proj}
+	o.Debounce = 20 * time.Millisecond
+	r.e = NewEngine(db, o)
+	if err := r.e.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		r.e.Close()
+		if err := store.CheckInvariants(db); err != nil {
+			t.Error(err)
+		}
+		db.Close()
+	})
+	return r
+}
+
+// write puts body in the skill file and waits until the engine recorded it
+// as a version.
+func (r *engineRig) write(body string) string {
+	r.t.Helper()
+	if err := os.WriteFile(r.skill, []byte(body), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	h := Hash([]byte(body))
+	for i := 0; i < 200; i++ {
+		if sk, err := r.db.Skills(); err == nil {
+			for _, s := range sk {
+				for _, v := range s.Versions {
+					if v.Hash == h {
+						return h
+					}
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.t.Fatalf("version %s never recorded", h)
+	return ""
+}
+
+// run commits one scored execution of version and lets the engine see it.
+func (r *engineRig) run(version string, score float64) {
+	r.t.Helper()
+	r.n++
+	r.now = r.now.Add(time.Minute)
+	x := execution.Execution{ID: fmt.Sprintf("e%011d", r.n), SessionID: "s", Skill: "deploy", Kind: "skill", Project: r.proj,
+		SkillPath: r.skill, SkillVersion: version, StartedAt: r.now, EndedAt: r.now.Add(time.Second), Complete: true,
+		Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
+	b := store.Batch{Executions: []store.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}}}}
+	if err := r.db.Commit(&b); err != nil {
+		r.t.Fatal(err)
+	}
+	r.e.Observe(b.Executions)
+}
+
+func (r *engineRig) records() []Record {
+	r.t.Helper()
+	ds, err := r.db.Decisions("", 0)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var out []Record
+	for i := len(ds) - 1; i >= 0; i-- {
+		var rec Record
+		if err := json.Unmarshal(ds[i].Payload, &rec); err != nil {
+			r.t.Fatal(err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// TestAcceptedVersionGradedFRollsBack: the safety rules watch the baseline
+// too. An accepted version that later degrades to an F grade is rolled
+// back to the best earlier version graded above F.
+func TestAcceptedVersionGradedFRollsBack(t *testing.T) {
+	o := EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3}
+	r := newEngineRig(t, o)
+	v1body := "---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n"
+	v1 := r.write(v1body)
+	for i := 0; i < 5; i++ {
+		r.run(v1, 70)
+	}
+	v2 := r.write("---\nname: deploy\n---\n# Deploy\n\nRun the checks in parallel, deploy, verify.\n")
+	for i := 0; i < 5; i++ {
+		r.run(v2, 90)
+	}
+	recs := r.records()
+	if len(recs) == 0 || recs[len(recs)-1].Rule != "significant_improvement" {
+		t.Fatalf("v2 not accepted: %+v", recs)
+	}
+	// v2 is the baseline and healthy for a while (the engine's fast path
+	// for baseline executions is taken) ...
+	for i := 0; i < 10; i++ {
+		r.run(v2, 88)
+	}
+	if b, _ := os.ReadFile(r.skill); Hash(b) != v2 || len(r.records()) != 1 {
+		t.Fatalf("a healthy baseline was touched: %+v", r.records())
+	}
+	// ... then degrades: its aggregate falls below 50 (F).
+	for i := 0; i < 12; i++ {
+		r.run(v2, 20)
+	}
+	b, _ := os.ReadFile(r.skill)
+	if string(b) != v1body {
+		t.Fatalf("the F-grade baseline was not rolled back to v1:\n%s\ndecisions: %+v", b, r.records())
+	}
+	last := r.records()[len(r.records())-1]
+	if last.Kind != KindRollback || last.Rule != RuleGradeF && last.Rule != RuleBelowRatio || last.From != v2 || last.To != v1 || !last.Applied {
+		t.Fatalf("last record %+v", last)
+	}
+}
+
+// TestVersionSampleAggregateEqualsCompute: the engine's incremental
+// aggregate of a version equals aggregate.Compute over all its scores, for
+// histories shorter and longer than the window.
+func TestVersionSampleAggregateEqualsCompute(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 7))
+	for _, o := range []aggregate.Options{aggregate.DefaultOptions(), {Weights: []float64{1, 0.5}, Trim: 0.2, MinSamples: 5, Window: 7}} {
+		v := &versionSample{o: o}
+		for i := 0; i < 300; i++ {
+			sc := math.Round(rnd.Float64()*10000) / 100
+			v.add(&store.Scored{Exec: execution.Execution{Calls: []execution.ToolCall{{Name: "Bash", Done: true}}},
+				Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: sc}})
+			want, _ := aggregate.Compute(v.newestFirst(), o)
+			if got := v.aggregate(); got != want {
+				t.Fatalf("window %d, after %d scores: %+v, Compute %+v", o.Window, i+1, got, want)
+			}
+		}
+	}
+}
