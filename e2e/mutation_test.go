@@ -339,4 +339,9 @@ func TestAutoRollbackOffChangesNothing(t *testing.T) {
 			t.Errorf("record %+v: want a would-roll-back record, not applied", r)
 		}
 	}
+	// The grades say so too: the version is not shown as rolled back.
+	out, errOut, code := sepad(t, p.env(), nil, "grades", "deploy", "--all-versions", "--home", p.home, "--json")
+	if code != 0 || !strings.Contains(out, `"would roll back"`) || strings.Contains(out, `"rolled back"`) {
+		t.Fatalf("grades with auto_rollback off: exit %d %s\n%s", code, errOut, out)
+	}
 }

@@ -24,7 +24,10 @@ const (
 	StatusAccepted   = "accepted"
 	StatusRejected   = "rejected"
 	StatusRolledBack = "rolled back"
-	StatusSuperseded = "superseded"
+	// StatusWouldRollBack is StatusRolledBack with mutation.auto_rollback
+	// off: the version is judged as if rolled back, but is still in the file.
+	StatusWouldRollBack = "would roll back"
+	StatusSuperseded    = "superseded"
 )
 
 // Decision kinds recorded in the store.
@@ -290,7 +293,7 @@ func (e *Engine) saveState(key string, st *SkillState) error {
 
 // final statuses: a version that was decided is not decided again.
 func final(status string) bool {
-	return status == StatusRejected || status == StatusRolledBack || status == StatusAccepted
+	return status == StatusRejected || status == StatusRolledBack || status == StatusWouldRollBack || status == StatusAccepted
 }
 
 // evaluateAt applies the safety rules and the decision method to the skill
@@ -563,6 +566,9 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		return e.record(rec)
 	}
 	if !e.opts.AutoRollback {
+		if st.Status[from.Hash] == StatusRolledBack {
+			st.Status[from.Hash] = StatusWouldRollBack // the file still holds it
+		}
 		rec.Words = prefix + "auto_rollback is off: would roll back " + words
 		return e.record(rec)
 	}

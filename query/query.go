@@ -61,7 +61,10 @@ const (
 	StatusAccepted   = "accepted"
 	StatusRejected   = "rejected"
 	StatusRolledBack = "rolled back"
-	StatusUngraded   = "ungraded"
+	// StatusWouldRollBack: judged for a rollback while
+	// mutation.auto_rollback is off, so still in the file.
+	StatusWouldRollBack = "would roll back"
+	StatusUngraded      = "ungraded"
 	// StatusSuperseded is derived (until the mutation engine's state
 	// exists): an older graded version that is no longer the baseline.
 	StatusSuperseded = "superseded"
