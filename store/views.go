@@ -120,18 +120,7 @@ func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored
 		err := db.view(func(tx *bolt.Tx) error {
 			ex := tx.Bucket(bExec)
 			c := tx.Bucket(index).Cursor()
-			var k, id []byte
-			switch {
-			case after != nil:
-				k, id = c.Seek(after)
-				if k != nil && bytes.Equal(k, after) {
-					k, id = c.Next()
-				}
-			case prefix != nil:
-				k, id = c.Seek(prefix)
-			default:
-				k, id = c.First()
-			}
+			k, id := resume(c, after, prefix)
 			for ; k != nil && len(chunk) < chunkMax; k, id = c.Next() {
 				if prefix != nil && !bytes.HasPrefix(k, prefix) {
 					break
@@ -340,18 +329,7 @@ func (db *DB) WalkExecutionIDs(skillKey, version string, want int, fn func(id st
 		var last []byte
 		err := db.view(func(tx *bolt.Tx) error {
 			c := tx.Bucket(index).Cursor()
-			var k, id []byte
-			switch {
-			case after != nil:
-				k, id = c.Seek(after)
-				if k != nil && bytes.Equal(k, after) {
-					k, id = c.Next()
-				}
-			case prefix != nil:
-				k, id = c.Seek(prefix)
-			default:
-				k, id = c.First()
-			}
+			k, id := resume(c, after, prefix)
 			for ; k != nil && len(chunk) < chunkMax; k, id = c.Next() {
 				if prefix != nil && !bytes.HasPrefix(k, prefix) {
 					break
@@ -402,4 +380,22 @@ func (db *DB) ExecutionsLite(ids []string) ([]Scored, error) {
 		return nil
 	})
 	return out, err
+}
+
+// resume positions c for a chunked index walk: just past after (the last
+// key of the previous chunk) when set, else at prefix, else at the start.
+// Chunks read in separate transactions, so a walk never holds one long.
+func resume(c *bolt.Cursor, after, prefix []byte) (k, v []byte) {
+	switch {
+	case after != nil:
+		k, v = c.Seek(after)
+		if k != nil && bytes.Equal(k, after) {
+			k, v = c.Next()
+		}
+		return k, v
+	case prefix != nil:
+		return c.Seek(prefix)
+	default:
+		return c.First()
+	}
 }
