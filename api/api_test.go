@@ -462,3 +462,38 @@ func (zeroReader) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestCloseCutsSilentClients: a client that never finishes its request
+// holds Close for ShutdownGrace at most, and being cut is not an error of
+// the daemon (sepad run must still exit 0).
+func TestCloseCutsSilentClients(t *testing.T) {
+	home := t.TempDir()
+	db := testDB(t, home)
+	s := New(Options{DB: db, Home: home, ShutdownGrace: 100 * time.Millisecond})
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("unix", SocketPath(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// Half a request: the server is reading its headers when Close comes.
+	if _, err := c.Write([]byte("GET /v1/status HTTP/1.1\r\nHost: sepad\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // let the server read it
+	done := make(chan error, 1)
+	go func() { done <- s.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited on a silent client")
+	}
+	if _, err := os.Stat(SocketPath(home)); !os.IsNotExist(err) {
+		t.Errorf("socket left behind: %v", err)
+	}
+}

@@ -66,6 +66,9 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives request errors. Default: discard.
 	Logger *slog.Logger
+	// ShutdownGrace is how long Close lets requests in flight finish
+	// before it cuts the connections. Default 5 s.
+	ShutdownGrace time.Duration
 }
 
 // Server serves the API on the socket and the optional TCP address. It
@@ -173,20 +176,28 @@ func (s *Server) Open(ctx context.Context) error {
 // chosen when HTTPAddr asked for port 0.
 func (s *Server) Addr() string { return s.o.Daemon.HTTP }
 
-// Close stops accepting, lets requests in flight finish (up to 5 s, then
-// cuts them), waits for the goroutines and removes the socket.
+// Close stops accepting, lets requests in flight finish (up to
+// ShutdownGrace, then cuts them), waits for the goroutines and removes the
+// socket. Cutting a slow or silent client is how a shutdown ends, not an
+// error of the daemon: only other failures are returned.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	srvs := s.servers
 	s.servers = nil
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	grace := s.o.ShutdownGrace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	var errs []error
 	for _, srv := range srvs {
 		if err := srv.Shutdown(ctx); err != nil {
-			errs = append(errs, err)
 			srv.Close()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				errs = append(errs, err)
+			}
 		}
 	}
 	s.wg.Wait()
