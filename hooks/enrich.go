@@ -2,17 +2,13 @@ package hooks
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/sepad/sepad/event"
+	"github.com/sepad/sepad/internal/sha256sum"
 )
 
 // DefaultMaxField is the default bound on the JSON text of one field.
@@ -85,10 +81,24 @@ func Enrich(payload []byte, now time.Time, opts Options) []byte {
 
 // enrich is Enrich, also telling whether the line is a quarantine.
 func enrich(payload []byte, now time.Time, opts Options) (line []byte, quarantined bool) {
+	line, reason := rewrite(payload, now, opts)
+	if reason == "" {
+		reason = checkLine(line)
+	}
+	if reason != "" {
+		return quarantine(payload, reason, now, opts, int64(len(payload)), nil), true
+	}
+	return line, false
+}
+
+// rewrite is the walk: the payload rewritten with its sepa object, or the
+// reason it is not a JSON object. The line is not yet checked against the
+// collector's parser (checkLine).
+func rewrite(payload []byte, now time.Time, opts Options) (line []byte, reason string) {
 	max := opts.maxField()
 	w := walker{in: payload, max: max, out: make([]byte, 0, min(len(payload), 4*max)+256)}
 	if reason := w.document(); reason != "" {
-		return quarantine(payload, reason, now, opts, int64(len(payload)), nil), true
+		return nil, reason
 	}
 	var s sepaObj
 	s.ts = now
@@ -101,12 +111,7 @@ func enrich(payload []byte, now time.Time, opts Options) (line []byte, quarantin
 	}
 	line = append(line, `"sepa":`...)
 	line = s.appendTo(line)
-	line = append(line, '}')
-	if _, err := event.ParseLine(line); err != nil {
-		reason := strings.TrimPrefix(err.Error(), event.ErrMalformed.Error()+": ")
-		return quarantine(payload, reason, now, opts, int64(len(payload)), nil), true
-	}
-	return line, false
+	return append(line, '}'), ""
 }
 
 // repair flags, recorded in sepa.repaired.
@@ -139,7 +144,7 @@ type cutRec struct {
 
 func (s *sepaObj) appendTo(b []byte) []byte {
 	b = append(b, `{"v":`...)
-	b = strconv.AppendInt(b, event.SchemaVersion, 10)
+	b = strconv.AppendInt(b, schemaVersion, 10)
 	b = append(b, `,"ts":"`...)
 	b = s.ts.UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, '"')
@@ -202,18 +207,18 @@ func quarantine(payload []byte, reason string, now time.Time, opts Options, tota
 	raw := appendString(make([]byte, 0, min(len(payload), 2*max)+16), payload)
 	if len(raw) > max || total > int64(len(payload)) {
 		if sum == nil {
-			h := sha256.Sum256(payload)
+			h := sha256sum.Sum256(payload)
 			sum = h[:]
 		}
 		raw = cutEncodedString(raw, max)
-		s.cuts = []cutRec{{field: "/sepa/raw", n: total, sum: hex.EncodeToString(sum)}}
+		s.cuts = []cutRec{{field: "/sepa/raw", n: total, sum: string(sha256sum.AppendHex(nil, sum))}}
 	}
 	var v string
 	if err := jsonUnquote(raw, &v); err == nil {
 		s.raw = v
 	}
 	b := make([]byte, 0, len(raw)+256)
-	b = append(b, `{"hook_event_name":"`+event.Quarantined+`","sepa":`...)
+	b = append(b, `{"hook_event_name":"`+evQuarantined+`","sepa":`...)
 	b = s.appendTo(b)
 	return append(b, '}')
 }
@@ -262,9 +267,9 @@ const (
 
 var topKeys = [nTop]string{"hook_event_name", "cwd", "tool_name", "tool_input", "prompt", "command_name", "agent_type"}
 
-func (w *walker) fail(format string, a ...any) {
+func (w *walker) fail(msg string) {
 	if w.err == "" {
-		w.err = fmt.Sprintf("invalid JSON at byte %d: ", w.i) + fmt.Sprintf(format, a...)
+		w.err = "invalid JSON at byte " + strconv.Itoa(w.i) + ": " + msg
 	}
 }
 
@@ -288,7 +293,7 @@ func (w *walker) document() string {
 	}
 	w.ws()
 	if w.i < len(w.in) {
-		return fmt.Sprintf("data after the JSON object at byte %d", w.i)
+		return "data after the JSON object at byte " + strconv.Itoa(w.i)
 	}
 	return ""
 }
@@ -310,7 +315,7 @@ func (w *walker) ws() {
 
 func (w *walker) value(depth int) {
 	if depth > maxDepth {
-		w.fail("nesting deeper than %d", maxDepth)
+		w.fail("nesting deeper than " + strconv.Itoa(maxDepth))
 		return
 	}
 	w.ws()
@@ -335,7 +340,7 @@ func (w *walker) value(depth int) {
 	case c == '-' || c >= '0' && c <= '9':
 		w.number()
 	default:
-		w.fail("unexpected %q", rune(c))
+		w.fail("unexpected " + strconv.QuoteRune(rune(c)))
 	}
 	if w.err == "" && len(w.out)-start > w.max && (w.out[start] != '{' || len(w.out)-start > objectFactor*w.max) {
 		w.cut(start, inStart)
@@ -371,7 +376,7 @@ func (w *walker) object(depth int) {
 			return
 		}
 		ke := len(w.out)
-		if depth == 0 && string(w.out[ks:ke]) == `"sepa"` {
+		if depth == 0 && isSepaKey(w.out[ks:ke]) {
 			// A payload that already has a sepa object (a line fed
 			// back in): keep it under another name, ours is authoritative.
 			w.out = append(w.out[:ks], `"sepa_input"`...)
@@ -688,13 +693,13 @@ func (w *walker) cut(start, inStart int) {
 	rec.field = field
 	switch v[0] {
 	case '"':
-		h := sha256.New()
+		h := sha256sum.New()
 		rec.n = unescapeTo(h, v[1:len(v)-1])
-		rec.sum = hex.EncodeToString(h.Sum(nil))
+		rec.sum = string(sha256sum.AppendHex(nil, h.Sum(nil)))
 		w.out = append(w.out[:start], cutEncodedString(v, w.max)...)
 	case '{', '[':
-		sum := sha256.Sum256(w.in[inStart:w.i])
-		rec.n, rec.sum = int64(w.i-inStart), hex.EncodeToString(sum[:])
+		sum := sha256sum.Sum256(w.in[inStart:w.i])
+		rec.n, rec.sum = int64(w.i-inStart), string(sha256sum.AppendHex(nil, sum[:]))
 		elems := containerElems(v)
 		head, tail := keepEnds(elems, w.max)
 		var dropped map[string]bool // pointer segments of dropped members
@@ -707,8 +712,8 @@ func (w *walker) cut(start, inStart int) {
 		w.out = w.out[:start+compactElems(v, elems, head, tail)]
 		w.fixCuts(field, dropped, head, tail)
 	default: // a number longer than max: kept as a cut string
-		sum := sha256.Sum256(v)
-		rec.n, rec.sum = int64(len(v)), hex.EncodeToString(sum[:])
+		sum := sha256sum.Sum256(v)
+		rec.n, rec.sum = int64(len(v)), string(sha256sum.AppendHex(nil, sum[:]))
 		q := appendString(nil, v)
 		w.out = append(w.out[:start], cutEncodedString(q, w.max)...)
 	}
@@ -821,12 +826,12 @@ func compactElems(v []byte, elems []span, head, tail int) int {
 func (w *walker) fixCuts(field string, dropped map[string]bool, head, tail int) {
 	keep := w.cuts[:0]
 	for _, c := range w.cuts {
-		rest, inside := strings.CutPrefix(c.field, field+"/")
+		rest, inside := cutPrefix(c.field, field+"/")
 		if !inside {
 			keep = append(keep, c)
 			continue
 		}
-		seg, after, deeper := strings.Cut(rest, "/")
+		seg, after, deeper := cut(rest, "/")
 		if dropped != nil {
 			if !dropped[seg] {
 				keep = append(keep, c)
@@ -896,16 +901,27 @@ func skipString(v []byte, i int) int {
 
 // pointer returns the RFC 6901 JSON Pointer of the value being written.
 func (w *walker) pointer() string {
-	var b strings.Builder
+	var b []byte
 	for _, s := range w.path {
-		b.WriteByte('/')
+		b = append(b, '/')
 		if s.idx >= 0 {
-			b.WriteString(strconv.Itoa(s.idx))
+			b = strconv.AppendInt(b, int64(s.idx), 10)
 		} else {
-			b.WriteString(pointerSeg(w.out[s.keyStart-1 : s.keyEnd+1]))
+			b = append(b, pointerSeg(w.out[s.keyStart-1:s.keyEnd+1])...)
 		}
 	}
-	return b.String()
+	return string(b)
+}
+
+// isSepaKey reports whether the member name q (a JSON string with its
+// quotes) is one encoding/json would decode into the line's sepa object:
+// "sepa" in any case, escapes decoded. Such members are renamed sepa_input.
+func isSepaKey(q []byte) bool {
+	if len(q) < 6 || len(q) > 64 {
+		return false
+	}
+	var k string
+	return jsonUnquote(q, &k) == nil && foldName(k) == "sepa"
 }
 
 // pointerSeg turns a member name (a valid JSON string, with its quotes)
@@ -915,7 +931,7 @@ func pointerSeg(q []byte) string {
 	if jsonUnquote(q, &k) != nil {
 		k = string(q)
 	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+	return replaceAll(replaceAll(k, "~", "~0"), "/", "~1")
 }
 
 // unescapeTo writes the decoded bytes of valid JSON string content s to h

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,20 +153,11 @@ func TestEnrichRepairs(t *testing.T) {
 			if got := l.top["x"]; got != tc.want {
 				t.Fatalf("x = %q, want %q", got, tc.want)
 			}
-			if !contains(l.rep, tc.repair) {
+			if !slices.Contains(l.rep, tc.repair) {
 				t.Fatalf("repaired = %v, want %q", l.rep, tc.repair)
 			}
 		})
 	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestEnrichQuarantines(t *testing.T) {

@@ -50,9 +50,18 @@ func FuzzEnrich(f *testing.F) {
 			return
 		}
 		delete(b, "sepa")
-		if s, ok := a["sepa"]; ok {
-			delete(a, "sepa")
-			a["sepa_input"] = s
+		var sepaKeys []string // members renamed sepa_input
+		for k := range a {
+			if foldName(k) == "sepa" {
+				sepaKeys = append(sepaKeys, k)
+			}
+		}
+		if len(sepaKeys) > 1 {
+			return // several collapse into one sepa_input
+		}
+		for _, k := range sepaKeys {
+			a["sepa_input"] = a[k]
+			delete(a, k)
 		}
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("values changed:\n in  %q\n out %q", in, out)

@@ -1,10 +1,11 @@
 package hooks
 
 import (
-	"crypto/sha256"
-	"fmt"
 	"io"
+	"strconv"
 	"time"
+
+	"github.com/sepad/sepad/internal/sha256sum"
 )
 
 // Result says what Handle did with one payload.
@@ -53,7 +54,7 @@ func Handle(payload []byte, opts Options) (Result, error) {
 func safeEnrich(payload []byte, now time.Time, opts Options) (line []byte, quarantined bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			line = quarantine(payload, fmt.Sprintf("internal error: %v", p), now, opts, int64(len(payload)), nil)
+			line = quarantine(payload, "internal error: "+panicText(p), now, opts, int64(len(payload)), nil)
 			quarantined = true
 		}
 	}()
@@ -77,14 +78,14 @@ func HandleReader(r io.Reader, opts Options) (Result, error) {
 		return Handle(payload, opts)
 	}
 	// Possibly more: count and hash the rest.
-	h := sha256.New()
+	h := sha256sum.New()
 	h.Write(payload)
 	extra, err := io.Copy(h, r)
 	if extra == 0 && err == nil {
 		return Handle(payload, opts)
 	}
 	total := int64(len(payload)) + extra
-	reason := fmt.Sprintf("payload of %d bytes is over the %d byte limit", total, limit)
+	reason := "payload of " + strconv.FormatInt(total, 10) + " bytes is over the " + strconv.FormatInt(limit, 10) + " byte limit"
 	if err != nil {
 		reason += "; read error: " + err.Error()
 	}

@@ -1,11 +1,14 @@
 package hooks
 
 import (
-	"flag"
-	"fmt"
 	"io"
-	"strings"
+	"strconv"
 )
+
+const usage = `usage: sepad hook [--home DIR] [--max-field BYTES] < payload.json
+  --home DIR         state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)
+  --max-field BYTES  longest JSON text kept per field, in bytes (default 65536)
+`
 
 // Main is the command `sepad hook [--home DIR] [--max-field BYTES]`, shared
 // by the sepad binary and the small sepad-hook binary. args are the
@@ -13,29 +16,17 @@ import (
 // most one short line on stderr, keeps the payload if at all possible, and
 // reads no configuration file; the caller exits 0 whatever happens.
 func Main(args []string, stdin io.Reader, stderr io.Writer) {
-	fs := flag.NewFlagSet("sepad hook", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var opts Options
-	fs.StringVar(&opts.Home, "home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
-	fs.IntVar(&opts.MaxField, "max-field", DefaultMaxField, "longest JSON text kept per field, in bytes")
-	var note string
-	if perr := fs.Parse(args); perr != nil {
-		if perr == flag.ErrHelp {
-			fs.SetOutput(stderr)
-			fmt.Fprintln(stderr, "usage: sepad hook [--home DIR] [--max-field BYTES] < payload.json")
-			fs.PrintDefaults()
-			return
-		}
-		// Bad flags must not lose the event: record it with the flags
-		// parsed before the bad one (--home stays honoured) and defaults.
-		note = "ignoring bad flags: " + perr.Error()
+	opts, help, note := parseArgs(args)
+	if help {
+		io.WriteString(stderr, usage)
+		return
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			note = fmt.Sprintf("internal error: %v", p)
+			note = "internal error: " + panicText(p)
 		}
 		if note != "" {
-			fmt.Fprintln(stderr, "sepad hook: "+oneLine(note, 200))
+			io.WriteString(stderr, "sepad hook: "+oneLine(note, 200)+"\n")
 		}
 	}()
 	res, herr := HandleReader(stdin, opts)
@@ -47,11 +38,52 @@ func Main(args []string, stdin io.Reader, stderr io.Writer) {
 	}
 }
 
-// oneLine flattens s to one line of at most n bytes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "…"
+// parseArgs reads the hook's two flags the way package flag would (-x or
+// --x, "--x=v" or "--x v", "--" ends them) without importing it. A bad
+// flag must not lose the event: the flags before it are kept, and note
+// says what was ignored.
+func parseArgs(args []string) (opts Options, help bool, note string) {
+	opts.MaxField = DefaultMaxField
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break // flag stops at the first non-flag argument
+		}
+		name := trimPrefix(a[1:], "-")
+		value, hasValue := "", false
+		if k := indexByte(name, '='); k >= 0 {
+			name, value, hasValue = name[:k], name[k+1:], true
+		}
+		switch name {
+		case "h", "help":
+			return opts, true, ""
+		case "home", "max-field":
+			if !hasValue {
+				if i+1 >= len(args) {
+					return opts, false, "ignoring bad flags: flag needs an argument: -" + name
+				}
+				i++
+				value = args[i]
+			}
+			if name == "home" {
+				opts.Home = value
+				continue
+			}
+			n, err := strconv.ParseInt(value, 0, strconv.IntSize)
+			if err != nil {
+				why := "parse error"
+				if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+					why = "value out of range"
+				}
+				return opts, false, "ignoring bad flags: invalid value " + strconv.Quote(value) + " for flag -max-field: " + why
+			}
+			opts.MaxField = int(n)
+		default:
+			return opts, false, "ignoring bad flags: flag provided but not defined: -" + name
+		}
 	}
-	return s
+	return opts, false, ""
 }

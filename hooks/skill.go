@@ -2,17 +2,12 @@ package hooks
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"runtime"
-	"strings"
 
-	"github.com/sepad/sepad/event"
+	"github.com/sepad/sepad/internal/sha256sum"
 )
 
 // maxSkillFile bounds the prompt files Enrich hashes: a larger "skill" is
@@ -31,7 +26,7 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 		norm := NormalizePath(raw, goos)
 		s.project = norm
 		if goos == runtime.GOOS && !opts.NoFiles {
-			if native := filepath.FromSlash(norm); filepath.IsAbs(native) {
+			if native := fromSlash(norm); isAbsPath(native) {
 				cwd = native
 				if root = repoRoot(cwd); root != "" {
 					s.project = NormalizePath(root, goos)
@@ -54,8 +49,8 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 	if p, content, ok := resolveSkill(name, agent, cwd, root, home); ok {
 		s.skillPath = p
 		if content != nil {
-			sum := sha256.Sum256(content)
-			s.skillVersion = hex.EncodeToString(sum[:6])
+			sum := sha256sum.Sum256(content)
+			s.skillVersion = string(sha256sum.AppendHex(nil, sum[:6]))
 		}
 	}
 }
@@ -63,9 +58,9 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 // invoked returns the name of the skill, command or agent the event
 // invokes (agent is set for subagents), as event.SkillInvocation names it.
 func (w *walker) invoked() (name string, agent bool) {
-	trim := func(n string) string { return strings.TrimPrefix(strings.TrimSpace(n), "/") }
+	trim := func(n string) string { return trimPrefix(trimSpace(n), "/") }
 	switch w.topString(topEvent) {
-	case event.PreToolUse, event.PostToolUse, event.PostToolUseFailure:
+	case evPreToolUse, evPostToolUse, evPostToolUseFailure:
 		tool := w.topString(topTool)
 		if tool != "Skill" && tool != "Agent" && tool != "Task" {
 			return "", false
@@ -74,38 +69,58 @@ func (w *walker) invoked() (name string, agent bool) {
 		if sp.end == 0 {
 			return "", false
 		}
-		var in struct {
-			Skill        any `json:"skill"`
-			Command      any `json:"command"`
-			SubagentType any `json:"subagent_type"`
-		}
-		if json.Unmarshal(w.out[sp.start:sp.end], &in) != nil {
-			return "", false
-		}
-		str := func(v any) string { s, _ := v.(string); return s }
+		skill, command, subagent := toolInputNames(w.out[sp.start:sp.end])
 		if tool == "Skill" {
-			n := trim(str(in.Skill))
+			n := trim(skill)
 			if n == "" {
-				n = trim(str(in.Command))
+				n = trim(command)
 			}
 			return n, false
 		}
-		return strings.TrimSpace(str(in.SubagentType)), true
-	case event.UserPromptSubmit:
-		n, _ := event.SlashCommand(w.topString(topPrompt))
+		return trimSpace(subagent), true
+	case evUserPromptSubmit:
+		n, _ := slashCommand(w.topString(topPrompt))
 		return n, false
-	case event.UserPromptExpansion:
+	case evUserPromptExpansion:
 		return trim(w.topString(topCommand)), false
-	case event.SubagentStart:
-		return strings.TrimSpace(w.topString(topAgentType)), true
+	case evSubagentStart:
+		return trimSpace(w.topString(topAgentType)), true
 	}
 	return "", false
+}
+
+// toolInputNames returns the string values of tool_input's skill, command
+// and subagent_type members ("" when absent or not strings), matching
+// member names as encoding/json would (any case, the last one winning),
+// since Claude Code's payloads have been read that way from the start.
+func toolInputNames(in []byte) (skill, command, subagent string) {
+	if jsonKind(in) != '{' {
+		return "", "", ""
+	}
+	eachMember(in, func(name string, v []byte) {
+		var dst *string
+		switch foldName(name) {
+		case "skill":
+			dst = &skill
+		case "command":
+			dst = &command
+		case "subagent_type":
+			dst = &subagent
+		default:
+			return
+		}
+		*dst = ""
+		if jsonKind(v) == '"' {
+			jsonUnquote(v, dst)
+		}
+	})
+	return skill, command, subagent
 }
 
 // validSkillName reports whether name may be looked up as one path element
 // under the skill roots. Anything else is recorded as given, never opened.
 func validSkillName(name string) bool {
-	if name == "" || len(name) > 255 || name == "." || strings.Contains(name, "..") {
+	if name == "" || len(name) > 255 || name == "." || contains(name, "..") {
 		return false
 	}
 	for _, r := range name {
@@ -125,9 +140,9 @@ func validSkillName(name string) bool {
 func resolveSkill(name string, agent bool, cwd, root, userHome string) (p string, content []byte, ok bool) {
 	var levels []string // project directories holding .claude, nearest first
 	if cwd != "" {
-		for d := cwd; ; d = filepath.Dir(d) {
+		for d := cwd; ; d = dirPath(d) {
 			levels = append(levels, d)
-			if root == "" || d == root || filepath.Dir(d) == d {
+			if root == "" || d == root || dirPath(d) == d {
 				break
 			}
 		}
@@ -138,8 +153,8 @@ func resolveSkill(name string, agent bool, cwd, root, userHome string) (p string
 		if base == "" {
 			return
 		}
-		root := filepath.Join(base, ".claude", sub)
-		cs = append(cs, cand{root, filepath.Join(append([]string{root}, file...)...)})
+		root := joinPath(base, ".claude", sub)
+		cs = append(cs, cand{root, joinPath(append([]string{root}, file...)...)})
 	}
 	if agent {
 		for _, l := range levels {
@@ -202,15 +217,6 @@ func readPrompt(root, file string) (string, []byte, bool) {
 	return file, b, true
 }
 
-// within reports whether p, cleaned, lies inside root (lexically).
-func within(root, p string) bool {
-	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(p))
-	if err != nil || filepath.IsAbs(rel) || rel == "." {
-		return false
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
 // agentByFrontmatter looks for an agent file in root whose frontmatter
 // "name:" is name (agent files may be named differently from the type).
 func agentByFrontmatter(root, name string) (string, []byte, bool) {
@@ -219,10 +225,10 @@ func agentByFrontmatter(root, name string) (string, []byte, bool) {
 		return "", nil, false
 	}
 	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".md") {
+		if !hasSuffix(e.Name(), ".md") {
 			continue
 		}
-		file := filepath.Join(root, e.Name())
+		file := joinPath(root, e.Name())
 		if frontmatterName(file) == name {
 			return readPrompt(root, file)
 		}
@@ -248,13 +254,18 @@ func frontmatterName(file string) string {
 	if !bytes.HasPrefix(b, []byte("---\n")) {
 		return ""
 	}
-	for _, line := range strings.Split(string(b[4:]), "\n") {
-		if strings.TrimSpace(line) == "---" {
+	for rest := b[4:]; ; {
+		line, more, found := bytes.Cut(rest, []byte("\n"))
+		if trimSpace(string(line)) == "---" {
 			break
 		}
-		if v, ok := strings.CutPrefix(line, "name:"); ok {
-			return strings.Trim(strings.TrimSpace(v), `"'`)
+		if v, ok := cutPrefix(string(line), "name:"); ok {
+			return trimQuotes(trimSpace(v))
 		}
+		if !found {
+			break
+		}
+		rest = more
 	}
 	return ""
 }
@@ -263,10 +274,10 @@ func frontmatterName(file string) string {
 // .git (a directory, or a file in worktrees and submodules), or "".
 func repoRoot(dir string) string {
 	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if _, err := os.Lstat(joinPath(d, ".git")); err == nil {
 			return d
 		}
-		p := filepath.Dir(d)
+		p := dirPath(d)
 		if p == d {
 			return ""
 		}
@@ -289,8 +300,8 @@ func repoRoot(dir string) string {
 //
 // On other OSes `/c/Users` is an ordinary path and is left alone.
 func NormalizePath(p, goos string) string {
-	p = strings.TrimSpace(p)
-	p = strings.TrimPrefix(p, `\\?\`)
+	p = trimSpace(p)
+	p = trimPrefix(p, `\\?\`)
 	if p == "" {
 		return ""
 	}
@@ -298,7 +309,7 @@ func NormalizePath(p, goos string) string {
 		if letter >= 'a' && letter <= 'z' {
 			letter -= 'a' - 'A'
 		}
-		rest = strings.ReplaceAll(rest, `\`, "/")
+		rest = replaceAll(rest, `\`, "/")
 		return string(letter) + ":" + path.Clean("/"+rest)
 	}
 	isLetter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -306,21 +317,21 @@ func NormalizePath(p, goos string) string {
 		return drive(p[0], p[2:])
 	}
 	if goos != "windows" {
-		if strings.Contains(p, `\`) && !strings.Contains(p, "/") {
+		if contains(p, `\`) && !contains(p, "/") {
 			// A relative Windows path seen on another OS: compare it with
 			// forward slashes like the drive paths above.
-			return path.Clean(strings.ReplaceAll(p, `\`, "/"))
+			return path.Clean(replaceAll(p, `\`, "/"))
 		}
 		return path.Clean(p)
 	}
-	s := strings.ReplaceAll(p, `\`, "/")
-	if rest, ok := strings.CutPrefix(s, "/cygdrive/"); ok && len(rest) >= 1 && isLetter(rest[0]) && (len(rest) == 1 || rest[1] == '/') {
+	s := replaceAll(p, `\`, "/")
+	if rest, ok := cutPrefix(s, "/cygdrive/"); ok && len(rest) >= 1 && isLetter(rest[0]) && (len(rest) == 1 || rest[1] == '/') {
 		return drive(rest[0], rest[1:])
 	}
 	if len(s) >= 2 && s[0] == '/' && s[1] != '/' && isLetter(s[1]) && (len(s) == 2 || s[2] == '/') {
 		return drive(s[1], s[2:])
 	}
-	if strings.HasPrefix(s, "//") {
+	if hasPrefix(s, "//") {
 		return "/" + path.Clean(s[1:])
 	}
 	return path.Clean(s)

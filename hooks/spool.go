@@ -11,10 +11,8 @@ package hooks
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -42,31 +40,31 @@ func Home() string {
 	if h := os.Getenv("SEPA_HOME"); h != "" {
 		return h
 	}
-	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "sepa")
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" && isAbsPath(x) {
+		return joinPath(x, "sepa")
 	}
 	if uh, err := os.UserHomeDir(); err == nil && uh != "" {
-		return filepath.Join(uh, ".local", "state", "sepa")
+		return joinPath(uh, ".local", "state", "sepa")
 	}
-	return filepath.Join(os.TempDir(), "sepa-"+strconv.Itoa(os.Getuid()))
+	return joinPath(os.TempDir(), "sepa-"+strconv.Itoa(os.Getuid()))
 }
 
 // SpoolPath is the spool every hook call appends to: home/events.jsonl.
-func SpoolPath(home string) string { return filepath.Join(home, spoolName) }
+func SpoolPath(home string) string { return joinPath(home, spoolName) }
 
 // FallbackPath is where Append writes a line it could not append to the
 // spool within the bounded wait (lock busy, disk full):
 // home/events.fallback.jsonl. The collector follows it like the spool.
-func FallbackPath(home string) string { return filepath.Join(home, fallbackName) }
+func FallbackPath(home string) string { return joinPath(home, fallbackName) }
 
 // LockPath is the advisory lock file guarding the spool:
 // home/spool.lock. The lock is on this file, not on the spool, because the
 // daemon renames the spool to rotate it while holding the same lock.
-func LockPath(home string) string { return filepath.Join(home, lockName) }
+func LockPath(home string) string { return joinPath(home, lockName) }
 
 // FallbackLogPath is the fallback counter: one short line
 // "<RFC 3339 time> <reason>" per line Append sent to the fallback file.
-func FallbackLogPath(home string) string { return filepath.Join(home, fallbackLog) }
+func FallbackLogPath(home string) string { return joinPath(home, fallbackLog) }
 
 // FallbackCount returns how many lines went to the fallback file, from the
 // fallback log (0 when it does not exist).
@@ -76,7 +74,7 @@ func FallbackCount(home string) (int, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("read fallback log: %w", err)
+		return 0, wrap("read fallback log", err)
 	}
 	return bytes.Count(b, []byte{'\n'}), nil
 }
@@ -85,7 +83,7 @@ func FallbackCount(home string) (int, error) {
 // directory keeps its mode: it is the user's.
 func ensureHome(home string) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("create state directory %s: %w", home, err)
+		return wrap("create state directory "+home, err)
 	}
 	return nil
 }
@@ -95,16 +93,20 @@ func ensureHome(home string) error {
 // that appends to the spool or renames it holds this lock. When the lock is
 // not had in time the error wraps ErrLockTimeout.
 func LockSpool(home string, timeout time.Duration) (unlock func() error, err error) {
-	if err := ensureHome(home); err != nil {
-		return nil, err
+	f, err := openFile(LockPath(home), oLockCreate, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		// The common case has the directory: create it only when missing.
+		if err := ensureHome(home); err != nil {
+			return nil, err
+		}
+		f, err = openFile(LockPath(home), oLockCreate, 0o600)
 	}
-	f, err := os.OpenFile(LockPath(home), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open spool lock: %w", err)
+		return nil, wrap("open spool lock", err)
 	}
-	if err := lockFile(f, timeout); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", LockPath(home), err)
+	if err := f.lock(timeout); err != nil {
+		f.close()
+		return nil, wrap("lock "+LockPath(home), err)
 	}
 	done := false
 	return func() error {
@@ -112,8 +114,8 @@ func LockSpool(home string, timeout time.Duration) (unlock func() error, err err
 			return nil
 		}
 		done = true
-		uerr := unlockFile(f)
-		if cerr := f.Close(); uerr == nil {
+		uerr := f.unlock()
+		if cerr := f.close(); uerr == nil {
 			uerr = cerr
 		}
 		return uerr
@@ -150,7 +152,7 @@ func Append(home string, line []byte, timeout time.Duration) (wrote string, err 
 		uerr := unlock()
 		if werr == nil {
 			if uerr != nil {
-				return SpoolPath(home), fmt.Errorf("unlock spool: %w", uerr)
+				return SpoolPath(home), wrap("unlock spool", uerr)
 			}
 			return SpoolPath(home), nil
 		}
@@ -165,7 +167,7 @@ func Append(home string, line []byte, timeout time.Duration) (wrote string, err 
 	fb := FallbackPath(home)
 	ferr := appendFallback(fb, buf, min(timeout/4, 250*time.Millisecond))
 	if ferr != nil {
-		return "", fmt.Errorf("line lost: spool: %v; fallback: %v", lerr, ferr)
+		return "", errors.New("line lost: spool: " + lerr.Error() + "; fallback: " + ferr.Error())
 	}
 	noteFallback(home, reason)
 	return fb, nil
@@ -176,27 +178,24 @@ func Append(home string, line []byte, timeout time.Duration) (wrote string, err 
 // or short write is undone by truncating back to the old size, so the spool
 // never keeps half a line.
 func appendLocked(path string, buf []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openFile(path, oAppendCreate, 0o600)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return wrap("open "+path, err)
 	}
-	var size int64 = -1
-	if fi, err := f.Stat(); err == nil {
-		size = fi.Size()
-	}
-	n, werr := f.Write(buf)
+	size, _ := f.size()
+	n, werr := f.write(buf)
 	if werr == nil && n < len(buf) {
 		werr = io.ErrShortWrite
 	}
 	if werr != nil && n > 0 && size >= 0 {
-		f.Truncate(size) // best effort: drop the partial line
+		f.truncate(size) // best effort: drop the partial line
 	}
-	cerr := f.Close()
+	cerr := f.close()
 	if werr != nil {
-		return fmt.Errorf("write %s: %w", path, werr)
+		return wrap("write "+path, werr)
 	}
 	if cerr != nil {
-		return fmt.Errorf("close %s: %w", path, cerr)
+		return wrap("close "+path, cerr)
 	}
 	return nil
 }
@@ -207,30 +206,34 @@ func appendLocked(path string, buf []byte) error {
 // anyway (one O_APPEND write is atomic on local Linux and BSD file systems),
 // because losing the line is worse.
 func appendFallback(path string, buf []byte, wait time.Duration) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+	f, err := openFile(path, oAppendCreate, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := ensureHome(dirPath(path)); err != nil {
+			return err
+		}
+		f, err = openFile(path, oAppendCreate, 0o600)
 	}
-	locked := lockFile(f, wait) == nil
+	if err != nil {
+		return wrap("open "+path, err)
+	}
+	locked := f.lock(wait) == nil
 	var size int64 = -1
 	if locked {
-		if fi, err := f.Stat(); err == nil {
-			size = fi.Size()
-		}
+		size, _ = f.size()
 	}
-	n, werr := f.Write(buf)
+	n, werr := f.write(buf)
 	if werr == nil && n < len(buf) {
 		werr = io.ErrShortWrite
 	}
 	if werr != nil && n > 0 && size >= 0 {
-		f.Truncate(size)
+		f.truncate(size)
 	}
 	if locked {
-		unlockFile(f)
+		f.unlock()
 	}
-	cerr := f.Close()
+	cerr := f.close()
 	if werr != nil {
-		return fmt.Errorf("write %s: %w", path, werr)
+		return wrap("write "+path, werr)
 	}
 	return cerr
 }
@@ -238,10 +241,10 @@ func appendFallback(path string, buf []byte, wait time.Duration) error {
 // noteFallback adds one line to the fallback log; best effort (the disk may
 // be the reason we are here).
 func noteFallback(home, reason string) {
-	f, err := os.OpenFile(FallbackLogPath(home), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openFile(FallbackLogPath(home), oAppendCreate, 0o600)
 	if err != nil {
 		return
 	}
-	f.Write([]byte(time.Now().UTC().Format(time.RFC3339Nano) + " " + reason + "\n"))
-	f.Close()
+	f.write([]byte(time.Now().UTC().Format(time.RFC3339Nano) + " " + reason + "\n"))
+	f.close()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/hooks/settings"
 )
 
 func init() {
@@ -73,7 +74,7 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 		if err != nil {
 			return nil, "", fmt.Errorf("find your home directory: %w", err)
 		}
-		path = hooks.SettingsPath("", true, uh)
+		path = settings.Path("", true, uh)
 	} else {
 		dir := f.project
 		if dir == "" {
@@ -86,7 +87,7 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			return nil, "", usageErrorf("project directory %s does not exist", abs)
 		}
-		path = hooks.SettingsPath(abs, false, "")
+		path = settings.Path(abs, false, "")
 	}
 	return f, path, nil
 }
@@ -99,7 +100,7 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if f.service {
 		return installService(stdout, f.home, f.dryRun, f.noStart)
 	}
-	spec := hooks.HookSpec{Transport: f.transport, URL: f.url}
+	spec := settings.HookSpec{Transport: f.transport, URL: f.url}
 	if f.transport == "command" {
 		bin, err := os.Executable()
 		if err != nil {
@@ -113,9 +114,9 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		if hb := filepath.Join(filepath.Dir(bin), "sepad-hook"); isExecutable(hb) {
 			bin = hb
 		}
-		spec.Command = hooks.CommandFor(bin)
+		spec.Command = settings.CommandFor(bin)
 	}
-	ch, err := hooks.Install(path, spec, f.dryRun, time.Now())
+	ch, err := settings.Install(path, spec, f.dryRun, time.Now())
 	if err != nil {
 		return err
 	}
@@ -149,7 +150,7 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if f.service {
 		return uninstallService(stdout, f.home, f.dryRun)
 	}
-	ch, err := hooks.Uninstall(path, f.dryRun, time.Now())
+	ch, err := settings.Uninstall(path, f.dryRun, time.Now())
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,8 @@
-package hooks
+// Package settings installs and removes sepad's hook entries in Claude Code
+// settings files (`sepad install`, `sepad uninstall`). It is apart from
+// package hooks so that the hook command, which starts on every tool call,
+// does not link or initialise what editing JSON settings needs.
+package settings
 
 import (
 	"bytes"
@@ -35,9 +39,9 @@ const (
 	uninstallBackup = ".sepad-uninstall-backup-"
 )
 
-// ErrSettings is wrapped by every error about the content of a settings
+// ErrUnusable is wrapped by every error about the content of a settings
 // file (invalid JSON, unexpected shapes). Such files are never written.
-var ErrSettings = errors.New("unusable settings file")
+var ErrUnusable = errors.New("unusable settings file")
 
 // HookSpec is the handler sepad installs.
 type HookSpec struct {
@@ -59,8 +63,8 @@ func CommandFor(bin string) string {
 	return bin + " hook"
 }
 
-// SettingsChange says what Install or Uninstall did, or would do.
-type SettingsChange struct {
+// Change says what Install or Uninstall did, or would do.
+type Change struct {
 	// Path is the settings file.
 	Path string
 	// Before and After are its content (Before is nil when it did not
@@ -76,9 +80,9 @@ type SettingsChange struct {
 	Removed bool
 }
 
-// SettingsPath returns the settings file Install edits: the project's
+// Path returns the settings file Install edits: the project's
 // DIR/.claude/settings.json, or the user's ~/.claude/settings.json.
-func SettingsPath(projectDir string, user bool, userHome string) string {
+func Path(projectDir string, user bool, userHome string) string {
 	if user {
 		return filepath.Join(userHome, ".claude", "settings.json")
 	}
@@ -90,9 +94,9 @@ func SettingsPath(projectDir string, user bool, userHome string) string {
 // setting and hook byte for byte and in order. It writes a backup of the
 // original first. A second Install changes nothing. With dryRun it only
 // computes the result. A file that is not valid JSON, or whose "hooks" is
-// not an object of arrays, is refused (ErrSettings) and left untouched.
-func Install(path string, spec HookSpec, dryRun bool, now time.Time) (SettingsChange, error) {
-	ch := SettingsChange{Path: path}
+// not an object of arrays, is refused (ErrUnusable) and left untouched.
+func Install(path string, spec HookSpec, dryRun bool, now time.Time) (Change, error) {
+	ch := Change{Path: path}
 	before, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -133,8 +137,8 @@ func Install(path string, spec HookSpec, dryRun bool, now time.Time) (SettingsCh
 // before the first Install (its oldest backup without sepad entries)
 // already had it; a file Install created is deleted when nothing else was
 // added to it. A backup of the current file is written first.
-func Uninstall(path string, dryRun bool, now time.Time) (SettingsChange, error) {
-	ch := SettingsChange{Path: path}
+func Uninstall(path string, dryRun bool, now time.Time) (Change, error) {
+	ch := Change{Path: path}
 	before, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return ch, nil
@@ -260,7 +264,7 @@ func MergeHooks(data []byte, spec HookSpec) ([]byte, []string, error) {
 		hooks = &jnode{kind: '{'}
 		doc.root.set("hooks", hooks)
 	} else if hooks.kind != '{' {
-		return nil, nil, fmt.Errorf("%w: \"hooks\" is not an object", ErrSettings)
+		return nil, nil, fmt.Errorf("%w: \"hooks\" is not an object", ErrUnusable)
 	}
 	var changed []string
 	for _, ev := range Events {
@@ -269,7 +273,7 @@ func MergeHooks(data []byte, spec HookSpec) ([]byte, []string, error) {
 			arr = &jnode{kind: '['}
 			hooks.set(ev, arr)
 		} else if arr.kind != '[' {
-			return nil, nil, fmt.Errorf("%w: hooks.%s is not an array", ErrSettings, ev)
+			return nil, nil, fmt.Errorf("%w: hooks.%s is not an array", ErrUnusable, ev)
 		}
 		if mergeEvent(arr, ev, want) {
 			changed = append(changed, ev)
@@ -679,7 +683,7 @@ func isEmptyObject(b []byte) bool {
 }
 
 // parseSettings parses a settings file. Empty (or all white space) counts
-// as an empty object. Errors wrap ErrSettings and give line and column.
+// as an empty object. Errors wrap ErrUnusable and give line and column.
 func parseSettings(data []byte) (*settingsDoc, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return &settingsDoc{root: &jnode{kind: '{', raw: []byte("{}")}, indent: "  ", trail: []byte("\n")}, nil
@@ -689,12 +693,12 @@ func parseSettings(data []byte) (*settingsDoc, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line, col := lineCol(data, max(int(se.Offset)-1, 0))
-			return nil, fmt.Errorf("%w: invalid JSON at line %d, column %d: %v", ErrSettings, line, col, se)
+			return nil, fmt.Errorf("%w: invalid JSON at line %d, column %d: %v", ErrUnusable, line, col, se)
 		}
-		return nil, fmt.Errorf("%w: invalid JSON: %v", ErrSettings, err)
+		return nil, fmt.Errorf("%w: invalid JSON: %v", ErrUnusable, err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, fmt.Errorf("%w: the top level is not a JSON object", ErrSettings)
+		return nil, fmt.Errorf("%w: the top level is not a JSON object", ErrUnusable)
 	}
 	p := jparser{b: data}
 	p.ws()
@@ -853,4 +857,17 @@ func (n *jnode) emit(b []byte, depth int, ind string) []byte {
 		return append(b, ']')
 	}
 	return append(b, n.raw...)
+}
+
+// skipString returns the index after the JSON string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
 }

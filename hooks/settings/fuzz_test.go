@@ -1,4 +1,4 @@
-package hooks
+package settings
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzMergeHooks: on any settings file, MergeHooks either refuses it with
-// ErrSettings or returns valid JSON with exactly one sepad handler per
+// ErrUnusable or returns valid JSON with exactly one sepad handler per
 // event; merging again changes nothing; and removing the hooks again
 // gives back the same settings, value for value. Seeds: the settings
 // fixtures of testdata/settings/ and testdata/fuzz/FuzzMergeHooks/.
@@ -35,8 +35,8 @@ func FuzzMergeHooks(f *testing.F) {
 		earlier := bytes.Contains(data, []byte("sepad")) || bytes.Contains(data, []byte("v1/hook"))
 		merged, _, err := MergeHooks(data, spec)
 		if err != nil {
-			if !errors.Is(err, ErrSettings) {
-				t.Fatalf("error %v does not wrap ErrSettings", err)
+			if !errors.Is(err, ErrUnusable) {
+				t.Fatalf("error %v does not wrap ErrUnusable", err)
 			}
 			return
 		}

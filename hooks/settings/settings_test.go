@@ -1,4 +1,4 @@
-package hooks
+package settings
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,7 +148,7 @@ func TestMergeUpdatesMovedBinaryAndTransport(t *testing.T) {
 	if bytes.Contains(got, []byte("/usr/local/bin/sepad")) || bytes.Contains(got, []byte("7777")) {
 		t.Fatalf("old handlers left:\n%s", got)
 	}
-	if !contains(events, "PreToolUse") || !contains(events, "Stop") {
+	if !slices.Contains(events, "PreToolUse") || !slices.Contains(events, "Stop") {
 		t.Fatalf("events %v", events)
 	}
 	http := HookSpec{Transport: "http", URL: "http://127.0.0.1:7391/v1/hook"}
@@ -181,7 +182,7 @@ func TestMergeRefusesShapes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := MergeHooks([]byte(tc.in), testSpec)
-			if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, ErrUnusable) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 		})
@@ -240,7 +241,7 @@ var tNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 func TestInstallUninstallFiles(t *testing.T) {
 	dir := t.TempDir()
-	path := SettingsPath(dir, false, "")
+	path := Path(dir, false, "")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	orig, _ := os.ReadFile("testdata/settings/other_hooks.json")
 	os.WriteFile(path, orig, 0o640)
@@ -298,7 +299,7 @@ func TestInstallUninstallFiles(t *testing.T) {
 
 func TestInstallCreatesAndUninstallRemoves(t *testing.T) {
 	dir := t.TempDir()
-	path := SettingsPath(dir, false, "")
+	path := Path(dir, false, "")
 	ch, err := Install(path, testSpec, false, tNow)
 	if err != nil || !ch.Changed || ch.Before != nil {
 		t.Fatalf("%+v %v", ch, err)
@@ -327,7 +328,7 @@ func TestInstallCreatesAndUninstallRemoves(t *testing.T) {
 
 func TestUninstallKeepsPreexistingEmptyContainers(t *testing.T) {
 	dir := t.TempDir()
-	path := SettingsPath(dir, false, "")
+	path := Path(dir, false, "")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	orig, _ := os.ReadFile("testdata/settings/empty_containers.json")
 	os.WriteFile(path, orig, 0o644)
@@ -365,7 +366,7 @@ func must[T any](v T, _ error) T { return v }
 
 func TestInstallRefusesInvalidFile(t *testing.T) {
 	dir := t.TempDir()
-	path := SettingsPath(dir, false, "")
+	path := Path(dir, false, "")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	bad := []byte("{\n  \"hooks\": {\n    \"Stop\": [\n  }\n")
 	os.WriteFile(path, bad, 0o644)
@@ -405,4 +406,26 @@ func TestIsSepadURL(t *testing.T) {
 			t.Errorf("isSepadURL(%q) = %v", u, got)
 		}
 	}
+}
+
+// topKeyOrder returns the member names of the top-level object of b, in order.
+func topKeyOrder(t *testing.T, b []byte) []string {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
 }

@@ -1,0 +1,26 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package hooks
+
+import "path/filepath"
+
+func joinPath(elem ...string) string { return filepath.Join(elem...) }
+
+func dirPath(p string) string { return filepath.Dir(p) }
+
+func cleanPath(p string) string { return filepath.Clean(p) }
+
+func isAbsPath(p string) bool { return filepath.IsAbs(p) }
+
+func fromSlash(p string) string { return filepath.FromSlash(p) }
+
+func within(root, p string) bool {
+	if !filepath.IsAbs(root) || !filepath.IsAbs(p) {
+		return false
+	}
+	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(p))
+	if err != nil || filepath.IsAbs(rel) || rel == "." {
+		return false
+	}
+	return rel != ".." && !hasPrefix(rel, ".."+string(filepath.Separator))
+}

@@ -1,0 +1,32 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package hooks
+
+import "path"
+
+// Native path helpers. On these systems paths are slash-separated, so
+// package path does the work of path/filepath, which the hook does not
+// import (see text.go for why).
+
+func joinPath(elem ...string) string { return path.Join(elem...) }
+
+func dirPath(p string) string { return path.Dir(p) }
+
+func cleanPath(p string) string { return path.Clean(p) }
+
+func isAbsPath(p string) bool { return hasPrefix(p, "/") }
+
+func fromSlash(p string) string { return p }
+
+// within reports whether p, cleaned, lies inside root, cleaned: lexically,
+// strictly below it. Both must be absolute.
+func within(root, p string) bool {
+	if !isAbsPath(root) || !isAbsPath(p) {
+		return false
+	}
+	root, p = path.Clean(root), path.Clean(p)
+	if root == "/" {
+		return p != "/"
+	}
+	return hasPrefix(p, root+"/")
+}
