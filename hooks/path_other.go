@@ -15,9 +15,6 @@ func isAbsPath(p string) bool { return filepath.IsAbs(p) }
 func fromSlash(p string) string { return filepath.FromSlash(p) }
 
 func within(root, p string) bool {
-	if !filepath.IsAbs(root) || !filepath.IsAbs(p) {
-		return false
-	}
 	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(p))
 	if err != nil || filepath.IsAbs(rel) || rel == "." {
 		return false

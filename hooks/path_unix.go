@@ -19,14 +19,20 @@ func isAbsPath(p string) bool { return hasPrefix(p, "/") }
 func fromSlash(p string) string { return p }
 
 // within reports whether p, cleaned, lies inside root, cleaned: lexically,
-// strictly below it. Both must be absolute.
+// strictly below it, as filepath.Rel would say (both absolute or both
+// relative; a relative pair is compared as given).
 func within(root, p string) bool {
-	if !isAbsPath(root) || !isAbsPath(p) {
+	if isAbsPath(root) != isAbsPath(p) {
 		return false
 	}
 	root, p = path.Clean(root), path.Clean(p)
-	if root == "/" {
-		return p != "/"
+	switch {
+	case root == p:
+		return false
+	case root == "/":
+		return true
+	case root == ".":
+		return p != ".." && !hasPrefix(p, "../")
 	}
 	return hasPrefix(p, root+"/")
 }
