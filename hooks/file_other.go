@@ -4,6 +4,7 @@ package hooks
 
 import (
 	"errors"
+	"io"
 	"os"
 	"time"
 )
@@ -16,6 +17,8 @@ func openFile(path string, flag int, perm uint32) (file, error) {
 	f, err := os.OpenFile(path, flag, os.FileMode(perm))
 	return file{f}, err
 }
+
+const oRead = os.O_RDONLY
 
 const (
 	oAppendCreate = os.O_WRONLY | os.O_APPEND | os.O_CREATE
@@ -42,3 +45,45 @@ func (f file) close() error { return f.f.Close() }
 func (f file) lock(timeout time.Duration) error { return errNoLock }
 
 func (f file) unlock() error { return nil }
+
+func getenv(key string) string { return os.Getenv(key) }
+
+func userHome() string { h, _ := os.UserHomeDir(); return h }
+
+func tempDir() string { return os.TempDir() }
+
+func getuid() int { return os.Getuid() }
+
+func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }
+
+func statRegular(path string) (int64, bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	return fi.Size(), true
+}
+
+func lexists(path string) bool { _, err := os.Lstat(path); return err == nil }
+
+func (f file) read(p []byte) (int, error) { return f.f.Read(p) }
+
+func readDirNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names, err
+}
+
+func mkdirAll(path string, perm uint32) error { return os.MkdirAll(path, os.FileMode(perm)) }
+
+// Stdin and Stderr are the process's standard input and error.
+func Stdin() io.Reader  { return os.Stdin }
+func Stderr() io.Writer { return os.Stderr }
+
+func (f file) regular() bool {
+	fi, err := f.f.Stat()
+	return err == nil && fi.Mode().IsRegular()
+}

@@ -2,8 +2,7 @@ package hooks
 
 import (
 	"bytes"
-	"io"
-	"os"
+	"errors"
 	"path"
 	"runtime"
 
@@ -44,7 +43,7 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 	}
 	home := opts.UserHome
 	if home == "" {
-		home, _ = os.UserHomeDir()
+		home = userHome()
 	}
 	if p, content, ok := resolveSkill(name, agent, cwd, root, home); ok {
 		s.skillPath = p
@@ -195,23 +194,15 @@ func readPrompt(root, file string) (string, []byte, bool) {
 		return "", nil, false
 	}
 	// Stat before opening: opening a FIFO would block the hook.
-	if fi, err := os.Stat(file); err != nil || !fi.Mode().IsRegular() {
+	if _, ok := statRegular(file); !ok {
 		return "", nil, false
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		return "", nil, false
+	b, err := readFile(file, maxSkillFile)
+	var pe *pathError
+	if err != nil && (!errors.As(err, &pe) || pe.op != "read") {
+		return "", nil, false // could not open it, or it is no longer a regular file
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return "", nil, false
-	}
-	if fi.Size() > maxSkillFile {
-		return file, nil, true
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSkillFile+1))
-	if err != nil || len(b) > maxSkillFile {
+	if err != nil || int64(len(b)) > maxSkillFile {
 		return file, nil, true
 	}
 	return file, b, true
@@ -220,15 +211,15 @@ func readPrompt(root, file string) (string, []byte, bool) {
 // agentByFrontmatter looks for an agent file in root whose frontmatter
 // "name:" is name (agent files may be named differently from the type).
 func agentByFrontmatter(root, name string) (string, []byte, bool) {
-	ents, err := os.ReadDir(root)
+	names, err := readDirNames(root)
 	if err != nil {
 		return "", nil, false
 	}
-	for _, e := range ents {
-		if !hasSuffix(e.Name(), ".md") {
+	for _, n := range names {
+		if !hasSuffix(n, ".md") {
 			continue
 		}
-		file := joinPath(root, e.Name())
+		file := joinPath(root, n)
 		if frontmatterName(file) == name {
 			return readPrompt(root, file)
 		}
@@ -239,17 +230,23 @@ func agentByFrontmatter(root, name string) (string, []byte, bool) {
 // frontmatterName returns the "name:" of the YAML frontmatter at the top
 // of file, reading at most 4 KiB and never blocking on a special file.
 func frontmatterName(file string) string {
-	fi, err := os.Stat(file)
-	if err != nil || !fi.Mode().IsRegular() {
+	if _, ok := statRegular(file); !ok {
 		return ""
 	}
-	f, err := os.Open(file)
+	f, err := openFile(file, oRead, 0)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer f.close()
 	buf := make([]byte, 4096)
-	n, _ := io.ReadFull(f, buf)
+	n := 0
+	for n < len(buf) {
+		m, err := f.read(buf[n:])
+		n += m
+		if m == 0 || err != nil {
+			break
+		}
+	}
 	b := bytes.ReplaceAll(buf[:n], []byte("\r\n"), []byte("\n"))
 	if !bytes.HasPrefix(b, []byte("---\n")) {
 		return ""
@@ -274,7 +271,7 @@ func frontmatterName(file string) string {
 // .git (a directory, or a file in worktrees and submodules), or "".
 func repoRoot(dir string) string {
 	for d := dir; ; {
-		if _, err := os.Lstat(joinPath(d, ".git")); err == nil {
+		if lexists(joinPath(d, ".git")) {
 			return d
 		}
 		p := dirPath(d)

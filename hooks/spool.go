@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"strconv"
 	"time"
 )
@@ -29,6 +28,9 @@ const (
 // the timeout. Append reacts to it by writing to the fallback file.
 var ErrLockTimeout = errors.New("spool lock timeout")
 
+// errNotRegular: sepad reads only regular files (a FIFO would block).
+var errNotRegular = errors.New("not a regular file")
+
 // ErrBadLine is returned by Append for a line that contains a newline: it
 // would become two lines in the spool.
 var ErrBadLine = errors.New("line contains a newline")
@@ -37,16 +39,16 @@ var ErrBadLine = errors.New("line contains a newline")
 // $XDG_STATE_HOME/sepa, else ~/.local/state/sepa. A relative
 // $XDG_STATE_HOME is ignored, as the XDG spec requires.
 func Home() string {
-	if h := os.Getenv("SEPA_HOME"); h != "" {
+	if h := getenv("SEPA_HOME"); h != "" {
 		return h
 	}
-	if x := os.Getenv("XDG_STATE_HOME"); x != "" && isAbsPath(x) {
+	if x := getenv("XDG_STATE_HOME"); x != "" && isAbsPath(x) {
 		return joinPath(x, "sepa")
 	}
-	if uh, err := os.UserHomeDir(); err == nil && uh != "" {
+	if uh := userHome(); uh != "" {
 		return joinPath(uh, ".local", "state", "sepa")
 	}
-	return joinPath(os.TempDir(), "sepa-"+strconv.Itoa(os.Getuid()))
+	return joinPath(tempDir(), "sepa-"+strconv.Itoa(getuid()))
 }
 
 // SpoolPath is the spool every hook call appends to: home/events.jsonl.
@@ -69,8 +71,8 @@ func FallbackLogPath(home string) string { return joinPath(home, fallbackLog) }
 // FallbackCount returns how many lines went to the fallback file, from the
 // fallback log (0 when it does not exist).
 func FallbackCount(home string) (int, error) {
-	b, err := os.ReadFile(FallbackLogPath(home))
-	if errors.Is(err, os.ErrNotExist) {
+	b, err := readFile(FallbackLogPath(home), 1<<30)
+	if isNotExist(err) {
 		return 0, nil
 	}
 	if err != nil {
@@ -79,10 +81,42 @@ func FallbackCount(home string) (int, error) {
 	return bytes.Count(b, []byte{'\n'}), nil
 }
 
+// readFile reads path, at most max+1 bytes (so a caller can tell a file
+// over max), refusing anything but a regular file.
+func readFile(path string, max int64) ([]byte, error) {
+	f, err := openFile(path, oRead, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.close()
+	size, err := f.size()
+	if err != nil {
+		return nil, &pathError{"stat", path, err}
+	}
+	if !f.regular() {
+		return nil, &pathError{"open", path, errNotRegular}
+	}
+	b := make([]byte, 0, min(size, max)+1)
+	for int64(len(b)) <= max {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.read(b[len(b):min(int64(cap(b)), max+1)])
+		b = b[:len(b)+n]
+		if err != nil {
+			return b, &pathError{"read", path, err}
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return b, nil
+}
+
 // ensureHome creates the state directory 0700 when missing. An existing
 // directory keeps its mode: it is the user's.
 func ensureHome(home string) error {
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	if err := mkdirAll(home, 0o700); err != nil {
 		return wrap("create state directory "+home, err)
 	}
 	return nil
@@ -94,7 +128,7 @@ func ensureHome(home string) error {
 // not had in time the error wraps ErrLockTimeout.
 func LockSpool(home string, timeout time.Duration) (unlock func() error, err error) {
 	f, err := openFile(LockPath(home), oLockCreate, 0o600)
-	if errors.Is(err, os.ErrNotExist) {
+	if isNotExist(err) {
 		// The common case has the directory: create it only when missing.
 		if err := ensureHome(home); err != nil {
 			return nil, err
@@ -207,7 +241,7 @@ func appendLocked(path string, buf []byte) error {
 // because losing the line is worse.
 func appendFallback(path string, buf []byte, wait time.Duration) error {
 	f, err := openFile(path, oAppendCreate, 0o600)
-	if errors.Is(err, os.ErrNotExist) {
+	if isNotExist(err) {
 		if err := ensureHome(dirPath(path)); err != nil {
 			return err
 		}

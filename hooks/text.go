@@ -172,3 +172,12 @@ func panicText(p any) string {
 	}
 	return "panic"
 }
+
+// pathError is os.PathError, for the hook that does not import os.
+type pathError struct {
+	op, path string
+	err      error
+}
+
+func (e *pathError) Error() string { return e.op + " " + e.path + ": " + e.err.Error() }
+func (e *pathError) Unwrap() error { return e.err }

@@ -7,20 +7,26 @@
 //	sepad-hook hook [--home DIR] [--max-field BYTES]   # the payload on stdin
 //
 // Like `sepad hook` it always exits 0, never writes to stdout, and writes at
-// most one short line to stderr.
+// most one short line to stderr. On Linux it does not link package os
+// (whose initialisation is most of what a hook process costs beyond the Go
+// runtime's): it reads its arguments from /proc/self/cmdline
+// (hooks.ProcessArgs).
 package main
 
 import (
-	"os"
+	"syscall"
 
 	"github.com/sepad/sepad/hooks"
 )
 
 func main() {
-	args := os.Args[1:]
+	args := hooks.ProcessArgs()
+	if len(args) > 0 {
+		args = args[1:]
+	}
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}
-	hooks.Main(args, os.Stdin, os.Stderr)
-	os.Exit(0)
+	hooks.Main(args, hooks.Stdin(), hooks.Stderr())
+	syscall.Exit(0)
 }

@@ -12,14 +12,16 @@
 package fasthook
 
 import (
-	"os"
+	"syscall"
 
 	"github.com/sepad/sepad/hooks"
 )
 
 func init() {
-	if len(os.Args) > 1 && os.Args[1] == "hook" {
-		hooks.Main(os.Args[2:], os.Stdin, os.Stderr)
-		os.Exit(0)
+	// Not package os: on Linux hooks needs no os, and waiting for os's init
+	// would let more inits run first (hooks.ProcessArgs, docs/architecture.md).
+	if args := hooks.ProcessArgs(); len(args) > 1 && args[1] == "hook" {
+		hooks.Main(args[2:], hooks.Stdin(), hooks.Stderr())
+		syscall.Exit(0)
 	}
 }
