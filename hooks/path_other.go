@@ -8,8 +8,6 @@ func joinPath(elem ...string) string { return filepath.Join(elem...) }
 
 func dirPath(p string) string { return filepath.Dir(p) }
 
-func cleanPath(p string) string { return filepath.Clean(p) }
-
 func isAbsPath(p string) bool { return filepath.IsAbs(p) }
 
 func fromSlash(p string) string { return filepath.FromSlash(p) }

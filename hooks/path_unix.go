@@ -12,8 +12,6 @@ func joinPath(elem ...string) string { return path.Join(elem...) }
 
 func dirPath(p string) string { return path.Dir(p) }
 
-func cleanPath(p string) string { return path.Clean(p) }
-
 func isAbsPath(p string) bool { return hasPrefix(p, "/") }
 
 func fromSlash(p string) string { return p }
