@@ -70,7 +70,7 @@ func HandleReader(r io.Reader, opts Options) (Result, error) {
 	if limit <= 0 {
 		limit = DefaultMaxPayload
 	}
-	payload, err := io.ReadAll(io.LimitReader(r, limit))
+	payload, err := readUpTo(r, limit)
 	if err != nil {
 		return write(Quarantine(payload, "read payload: "+err.Error(), opts.now(), opts, int64(len(payload)), nil), true, opts)
 	}
@@ -90,6 +90,32 @@ func HandleReader(r io.Reader, opts Options) (Result, error) {
 		reason += "; read error: " + err.Error()
 	}
 	return write(Quarantine(payload, reason, opts.now(), opts, total, h.Sum(nil)), true, opts)
+}
+
+// firstRead is readUpTo's first buffer: most payloads (every event but a
+// Read or a large command output) fit, so a hook reads its stdin in one
+// read plus the one that sees EOF, where io.ReadAll's 512-byte start takes
+// six reads and touches three times the memory for a 2 KB payload.
+const firstRead = 16 << 10
+
+// readUpTo reads r to EOF or to limit bytes, whichever comes first, like
+// io.ReadAll(io.LimitReader(r, limit)).
+func readUpTo(r io.Reader, limit int64) ([]byte, error) {
+	b := make([]byte, 0, min(limit, firstRead))
+	for int64(len(b)) < limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow (doubling)
+		}
+		n, err := r.Read(b[len(b):min(int64(cap(b)), limit)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 func write(line []byte, quarantined bool, opts Options) (Result, error) {

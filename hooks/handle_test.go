@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/sepad/sepad/event"
@@ -83,3 +84,40 @@ func TestHandleReaderReadError(t *testing.T) {
 		t.Fatalf("sepa %+v", l.sepa)
 	}
 }
+
+// TestReadUpTo checks readUpTo against io.ReadAll(io.LimitReader) on
+// payloads around its first buffer and the limit, through readers that
+// return short reads, data with io.EOF, and errors.
+func TestReadUpTo(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 5000) // 80,000 bytes
+	errBoom := errors.New("boom")
+	readers := map[string]func([]byte) io.Reader{
+		"plain":      func(b []byte) io.Reader { return bytes.NewReader(b) },
+		"one byte":   func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) },
+		"half":       func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) },
+		"data+EOF":   func(b []byte) io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) },
+		"error":      func(b []byte) io.Reader { return io.MultiReader(bytes.NewReader(b), iotest.ErrReader(errBoom)) },
+		"stdin-like": func(b []byte) io.Reader { return eofOnZero{bytes.NewReader(b)} },
+	}
+	for _, size := range []int{0, 1, 2117, firstRead - 1, firstRead, firstRead + 1, 2 * firstRead, len(data)} {
+		for _, limit := range []int64{1, 100, firstRead, firstRead + 1, 50_000, DefaultMaxPayload} {
+			for name, mk := range readers {
+				in := data[:size]
+				want, werr := io.ReadAll(io.LimitReader(mk(in), limit))
+				got, gerr := readUpTo(mk(in), limit)
+				if !bytes.Equal(got, want) || !errors.Is(gerr, werr) && (gerr == nil) != (werr == nil) {
+					t.Errorf("size %d limit %d %s: got %d bytes, %v; want %d bytes, %v", size, limit, name, len(got), gerr, len(want), werr)
+				}
+				if name == "error" && int64(size) < limit && !errors.Is(gerr, errBoom) {
+					t.Errorf("size %d limit %d: error %v, want %v", size, limit, gerr, errBoom)
+				}
+			}
+		}
+	}
+}
+
+// eofOnZero returns what fdStream returns at the end of a pipe: (0, io.EOF)
+// after the last byte, never data together with io.EOF.
+type eofOnZero struct{ r *bytes.Reader }
+
+func (e eofOnZero) Read(p []byte) (int, error) { return e.r.Read(p) }

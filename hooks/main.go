@@ -15,8 +15,33 @@ const usage = `usage: sepad hook [--home DIR] [--max-field BYTES] < payload.json
 // arguments after "hook". It never fails: it prints nothing on stdout, at
 // most one short line on stderr, keeps the payload if at all possible, and
 // reads no configuration file; the caller exits 0 whatever happens.
-func Main(args []string, stdin io.Reader, stderr io.Writer) {
+func Main(args []string, stdin io.Reader, stderr io.Writer) { mainWith(args, stdin, stderr, nil) }
+
+// ProcessMain is Main for a process that is only the hook (sepad-hook, and
+// sepad's hook path, which runs from a package init): standard input and
+// error are the process's descriptors, and on Linux the state directory and
+// the user's home come from the environment the process started with,
+// read without building syscall's environment map. The caller exits 0
+// afterwards.
+func ProcessMain(args []string) { mainWith(args, Stdin(), Stderr(), processEnv) }
+
+// mainWith is Main; env, when not nil, resolves the directories Options leaves
+// to the environment.
+func mainWith(args []string, stdin io.Reader, stderr io.Writer, env func(string) string) {
 	opts, help, note := parseArgs(args)
+	if env != nil {
+		home := env("HOME")
+		if opts.UserHome == "" {
+			opts.UserHome = home
+		}
+		if opts.Home == "" {
+			tmp := env("TMPDIR")
+			if tmp == "" {
+				tmp = "/tmp"
+			}
+			opts.Home = homeFrom(env, home, tmp)
+		}
+	}
 	if help {
 		io.WriteString(stderr, usage)
 		return

@@ -89,6 +89,29 @@ func sepadBin(t testing.TB) string {
 	return binPath
 }
 
+var (
+	hookBinOnce sync.Once
+	hookBinPath string
+	hookBinErr  error
+)
+
+// hookOnlyBin builds cmd/sepad-hook once per test run, next to sepad.
+func hookOnlyBin(t testing.TB) string {
+	t.Helper()
+	sepadBin(t)
+	hookBinOnce.Do(func() {
+		hookBinPath = filepath.Join(binDir, "sepad-hook")
+		out, err := exec.Command("go", "build", "-o", hookBinPath, "github.com/sepad/sepad/cmd/sepad-hook").CombinedOutput()
+		if err != nil {
+			hookBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if hookBinErr != nil {
+		t.Fatal(hookBinErr)
+	}
+	return hookBinPath
+}
+
 type run struct {
 	stdout, stderr string
 	err            error
@@ -555,5 +578,58 @@ func TestHookExitsBeforeHeavyInits(t *testing.T) {
 	}
 	if b, err := os.ReadFile(SpoolPath(home)); err != nil || bytes.Count(b, []byte("\n")) != 1 {
 		t.Fatalf("spool: %v %q", err, b)
+	}
+}
+
+// TestHookEnvironment: both hook binaries, which read their environment
+// from the runtime rather than through package os, find the state
+// directory ($SEPA_HOME, else $XDG_STATE_HOME/sepa when absolute, else
+// $HOME/.local/state/sepa) and the user-level skills ($HOME/.claude) as
+// Home and Enrich do in process.
+func TestHookEnvironment(t *testing.T) {
+	bins := map[string][]string{"sepad hook": {sepadBin(t), "hook"}, "sepad-hook": {hookOnlyBin(t)}, "sepad-hook hook": {hookOnlyBin(t), "hook"}}
+	for name, argv := range bins {
+		for _, tc := range []struct {
+			name  string
+			env   func(dir string) []string
+			spool string // relative to dir
+		}{
+			{"SEPA_HOME", func(d string) []string {
+				return []string{"SEPA_HOME=" + d + "/s", "XDG_STATE_HOME=" + d + "/x", "HOME=" + d + "/u"}
+			}, "s"},
+			{"XDG_STATE_HOME", func(d string) []string { return []string{"XDG_STATE_HOME=" + d + "/x", "HOME=" + d + "/u"} }, "x/sepa"},
+			{"relative XDG_STATE_HOME", func(d string) []string { return []string{"XDG_STATE_HOME=x", "HOME=" + d + "/u"} }, "u/.local/state/sepa"},
+			{"HOME", func(d string) []string { return []string{"HOME=" + d + "/u"} }, "u/.local/state/sepa"},
+			{"empty SEPA_HOME", func(d string) []string { return []string{"SEPA_HOME=", "HOME=" + d + "/u"} }, "u/.local/state/sepa"},
+		} {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				dir := t.TempDir()
+				skill := filepath.Join(dir, "u", ".claude", "skills", "deploy", "SKILL.md")
+				if err := os.MkdirAll(filepath.Dir(skill), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				content := []byte("# Deploy\n")
+				if err := os.WriteFile(skill, content, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Dir = dir
+				cmd.Env = append(tc.env(dir), "PATH=/usr/bin:/bin")
+				cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/","tool_name":"Skill","tool_input":{"skill":"deploy"}}`)
+				var o, e bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &o, &e
+				checkQuiet(t, run{o.String(), e.String(), cmd.Run()})
+				lines := readLines(t, filepath.Join(dir, tc.spool))
+				if len(lines) != 1 {
+					t.Fatalf("%d lines in %s", len(lines), tc.spool)
+				}
+				sum := sha256.Sum256(content)
+				for _, want := range []string{`"skill":"deploy"`, `"skill_path":"` + skill + `"`, `"skill_version":"` + hex.EncodeToString(sum[:6]) + `"`} {
+					if !bytes.Contains(lines[0], []byte(want)) {
+						t.Errorf("line lacks %s: %s", want, lines[0])
+					}
+				}
+			})
+		}
 	}
 }

@@ -38,17 +38,21 @@ var ErrBadLine = errors.New("line contains a newline")
 // Home returns sepad's state directory: $SEPA_HOME, else
 // $XDG_STATE_HOME/sepa, else ~/.local/state/sepa. A relative
 // $XDG_STATE_HOME is ignored, as the XDG spec requires.
-func Home() string {
+func Home() string { return homeFrom(getenv, userHome(), tempDir()) }
+
+// homeFrom is Home with its inputs given: the environment lookup, the
+// user's home directory and the temporary directory.
+func homeFrom(getenv func(string) string, userHome, tempDir string) string {
 	if h := getenv("SEPA_HOME"); h != "" {
 		return h
 	}
 	if x := getenv("XDG_STATE_HOME"); x != "" && isAbsPath(x) {
 		return joinPath(x, "sepa")
 	}
-	if uh := userHome(); uh != "" {
-		return joinPath(uh, ".local", "state", "sepa")
+	if userHome != "" {
+		return joinPath(userHome, ".local", "state", "sepa")
 	}
-	return joinPath(tempDir(), "sepa-"+strconv.Itoa(getuid()))
+	return joinPath(tempDir, "sepa-"+strconv.Itoa(getuid()))
 }
 
 // SpoolPath is the spool every hook call appends to: home/events.jsonl.

@@ -1,16 +1,24 @@
-// Command sepad-hook is `sepad hook` alone: the same code (hooks.Main) in a
-// binary that links only package hooks, so that Claude Code pays for a
-// small program's start on every tool call instead of the whole sepad's.
-// `sepad install` uses it when it sits next to the sepad binary (go install
-// github.com/sepad/sepad/cmd/...@latest installs both).
+// Command sepad-hook is `sepad hook` alone: the same code
+// (hooks.ProcessMain) in a binary that links only package hooks, so that
+// Claude Code pays for a small program's start on every tool call instead
+// of the whole sepad's. `sepad install` uses it when it sits next to the
+// sepad binary (go install github.com/sepad/sepad/cmd/...@latest installs
+// both).
 //
-//	sepad-hook hook [--home DIR] [--max-field BYTES]   # the payload on stdin
+//	sepad-hook [hook] [--home DIR] [--max-field BYTES]   # the payload on stdin
 //
 // Like `sepad hook` it always exits 0, never writes to stdout, and writes at
 // most one short line to stderr. On Linux it does not link package os
 // (whose initialisation is most of what a hook process costs beyond the Go
-// runtime's): it reads its arguments from /proc/self/cmdline
-// (hooks.ProcessArgs).
+// runtime's): its arguments and environment come from the runtime
+// (hooks.ProcessArgs). The leading "hook" is optional, so the command
+// works whether Claude Code passes the settings entry's "args" or not.
+//
+// The go:debug line keeps the runtime from starting its GOMAXPROCS updater
+// (Go 1.25), a goroutine and usually a thread that a process living one
+// millisecond has no use for.
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (
@@ -27,6 +35,6 @@ func main() {
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}
-	hooks.Main(args, hooks.Stdin(), hooks.Stderr())
+	hooks.ProcessMain(args)
 	syscall.Exit(0)
 }

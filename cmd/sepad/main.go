@@ -4,6 +4,13 @@
 //
 // main only parses the subcommand, wires packages together and turns errors
 // into exit codes; the work lives in the packages.
+//
+// The go:debug line keeps the runtime from starting its GOMAXPROCS updater
+// (Go 1.25): `sepad hook`, started on every tool call, saves a goroutine
+// and usually a thread, and the daemon, a user's local process, keeps the
+// GOMAXPROCS it started with (still set from the container's CPU limit).
+//
+//go:debug updatemaxprocs=0
 package main
 
 import (

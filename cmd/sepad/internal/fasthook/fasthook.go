@@ -7,8 +7,9 @@
 // Go initialises packages in import-path order as soon as their imports
 // are ready, so this package, imported by main and needing only package
 // hooks, runs before most of them: GODEBUG=inittrace=1 shows which still
-// come first. The command itself is hooks.Main, the same code as
-// cmd/sepad-hook and the in-process `sepad hook` of the tests.
+// come first. The command itself is hooks.ProcessMain, the same code as
+// cmd/sepad-hook and, through hooks.Main, the in-process `sepad hook` of
+// the tests.
 package fasthook
 
 import (
@@ -21,7 +22,7 @@ func init() {
 	// Not package os: on Linux hooks needs no os, and waiting for os's init
 	// would let more inits run first (hooks.ProcessArgs, docs/architecture.md).
 	if args := hooks.ProcessArgs(); len(args) > 1 && args[1] == "hook" {
-		hooks.Main(args[2:], hooks.Stdin(), hooks.Stderr())
+		hooks.ProcessMain(args[2:])
 		syscall.Exit(0)
 	}
 }
