@@ -42,14 +42,22 @@ func newProject(t *testing.T) *project {
 	}
 	var settings struct {
 		Hooks map[string][]struct {
-			Hooks []struct{ Command string } `json:"hooks"`
+			Hooks []struct {
+				Command string
+				Args    []string
+			} `json:"hooks"`
 		} `json:"hooks"`
 	}
 	b, _ := os.ReadFile(filepath.Join(p.dir, ".claude", "settings.json"))
 	if err := json.Unmarshal(b, &settings); err != nil || len(settings.Hooks["PostToolUse"]) == 0 {
 		t.Fatalf("settings after install: %v %s", err, b)
 	}
-	p.hookCmd = strings.Fields(settings.Hooks["PostToolUse"][0].Hooks[0].Command)
+	// Exec form: Claude Code runs "command" with "args", no shell.
+	h := settings.Hooks["PostToolUse"][0].Hooks[0]
+	if h.Args == nil {
+		t.Fatalf("install wrote a shell-form hook: %s", b)
+	}
+	p.hookCmd = append([]string{h.Command}, h.Args...)
 	return p
 }
 

@@ -479,9 +479,12 @@ func TestScriptAndHookShareTheLock(t *testing.T) {
 }
 
 // TestInstallCommand: `sepad install` and `sepad uninstall` as a user runs
-// them, with the real binary (its path is what gets installed).
+// them, with the real binaries (their paths are what gets installed): the
+// handler is sepad-hook, which sits next to sepad, in exec form, and in
+// shell form with --shell-form; each runs as Claude Code runs it.
 func TestInstallCommand(t *testing.T) {
 	bin := sepadBin(t)
+	hookBin := hookOnlyBin(t)
 	proj := t.TempDir()
 	settingsFile := settings.Path(proj, false, "")
 	os.MkdirAll(filepath.Dir(settingsFile), 0o755)
@@ -497,12 +500,48 @@ func TestInstallCommand(t *testing.T) {
 		}
 		return string(out)
 	}
+	// runInstalled feeds a payload to the Stop handler of the settings
+	// file, started the way Claude Code starts it, and checks the spool.
+	runInstalled := func(wantExec bool) {
+		t.Helper()
+		var s struct {
+			Hooks map[string][]struct {
+				Hooks []struct {
+					Command string
+					Args    []string
+				}
+			}
+		}
+		b, _ := os.ReadFile(settingsFile)
+		if err := json.Unmarshal(b, &s); err != nil || len(s.Hooks["Stop"]) == 0 {
+			t.Fatalf("settings: %v\n%s", err, b)
+		}
+		h := s.Hooks["Stop"][len(s.Hooks["Stop"])-1].Hooks[0]
+		var c *exec.Cmd
+		if h.Args != nil {
+			c = exec.Command(h.Command, h.Args...)
+		} else {
+			c = exec.Command("sh", "-c", h.Command)
+		}
+		if (h.Args != nil) != wantExec {
+			t.Fatalf("handler %+v, want exec form %v", h, wantExec)
+		}
+		home := t.TempDir()
+		c.Env = append(os.Environ(), "SEPA_HOME="+home)
+		c.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"Stop","cwd":"` + proj + `"}`)
+		if out, err := c.CombinedOutput(); err != nil || len(out) != 0 {
+			t.Fatalf("installed command: %v %q", err, out)
+		}
+		if lines := readLines(t, home); len(lines) != 1 {
+			t.Fatalf("installed command wrote %d lines", len(lines))
+		}
+	}
 	out := sepad("install") // default: the current directory's project
 	if !strings.Contains(out, "updated "+settingsFile) || !strings.Contains(out, "backup") {
 		t.Fatalf("install said %q", out)
 	}
 	installed, _ := os.ReadFile(settingsFile)
-	if bytes.Count(installed, []byte(`"command": "`+bin+` hook"`)) != len(settings.Events) {
+	if bytes.Count(installed, []byte(`"command": "`+hookBin+`"`)) != len(settings.Events) || bytes.Count(installed, []byte(`"args": [`)) != len(settings.Events) {
 		t.Fatalf("installed file:\n%s", installed)
 	}
 	if out := sepad("install", "--project", proj); !strings.Contains(out, "nothing changed") {
@@ -511,17 +550,13 @@ func TestInstallCommand(t *testing.T) {
 	if b, _ := os.ReadFile(settingsFile); !bytes.Equal(b, installed) {
 		t.Fatal("second install changed the file")
 	}
-	// The installed command really runs: feed it a payload.
-	home := t.TempDir()
-	c := exec.Command("sh", "-c", settings.CommandFor(bin))
-	c.Env = append(os.Environ(), "SEPA_HOME="+home)
-	c.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"Stop","cwd":"` + proj + `"}`)
-	if out, err := c.CombinedOutput(); err != nil || len(out) != 0 {
-		t.Fatalf("installed command: %v %q", err, out)
+	runInstalled(true)
+	// Shell form, for Claude Code before exec form: replaces the handlers.
+	sepad("install", "--shell-form")
+	if b, _ := os.ReadFile(settingsFile); bytes.Count(b, []byte(`"command": "`+hookBin+` hook"`)) != len(settings.Events) || bytes.Contains(b, []byte(`"args"`)) {
+		t.Fatalf("shell-form install:\n%s", b)
 	}
-	if lines := readLines(t, home); len(lines) != 1 {
-		t.Fatalf("installed command wrote %d lines", len(lines))
-	}
+	runInstalled(false)
 	if out := sepad("uninstall", "--project", proj); !strings.Contains(out, "removed sepad's hook") {
 		t.Fatalf("uninstall said %q", out)
 	}

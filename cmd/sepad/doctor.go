@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/hooks/settings"
 	"github.com/sepad/sepad/store"
 )
 
@@ -71,35 +72,24 @@ func (d *doctor) checkSettings(project string) {
 	files := []string{filepath.Join(uh, ".claude", "settings.json"), filepath.Join(abs, ".claude", "settings.json"), filepath.Join(abs, ".claude", "settings.local.json")}
 	found := map[string]bool{}
 	bins := map[string]bool{}
+	execForm := false
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		var s struct {
-			Hooks map[string][]struct {
-				Hooks []struct {
-					Type    string `json:"type"`
-					Command string `json:"command"`
-					URL     string `json:"url"`
-				} `json:"hooks"`
-			} `json:"hooks"`
-		}
-		if err := json.Unmarshal(b, &s); err != nil {
-			d.fail(fmt.Sprintf("%s is not valid JSON: %v", f, err), "fix the file by hand; Claude Code ignores it as it is")
+		hs, err := settings.Find(b)
+		if err != nil {
+			d.fail(fmt.Sprintf("%s: %v", f, err), "fix the file by hand; Claude Code ignores it as it is")
 			continue
 		}
-		for ev, groups := range s.Hooks {
-			for _, g := range groups {
-				for _, hk := range g.Hooks {
-					if strings.Contains(hk.URL, "/v1/hook") {
-						found[ev] = true
-					}
-					if f := strings.Fields(hk.Command); len(f) >= 2 && strings.HasPrefix(filepath.Base(f[0]), "sepad") && f[1] == "hook" {
-						found[ev] = true
-						bins[f[0]] = true
-					}
-				}
+		for _, h := range hs {
+			found[h.Event] = true
+			if h.Program != "" {
+				bins[h.Program] = true
+			}
+			if h.Exec {
+				execForm = true
 			}
 		}
 	}
@@ -117,6 +107,9 @@ func (d *doctor) checkSettings(project string) {
 		d.warn("sepad's hook is missing for "+strings.Join(missing, ", "), "run `sepad install` again: it adds only what is missing")
 	default:
 		d.ok("the hook is installed for all %d events", len(hookEvents))
+	}
+	if execForm {
+		d.ok("the hook is in exec form: Claude Code starts it without a shell (needs Claude Code ≥ 2.1.139; on an older one, `sepad install --shell-form`)")
 	}
 	for b := range bins {
 		if fi, err := os.Stat(b); err != nil || fi.Mode()&0o111 == 0 {

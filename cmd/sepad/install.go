@@ -21,6 +21,9 @@ func init() {
 type installFlags struct {
 	project, transport, url string
 	user, dryRun            bool
+	// shellForm writes a shell command line instead of exec form, for
+	// Claude Code before 2.1.139.
+	shellForm bool
 	// service installs the daemon as a user service instead of the hook.
 	service, noStart bool
 	home             string
@@ -34,6 +37,7 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 	fs.StringVar(&f.transport, "transport", "command", "hook transport: command or http")
 	fs.StringVar(&f.url, "url", "", "endpoint for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the resulting settings file and write nothing")
+	fs.BoolVar(&f.shellForm, "shell-form", false, "write the hook as a shell command line (for Claude Code before 2.1.139, which has no exec form)")
 	fs.BoolVar(&f.service, "service", false, "install (or remove) the daemon as a systemd user unit / launchd agent instead of the hook")
 	fs.BoolVar(&f.noStart, "no-start", false, "with --service: write the unit but do not enable or start it")
 	fs.StringVar(&f.home, "home", "", "with --service: the daemon's state directory (default $SEPA_HOME, ~/.local/state/sepa)")
@@ -42,7 +46,7 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 		return nil, "", err
 	}
 	if f.service {
-		if len(pos) > 0 || f.project != "" || f.user || f.transport != "command" || f.url != "" {
+		if len(pos) > 0 || f.project != "" || f.user || f.transport != "command" || f.url != "" || f.shellForm {
 			return nil, "", usageErrorf("--service takes only --home, --no-start and --dry-run")
 		}
 		if f.home == "" {
@@ -62,6 +66,9 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 			return nil, "", usageErrorf("--url needs --transport http")
 		}
 	case "http":
+		if f.shellForm {
+			return nil, "", usageErrorf("--shell-form is for --transport command")
+		}
 		if name == "install" && f.url == "" {
 			return nil, "", usageErrorf("--transport http needs --url http://127.0.0.1:PORT/v1/hook")
 		}
@@ -111,10 +118,15 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 		// The small sepad-hook binary, when installed beside sepad, starts
 		// faster on every tool call (BENCHMARKS.md).
-		if hb := filepath.Join(filepath.Dir(bin), "sepad-hook"); isExecutable(hb) {
+		if hb := filepath.Join(filepath.Dir(bin), "sepad-hook"+filepath.Ext(bin)); isExecutable(hb) {
 			bin = hb
 		}
-		spec.Command = settings.CommandFor(bin)
+		// Exec form: Claude Code starts the binary itself rather than a
+		// shell that starts it, which halves what a tool call pays.
+		spec = settings.ExecSpec(bin)
+		if f.shellForm {
+			spec = settings.HookSpec{Transport: "command", Command: settings.CommandFor(bin)}
+		}
 	}
 	ch, err := settings.Install(path, spec, f.dryRun, time.Now())
 	if err != nil {

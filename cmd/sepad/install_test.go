@@ -24,6 +24,8 @@ func TestInstallUsage(t *testing.T) {
 		{"install", "--project", dir, "--transport", "http"},
 		{"install", "--project", dir, "--url", "http://127.0.0.1:1/v1/hook"},
 		{"install", "--project", dir, "extra"},
+		{"install", "--project", dir, "--transport", "http", "--url", "http://127.0.0.1:1/v1/hook", "--shell-form"},
+		{"install", "--service", "--shell-form"},
 		{"install", "--project", filepath.Join(dir, "missing")},
 		{"uninstall", "--project", dir, "--user"},
 	} {
@@ -51,13 +53,18 @@ func TestInstallDryRun(t *testing.T) {
 		Model string
 		Hooks map[string][]struct {
 			Matcher string
-			Hooks   []struct{ Type, Command string }
+			Hooks   []struct {
+				Type, Command string
+				Args          []string
+			}
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Model != "opus" || len(v.Hooks) != 11 {
 		t.Fatalf("dry run output is not the resulting file (%v):\n%s", err, out)
 	}
-	if h := v.Hooks["PostToolUse"]; len(h) != 1 || h[0].Matcher != "*" || !strings.HasSuffix(h[0].Hooks[0].Command, " hook") {
+	// Exec form by default: the binary's absolute path, "hook" as argument.
+	bin, _ := os.Executable()
+	if h := v.Hooks["PostToolUse"]; len(h) != 1 || h[0].Matcher != "*" || h[0].Hooks[0].Command != bin || len(h[0].Hooks[0].Args) != 1 || h[0].Hooks[0].Args[0] != "hook" {
 		t.Fatalf("PostToolUse entry %+v", h)
 	}
 	if b, _ := os.ReadFile(settings); !bytes.Equal(b, orig) {
@@ -65,6 +72,11 @@ func TestInstallDryRun(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(settings)); len(ents) != 1 {
 		t.Fatalf("dry run wrote files: %v", ents)
+	}
+	// --shell-form: a shell command line and no "args".
+	code, out, _ = runInstallCmd(t, "install", "--project", dir, "--dry-run", "--shell-form")
+	if code != 0 || strings.Count(out, `"command": "`+bin+` hook"`) != 11 || strings.Contains(out, `"args"`) {
+		t.Fatalf("shell form dry run: exit %d\n%s", code, out)
 	}
 	// http transport, dry run.
 	code, out, _ = runInstallCmd(t, "install", "--project", dir, "--dry-run", "--transport", "http", "--url", "http://127.0.0.1:7391/v1/hook")

@@ -1,17 +1,28 @@
 #!/bin/sh
-# hookbench.sh: wall time per call of `sepad hook` against `jq -c . >> spool`
-# and `cat >> spool`, on the same ~2 KB PostToolUse payload, measured side by
-# side in one run. Prints the machine, the per-call times and the ratios.
+# hookbench.sh: wall time per call of sepad's hook against a `jq -c . >> spool`
+# hook and a `cat >> spool` hook, on the same ~2 KB PostToolUse payload,
+# measured side by side in one run. Prints the machine, the per-call times
+# and the ratios.
 #
 #   hooks/bench/hookbench.sh [ROUNDS] [CALLS_PER_ROUND]
 #
+# Two views, both in the same loop:
+#  - "as Claude Code runs them": a shell-form hook is `sh -c '<command>'`
+#    (Claude Code passes the command line to /bin/sh), so the cat and jq
+#    hooks, whose `>> spool` needs a shell, pay for one; sepad's hook is
+#    installed in exec form ("command" + "args", Claude Code >= 2.1.139),
+#    which Claude Code starts directly. The shell-form sepad hook
+#    (`sepad install --shell-form`) is measured too.
+#  - "process alone": every command started directly by the loop's shell,
+#    which does the redirections, so the figures compare the programs
+#    themselves (cat, dd in append mode: the exec-form floor; references
+#    that show where the time goes).
 # A shell loop runs each command CALLS times per round (fork+exec from sh,
-# with the shell doing the redirections, as Claude Code's hook runner does);
-# rounds rotate the order of the commands; the median of the per-round means
-# is reported. hyperfine is not used: version 1.15 (Debian 12) cannot feed
-# stdin without a shell, and its shell-spawn correction is unreliable for
-# commands that take about as long as the shell itself (it reported 0 ms
-# for cat).
+# as Claude Code's hook runner forks and execs); rounds rotate the order of
+# the commands; the median of the per-round means is reported. hyperfine is
+# not used: version 1.15 (Debian 12) cannot feed stdin without a shell, and
+# its shell-spawn correction is unreliable for commands that take about as
+# long as the shell itself (it reported 0 ms for cat).
 set -eu
 rounds=${1:-10}
 calls=${2:-50}
@@ -78,26 +89,35 @@ command -v jq >/dev/null || { echo "jq is needed (apt-get install -y jq)" >&2; e
 out=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "ok  \\tgithub.com/acme/shop/pkg%02d\\t0.%03ds\\n", i, i * 7 }')
 printf '{"session_id":"9a1f0c3e-5b7d-4e2a-8c61-2f3d4e5a6b7c","transcript_path":"/home/ana/.claude/projects/-home-ana-src-shop/9a1f0c3e-5b7d-4e2a-8c61-2f3d4e5a6b7c.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run the tests"},"tool_response":{"stdout":"%s","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_01ABCDEF","duration_ms":2300}\n' "$root" "$out" >"$work/payload.json"
 jq -e . "$work/payload.json" >/dev/null
-mkdir -p "$work/s" "$work/j" "$work/c" "$work/o" "$work/g" "$work/a"
+mkdir -p "$work/s" "$work/j" "$work/c" "$work/o" "$work/g" "$work/a" "$work/d" "$work/cs" "$work/js" "$work/os" "$work/ss"
 
 echo "== machine"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //') x $(nproc 2>/dev/null || echo ?)"
-echo "os: $(uname -srm); $(go version); jq $(jq --version); load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-echo "sepad binary: $(wc -c <"$work/sepad") bytes; payload: $(wc -c <"$work/payload.json") bytes"
+echo "os: $(uname -srm); $(go version); jq $(jq --version); sh: $(readlink -f /bin/sh); load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+echo "sepad binary: $(wc -c <"$work/sepad") bytes; sepad-hook: $(wc -c <"$work/hookonly") bytes; payload: $(wc -c <"$work/payload.json") bytes"
 
+p=$work/payload.json
 run() { # name
 	case $1 in
-	sepad) "$work/sepad" hook --home "$work/s" <"$work/payload.json" ;;
-	sepadcgo) "$work/sepadcgo" hook --home "$work/g" <"$work/payload.json" ;;
-	jq) jq -c . <"$work/payload.json" >>"$work/j/spool" ;;
-	cat) cat <"$work/payload.json" >>"$work/c/spool" ;;
-	hookonly) SEPA_HOME="$work/o" "$work/hookonly" hook <"$work/payload.json" ;;
-	goempty) "$work/goempty" <"$work/payload.json" ;;
-	appender) SPOOL="$work/a/spool" "$work/appender" <"$work/payload.json" ;;
-	floor) "$work/floor" hook <"$work/payload.json" ;;
+	# As Claude Code runs them.
+	cat_sh) sh -c "cat >> '$work/cs/spool'" <"$p" ;;
+	jq_sh) sh -c "jq -c . >> '$work/js/spool'" <"$p" ;;
+	hookonly_sh) sh -c "'$work/hookonly' hook --home '$work/os'" <"$p" ;;
+	sepad_sh) sh -c "'$work/sepad' hook --home '$work/ss'" <"$p" ;;
+	# Started directly: exec form for sepad's hooks, the programs alone
+	# for the others.
+	hookonly) "$work/hookonly" hook --home "$work/o" <"$p" ;;
+	sepad) "$work/sepad" hook --home "$work/s" <"$p" ;;
+	cat) cat <"$p" >>"$work/c/spool" ;;
+	dd) dd of="$work/d/spool" oflag=append conv=notrunc bs=64K status=none <"$p" ;;
+	jq) jq -c . <"$p" >>"$work/j/spool" ;;
+	sepadcgo) "$work/sepadcgo" hook --home "$work/g" <"$p" ;;
+	goempty) "$work/goempty" <"$p" ;;
+	appender) SPOOL="$work/a/spool" "$work/appender" <"$p" ;;
+	floor) "$work/floor" hook <"$p" ;;
 	esac
 }
-all="sepad jq cat hookonly goempty sepadcgo appender floor"
+all="cat_sh jq_sh hookonly sepad hookonly_sh sepad_sh cat dd jq goempty appender floor sepadcgo"
 for n in $all; do run $n; run $n; done # warm the page cache
 
 echo "== loop: $rounds rounds x $calls calls per command"
@@ -116,22 +136,34 @@ while [ $r -lt $rounds ]; do
 	r=$((r + 1))
 done
 med() { grep "^$1 " "$work/times" | cut -d' ' -f2 | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-s=$(med sepad) j=$(med jq) c=$(med cat) o=$(med hookonly) e=$(med goempty) g=$(med sepadcgo) a=$(med appender) f=$(med floor)
-printf 'per call (median of round means): sepad hook %d µs, sepad-hook %d µs, jq %d µs, cat %d µs\n' \
-	$((s / 1000)) $((o / 1000)) $((j / 1000)) $((c / 1000))
-printf 'references: empty Go program %d µs, minimal Go appender %d µs, sepad binary exiting in its first init %d µs, sepad hook built with cgo %d µs\n' \
-	$((e / 1000)) $((a / 1000)) $((f / 1000)) $((g / 1000))
-awk -v s="$s" -v j="$j" -v c="$c" -v o="$o" -v e="$e" -v g="$g" -v a="$a" -v f="$f" 'BEGIN {
-	printf "ratios: sepad hook /jq = %.2f (target <= 0.2), /cat = %.2f (target <= 1.5)\n", s / j, s / c
-	printf "        sepad-hook (what sepad install uses when installed) /jq = %.2f, /cat = %.2f\n", o / j, o / c
-	printf "        sepad hook with cgo /jq = %.2f, /cat = %.2f\n", g / j, g / c
-	printf "references /cat: empty Go %.2f, minimal Go appender %.2f, sepad binary exiting in its first init %.2f\n", e / c, a / c, f / c }'
+row() { # label name cat_ref jq_ref
+	m=$(med "$2")
+	awk -v l="$1" -v m="$m" -v c="$3" -v j="$4" 'BEGIN { printf "  %-52s %7.3f ms  %5.2f x cat  %5.2f x jq\n", l, m / 1e6, m / c, m / j }'
+}
+cs=$(med cat_sh) js=$(med jq_sh) c=$(med cat) j=$(med jq)
+echo "== as Claude Code runs each hook (targets: <= 1.5 x the cat hook, <= 0.2 x the jq hook)"
+row "cat >> spool (shell form)" cat_sh "$cs" "$js"
+row "jq -c . >> spool (shell form)" jq_sh "$cs" "$js"
+row "sepad-hook, exec form (what sepad install writes)" hookonly "$cs" "$js"
+row "sepad hook, exec form (no sepad-hook beside sepad)" sepad "$cs" "$js"
+row "sepad-hook, shell form (install --shell-form)" hookonly_sh "$cs" "$js"
+row "sepad hook, shell form" sepad_sh "$cs" "$js"
+echo "== the processes alone, started directly (ratios to cat and jq started the same way)"
+row "cat >> spool" cat "$c" "$j"
+row "dd oflag=append (an exec-form floor)" dd "$c" "$j"
+row "empty Go program" goempty "$c" "$j"
+row "minimal Go appender (flock, no JSON)" appender "$c" "$j"
+row "sepad-hook hook" hookonly "$c" "$j"
+row "sepad binary exiting in its first package init" floor "$c" "$j"
+row "sepad hook" sepad "$c" "$j"
+row "sepad hook, cgo build" sepadcgo "$c" "$j"
+row "jq -c . >> spool" jq "$c" "$j"
 
 # Every call must have produced exactly one line.
 want=$((rounds * calls + 2))
-for d in s j c o g a; do
+for d in s j c o g a d cs js os ss; do
 	f=$work/$d/spool
-	case $d in s | o | g) f=$work/$d/events.jsonl ;; esac
+	case $d in s | o | g | os | ss) f=$work/$d/events.jsonl ;; esac
 	got=$(wc -l <"$f")
 	[ "$got" -eq "$want" ] || echo "WARNING: $f has $got lines, want $want" >&2
 done

@@ -28,8 +28,14 @@ func FuzzMergeHooks(f *testing.F) {
 	f.Add([]byte(`[1,2]`))
 	f.Add([]byte(`{"a":1,"a":2}`))
 	f.Add([]byte(""))
-	spec := HookSpec{Command: "/opt/bin/sepad hook"}
+	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/x/sepad","args":["hook"]}]}]}}`))
+	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/x/other","args":["hook"]}]}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Shell form or exec form, chosen by the input's length.
+		spec := HookSpec{Command: "/opt/bin/sepad hook"}
+		if len(data)%2 == 1 {
+			spec = ExecSpec("/opt/bin/sepad")
+		}
 		// A handler of an earlier install (a command naming sepad, an http
 		// handler posting to /v1/hook) is sepad's to replace and remove.
 		earlier := bytes.Contains(data, []byte("sepad")) || bytes.Contains(data, []byte("v1/hook"))

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,9 +48,14 @@ var ErrUnusable = errors.New("unusable settings file")
 type HookSpec struct {
 	// Transport is "command" (default) or "http".
 	Transport string
-	// Command is the command line of a command handler, normally the
-	// absolute path of the sepad binary followed by " hook".
+	// Command is the command of a command handler. Without Args it is a
+	// shell command line (shell form), normally CommandFor(bin). With Args
+	// it is the program itself, an absolute path, and the handler is in
+	// exec form: Claude Code (2.1.139 and later) starts it directly with
+	// Args as its arguments, without a shell (ExecSpec).
 	Command string
+	// Args, when not nil, are the arguments of an exec-form handler.
+	Args []string
 	// URL is the endpoint of an http handler.
 	URL string
 }
@@ -61,6 +67,13 @@ func CommandFor(bin string) string {
 		return "'" + strings.ReplaceAll(bin, "'", `'\''`) + "' hook"
 	}
 	return bin + " hook"
+}
+
+// ExecSpec returns the exec-form command handler running `bin hook`. A
+// shell costs about as much as the hook itself on every tool call
+// (BENCHMARKS.md); exec form skips it and needs no quoting.
+func ExecSpec(bin string) HookSpec {
+	return HookSpec{Transport: "command", Command: bin, Args: []string{"hook"}}
 }
 
 // Change says what Install or Uninstall did, or would do.
@@ -420,6 +433,13 @@ func (s HookSpec) handler() (*jnode, error) {
 		}
 		h.set("type", str("command"))
 		h.set("command", str(s.Command))
+		if s.Args != nil {
+			args := &jnode{kind: '[', dirty: true}
+			for _, a := range s.Args {
+				args.elems = append(args.elems, str(a))
+			}
+			h.set("args", args)
+		}
 	case "http":
 		if !isSepadURL(s.URL) {
 			return nil, fmt.Errorf("url %q: want http://127.0.0.1:PORT/v1/hook (loopback only)", s.URL)
@@ -433,20 +453,65 @@ func (s HookSpec) handler() (*jnode, error) {
 	return h, nil
 }
 
+// Found is one of sepad's handlers in a settings file.
+type Found struct {
+	// Event is the hook event it is registered for.
+	Event string
+	// Transport is "command" or "http".
+	Transport string
+	// Program is the binary a command handler runs ("" for http).
+	Program string
+	// Exec is set for a command handler in exec form (no shell).
+	Exec bool
+}
+
+// Find lists sepad's handlers in a settings file, in file order; a file
+// that is not valid JSON, or whose hooks are not shaped as Claude Code
+// reads them, is ErrUnusable.
+func Find(data []byte) ([]Found, error) {
+	doc, err := parseSettings(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []Found
+	hooks := doc.root.get("hooks")
+	if hooks == nil || hooks.kind != '{' {
+		return nil, nil
+	}
+	for _, m := range hooks.members {
+		for _, g := range m.val.elems {
+			for _, h := range g.get("hooks").elemsOrNil() {
+				if !isSepadHandler(h) {
+					continue
+				}
+				f := Found{Event: m.key, Transport: h.str("type")}
+				if f.Transport == "command" {
+					f.Program, _, _ = commandWords(h)
+					f.Exec = h.get("args") != nil
+				}
+				out = append(out, f)
+			}
+		}
+	}
+	return out, nil
+}
+
 // isSepadHandler recognises a handler sepad installed: a command whose
 // program is named sepad or sepad-hook (or with .exe) and whose first
-// argument is "hook", or an http handler posting to a loopback /v1/hook URL.
+// argument is "hook", in shell form (`/path/sepad hook`) or exec form
+// ("command": "/path/sepad", "args": ["hook", ...]), or an http handler
+// posting to a loopback /v1/hook URL.
 func isSepadHandler(h *jnode) bool {
 	if h.kind != '{' {
 		return false
 	}
 	switch h.str("type") {
 	case "command":
-		w := shellWords(h.str("command"))
-		if len(w) < 2 || w[1] != "hook" {
+		prog, args, ok := commandWords(h)
+		if !ok || len(args) < 1 || args[0] != "hook" {
 			return false
 		}
-		base := w[0]
+		base := prog
 		if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 			base = base[i+1:]
 		}
@@ -499,14 +564,55 @@ func digits(s string) bool {
 	return true
 }
 
+// commandWords returns a command handler's program and arguments: the
+// "command" and "args" of exec form (ok is false when "args" is not an
+// array of strings), or the words of the shell-form command line.
+func commandWords(h *jnode) (prog string, args []string, ok bool) {
+	a := h.get("args")
+	if a == nil {
+		w := shellWords(h.str("command"))
+		if len(w) == 0 {
+			return "", nil, true
+		}
+		return w[0], w[1:], true
+	}
+	if a.kind != '[' {
+		return "", nil, false
+	}
+	args = []string{}
+	for _, e := range a.elems {
+		var v string
+		if e.kind != 0 || json.Unmarshal(e.raw, &v) != nil {
+			return "", nil, false
+		}
+		args = append(args, v)
+	}
+	return h.str("command"), args, true
+}
+
+// sameHandler reports whether h is the handler want: same type, command,
+// form (exec or shell), arguments and URL.
 func sameHandler(h, want *jnode) bool {
-	return h.str("type") == want.str("type") && h.str("command") == want.str("command") && h.str("url") == want.str("url")
+	if h.str("type") != want.str("type") || h.str("command") != want.str("command") || h.str("url") != want.str("url") {
+		return false
+	}
+	if (h.get("args") == nil) != (want.get("args") == nil) {
+		return false
+	}
+	_, ha, _ := commandWords(h)
+	_, wa, _ := commandWords(want)
+	return slices.Equal(ha, wa)
 }
 
 // customised reports whether h is a sepad command handler the user gave
-// extra arguments (`sepad hook --home DIR`): Install keeps it as it is.
+// extra arguments (`sepad hook --home DIR`, or "args": ["hook", "--home",
+// DIR]): Install keeps it as it is, in whichever form it is.
 func customised(h, want *jnode) bool {
-	return h.str("type") == "command" && want.str("type") == "command" && len(shellWords(h.str("command"))) > 2
+	if h.str("type") != "command" || want.str("type") != "command" {
+		return false
+	}
+	_, args, _ := commandWords(h)
+	return len(args) > 1
 }
 
 // shellWords splits a command line into words, honouring single and

@@ -429,3 +429,90 @@ func topKeyOrder(t *testing.T, b []byte) []string {
 	}
 	return keys
 }
+
+// TestExecForm: install writes exec-form handlers ("command" is the
+// binary, "args" ["hook"]), recognises them on the next install and at
+// uninstall, replaces a shell-form handler by one (and back), keeps one the
+// user gave extra arguments, and leaves alone what only looks like sepad.
+func TestExecForm(t *testing.T) {
+	exec := ExecSpec("/opt/sepad/bin/sepad-hook")
+	shell := HookSpec{Transport: "command", Command: CommandFor("/opt/sepad/bin/sepad-hook")}
+	got, events, err := MergeHooks([]byte(`{"model": "opus"}`), exec)
+	if err != nil || len(events) != len(Events) {
+		t.Fatalf("merge: %v %v", events, err)
+	}
+	var v struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Type, Command string
+				Args          []string
+			}
+		}
+	}
+	if err := json.Unmarshal(got, &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range Events {
+		hs := v.Hooks[ev]
+		if len(hs) != 1 || len(hs[0].Hooks) != 1 || hs[0].Hooks[0].Command != "/opt/sepad/bin/sepad-hook" || !slices.Equal(hs[0].Hooks[0].Args, []string{"hook"}) {
+			t.Fatalf("%s: %+v", ev, hs)
+		}
+	}
+	if again, ev2, _ := MergeHooks(got, exec); !bytes.Equal(again, got) || ev2 != nil {
+		t.Fatalf("second install changed %v:\n%s", ev2, again)
+	}
+	found, err := Find(got)
+	if err != nil || len(found) != len(Events) || !found[0].Exec || found[0].Program != "/opt/sepad/bin/sepad-hook" || found[0].Transport != "command" {
+		t.Fatalf("Find: %+v %v", found, err)
+	}
+	// Shell form replaces exec form, one handler per event, and back.
+	sh, _, _ := MergeHooks(got, shell)
+	if bytes.Contains(sh, []byte(`"args"`)) || bytes.Count(sh, []byte(`"/opt/sepad/bin/sepad-hook hook"`)) != len(Events) {
+		t.Fatalf("exec -> shell:\n%s", sh)
+	}
+	if back, _, _ := MergeHooks(sh, exec); !bytes.Equal(back, got) {
+		t.Fatalf("shell -> exec:\n%s", back)
+	}
+	if f, _ := Find(sh); len(f) != len(Events) || f[0].Exec || f[0].Program != "/opt/sepad/bin/sepad-hook" {
+		t.Fatalf("Find shell form: %+v", f)
+	}
+	// Uninstall removes them all.
+	if un, ev, _ := RemoveHooks(got, []byte(`{"model": "opus"}`), true); len(ev) != len(Events) || !bytes.Contains(un, []byte("opus")) || bytes.Contains(un, []byte("sepad")) {
+		t.Fatalf("uninstall %v:\n%s", ev, un)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		handler string
+		sepad   bool
+	}{
+		{"exec form", `{"type": "command", "command": "/x/sepad", "args": ["hook"]}`, true},
+		{"exec form .exe", `{"type": "command", "command": "C:\\sepad\\sepad-hook.exe", "args": ["hook"]}`, true},
+		{"exec form with flags", `{"type": "command", "command": "/x/sepad", "args": ["hook", "--home", "/d"]}`, true},
+		{"exec form, other subcommand", `{"type": "command", "command": "/x/sepad", "args": ["run"]}`, false},
+		{"exec form, no arguments", `{"type": "command", "command": "/x/sepad-hook", "args": []}`, false},
+		{"exec form, other program", `{"type": "command", "command": "/x/sepad-tools", "args": ["hook"]}`, false},
+		{"args not an array", `{"type": "command", "command": "/x/sepad", "args": "hook"}`, false},
+		{"args not strings", `{"type": "command", "command": "/x/sepad", "args": [1]}`, false},
+		{"shell form", `{"type": "command", "command": "/x/sepad hook"}`, true},
+		{"shell form quoted", `{"type": "command", "command": "'/a b/sepad' hook"}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := isSepadHandler(mustNode(t, tc.handler)); got != tc.sepad {
+				t.Fatalf("isSepadHandler = %v", got)
+			}
+		})
+	}
+
+	// A customised handler, in either form, is the user's: kept as it is.
+	for _, custom := range []string{
+		`{"type": "command", "command": "/x/sepad", "args": ["hook", "--home", "/d"]}`,
+		`{"type": "command", "command": "/x/sepad hook --home /d"}`,
+	} {
+		in := `{"hooks": {"Stop": [{"hooks": [` + custom + `]}]}}`
+		out, _, err := MergeHooks([]byte(in), exec)
+		if err != nil || !bytes.Contains(out, []byte("--home")) || bytes.Count(out, []byte("/opt/sepad/bin/sepad-hook")) != len(Events)-1 {
+			t.Fatalf("customised %s not kept alone (%v):\n%s", custom, err, out)
+		}
+	}
+}
