@@ -13,14 +13,25 @@ import (
 )
 
 // BenchmarkHookTransports measures, in one run, what one hook event costs
-// the agent: a `cat >> spool` process (the floor of any command hook), a
-// `sepad hook` process, and an HTTP POST of the same payload to a running
-// daemon's /v1/hook over loopback (Claude Code's "type": "http" hook: no
-// process starts). Run:
+// the agent, each started from Go as Claude Code starts hooks: a `cat >>
+// spool` hook (shell form: `sh -c`, the cheapest command hook that keeps
+// the event), sepad's hook in exec form (sepad-hook, as `sepad install`
+// writes it, and the full `sepad hook`), sepad-hook in shell form, and an
+// HTTP POST of the same payload to a running daemon's /v1/hook over
+// loopback (Claude Code's "type": "http" hook: no process starts). The hook
+// binaries are built as README installs them (CGO_ENABLED=0). Run:
 //
-//	go test -run '^$' -bench HookTransports -benchtime 200x ./e2e
+//	go test -run '^$' -bench HookTransports -benchtime 300x ./e2e
 func BenchmarkHookTransports(b *testing.B) {
 	home := b.TempDir()
+	bins := b.TempDir()
+	for _, pkg := range []string{"sepad", "sepad-hook"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(bins, pkg), "../cmd/"+pkg)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("build %s: %v\n%s", pkg, err, out)
+		}
+	}
 	payload := []byte(`{"session_id":"b0000000-0000-4000-8000-000000000001","transcript_path":"/t.jsonl","cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":{"stdout":"` + string(bytes.Repeat([]byte("ok "), 600)) + `","stderr":""},"tool_use_id":"toolu_1","duration_ms":1200}`)
 	run := func(b *testing.B, name string, args []string, env []string) {
 		for i := 0; i < b.N; i++ {
@@ -32,11 +43,17 @@ func BenchmarkHookTransports(b *testing.B) {
 			}
 		}
 	}
-	b.Run("cat_process", func(b *testing.B) {
+	b.Run("cat_hook_shell_form", func(b *testing.B) {
 		run(b, "sh", []string{"-c", "cat >> " + filepath.Join(home, "cat.jsonl")}, nil)
 	})
-	b.Run("sepad_hook_process", func(b *testing.B) {
-		run(b, sepadBin, []string{"hook"}, []string{"SEPA_HOME=" + filepath.Join(home, "cmd")})
+	b.Run("sepad-hook_exec_form", func(b *testing.B) {
+		run(b, filepath.Join(bins, "sepad-hook"), []string{"hook"}, []string{"SEPA_HOME=" + filepath.Join(home, "small")})
+	})
+	b.Run("sepad_hook_exec_form", func(b *testing.B) {
+		run(b, filepath.Join(bins, "sepad"), []string{"hook"}, []string{"SEPA_HOME=" + filepath.Join(home, "cmd")})
+	})
+	b.Run("sepad-hook_shell_form", func(b *testing.B) {
+		run(b, "sh", []string{"-c", filepath.Join(bins, "sepad-hook") + " hook"}, []string{"SEPA_HOME=" + filepath.Join(home, "shell")})
 	})
 	b.Run("http_post_to_daemon", func(b *testing.B) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
