@@ -23,8 +23,9 @@ func ProcessArgs() []string { return runtimeArgs() }
 
 // startupGetenv looks key up in the environment the process started with,
 // with syscall.Getenv's rules (the first KEY=value wins; an empty key, or
-// one holding '=', finds nothing). Unlike syscall.Getenv it does not see os.Setenv: only
-// ProcessMain, which runs before anything could call it, uses it.
+// one holding '=', finds nothing). Unlike syscall.Getenv it does not see
+// os.Setenv: only ProcessMain, which runs before anything could call it,
+// uses it.
 func startupGetenv(key string) string {
 	if key == "" || indexByte(key, '=') >= 0 {
 		return ""

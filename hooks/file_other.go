@@ -52,6 +52,8 @@ func userHome() string { h, _ := os.UserHomeDir(); return h }
 
 func tempDir() string { return os.TempDir() }
 
+func tempDirFrom(func(string) string) string { return os.TempDir() }
+
 func getuid() int { return os.Getuid() }
 
 func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }

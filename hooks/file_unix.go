@@ -101,7 +101,10 @@ func getenv(key string) string { v, _ := syscall.Getenv(key); return v }
 func userHome() string { return getenv("HOME") }
 
 // tempDir is os.TempDir on Unix.
-func tempDir() string {
+func tempDir() string { return tempDirFrom(getenv) }
+
+// tempDirFrom is tempDir with the environment lookup given.
+func tempDirFrom(getenv func(string) string) string {
 	if d := getenv("TMPDIR"); d != "" {
 		return d
 	}

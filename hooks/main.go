@@ -25,8 +25,8 @@ func Main(args []string, stdin io.Reader, stderr io.Writer) { mainWith(args, std
 // afterwards.
 func ProcessMain(args []string) { mainWith(args, Stdin(), Stderr(), processEnv) }
 
-// mainWith is Main; env, when not nil, resolves the directories Options leaves
-// to the environment.
+// mainWith is Main; env, when not nil, resolves the directories Options
+// leaves to the environment.
 func mainWith(args []string, stdin io.Reader, stderr io.Writer, env func(string) string) {
 	opts, help, note := parseArgs(args)
 	if env != nil {
@@ -35,11 +35,7 @@ func mainWith(args []string, stdin io.Reader, stderr io.Writer, env func(string)
 			opts.UserHome = home
 		}
 		if opts.Home == "" {
-			tmp := env("TMPDIR")
-			if tmp == "" {
-				tmp = "/tmp"
-			}
-			opts.Home = homeFrom(env, home, tmp)
+			opts.Home = homeFrom(env, home, tempDirFrom(env))
 		}
 	}
 	if help {
