@@ -170,7 +170,14 @@ func readLines(t testing.TB, home string) [][]byte {
 }
 
 func TestHookProcessFixtures(t *testing.T) {
-	bin := sepadBin(t)
+	// `sepad hook`, and sepad-hook as `sepad install` writes it (exec form:
+	// the binary with the one argument "hook").
+	for name, bin := range map[string]string{"sepad": sepadBin(t), "sepad-hook": hookOnlyBin(t)} {
+		t.Run(name, func(t *testing.T) { testHookFixtures(t, bin) })
+	}
+}
+
+func testHookFixtures(t *testing.T, bin string) {
 	home := filepath.Join(t.TempDir(), "state")
 	files, _ := filepath.Glob("testdata/payloads/*.json")
 	if len(files) < 12 {
@@ -399,18 +406,30 @@ func hammer(t *testing.T, workers, calls int, home string, command func() *exec.
 		workers, calls, len(lines), fb, elapsed.Round(time.Millisecond), (elapsed / time.Duration(workers*calls)).Round(time.Microsecond))
 }
 
-// TestHookConcurrent: 16 concurrent writers of `sepad hook` against one
-// spool. SEPAD_HEAVY=1 runs the full 16 x 2,000 calls.
+// TestHookConcurrent: 16 concurrent writers against one spool, through
+// `sepad hook` and through sepad-hook. SEPAD_HEAVY=1 runs the full 16 x
+// 2,000 calls for each.
 func TestHookConcurrent(t *testing.T) {
-	bin := sepadBin(t)
-	home := t.TempDir()
 	calls := 100
 	if heavyRun {
 		calls = 2000
 	} else if testing.Short() {
 		calls = 25
 	}
-	hammer(t, 16, calls, home, func() *exec.Cmd { return exec.Command(bin, "hook", "--home", home) }, true)
+	t.Run("sepad", func(t *testing.T) {
+		bin, home := sepadBin(t), t.TempDir()
+		hammer(t, 16, calls, home, func() *exec.Cmd { return exec.Command(bin, "hook", "--home", home) }, true)
+	})
+	// sepad-hook as `sepad install` writes it: exec form, the state
+	// directory from the environment.
+	t.Run("sepad-hook", func(t *testing.T) {
+		bin, home := hookOnlyBin(t), t.TempDir()
+		hammer(t, 16, calls, home, func() *exec.Cmd {
+			c := exec.Command(bin, "hook")
+			c.Env = append(os.Environ(), "SEPA_HOME="+home)
+			return c
+		}, true)
+	})
 }
 
 // TestScriptConcurrent: the same for post-execution.sh, with and without
