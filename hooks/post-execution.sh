@@ -3,6 +3,8 @@
 # sepad, whether or not sepad is installed yet.
 #
 #   - $SEPAD set:           exec "$SEPAD" hook
+#   - sepad-hook on PATH:   exec sepad-hook hook (the same hook in a binary
+#                           that starts faster)
 #   - sepad on PATH:        exec sepad hook
 #   - otherwise:            append the payload, as one line (newlines
 #                           stripped), to the spool under the same flock as
@@ -17,6 +19,9 @@
 
 if [ -n "${SEPAD:-}" ]; then
 	exec "$SEPAD" hook
+fi
+if command -v sepad-hook >/dev/null 2>&1; then
+	exec sepad-hook hook
 fi
 if command -v sepad >/dev/null 2>&1; then
 	exec sepad hook

@@ -465,6 +465,54 @@ func TestScriptConcurrent(t *testing.T) {
 	})
 }
 
+// TestScriptFindsHookOnPath: without $SEPAD, post-execution.sh runs
+// sepad-hook from PATH, else sepad, and enriches the line either way; with
+// both on PATH it takes sepad-hook (a stand-in sepad here records that it
+// ran).
+func TestScriptFindsHookOnPath(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shell script")
+	}
+	script, _ := filepath.Abs("post-execution.sh")
+	for _, tc := range []struct {
+		name       string
+		hook       bool   // real sepad-hook on PATH
+		sepad      string // "real", "fake" or ""
+		wantMarker bool
+	}{
+		{"sepad-hook only", true, "", false},
+		{"sepad only", false, "real", false},
+		{"both: sepad-hook first", true, "fake", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, home := t.TempDir(), t.TempDir()
+			marker := filepath.Join(t.TempDir(), "sepad-ran")
+			if tc.hook {
+				os.Symlink(hookOnlyBin(t), filepath.Join(dir, "sepad-hook"))
+			}
+			switch tc.sepad {
+			case "real":
+				os.Symlink(sepadBin(t), filepath.Join(dir, "sepad"))
+			case "fake":
+				os.WriteFile(filepath.Join(dir, "sepad"), []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755)
+			}
+			c := exec.Command("sh", script)
+			c.Env = []string{"PATH=" + dir + ":/usr/bin:/bin", "SEPA_HOME=" + home, "HOME=" + home}
+			c.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"Stop"}`)
+			var o, e bytes.Buffer
+			c.Stdout, c.Stderr = &o, &e
+			checkQuiet(t, run{o.String(), e.String(), c.Run()})
+			if _, err := os.Stat(marker); (err == nil) != tc.wantMarker {
+				t.Fatalf("stand-in sepad ran: %v", err == nil)
+			}
+			lines := readLines(t, home)
+			if len(lines) != 1 || !bytes.Contains(lines[0], []byte(`"sepa":{`)) {
+				t.Fatalf("lines %q", lines)
+			}
+		})
+	}
+}
+
 // TestScriptAndHookShareTheLock: post-execution.sh must wait for the lock
 // sepad holds, then fall back like the hook does.
 func TestScriptAndHookShareTheLock(t *testing.T) {
