@@ -26,9 +26,9 @@ import (
 
 var (
 	binDir   string
-	binOnce  sync.Once
-	binPath  string
-	binErr   error
+	binMu    sync.Mutex
+	bins     = map[string]string{} // package name under cmd/ -> built binary
+	binErrs  = map[string]error{}
 	heavyRun = os.Getenv("SEPAD_HEAVY") == "1"
 )
 
@@ -69,48 +69,37 @@ func holdLock(home string) {
 	os.Exit(0)
 }
 
-// sepadBin builds cmd/sepad once per test run.
-func sepadBin(t testing.TB) string {
+// buildBin builds cmd/<name> once per test run, into one temporary
+// directory, so that sepad and sepad-hook sit side by side as go install
+// puts them.
+func buildBin(t testing.TB, name string) string {
 	t.Helper()
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "sepad-hooks-test-")
-		if binErr != nil {
-			return
+	binMu.Lock()
+	defer binMu.Unlock()
+	if _, done := bins[name]; !done {
+		if binDir == "" {
+			d, err := os.MkdirTemp("", "sepad-hooks-test-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			binDir = d
 		}
-		binPath = filepath.Join(binDir, "sepad")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/sepad/sepad/cmd/sepad").CombinedOutput()
+		p := filepath.Join(binDir, name)
+		out, err := exec.Command("go", "build", "-o", p, "github.com/sepad/sepad/cmd/"+name).CombinedOutput()
 		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+			binErrs[name] = fmt.Errorf("go build: %v\n%s", err, out)
 		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
+		bins[name] = p
 	}
-	return binPath
+	if err := binErrs[name]; err != nil {
+		t.Fatal(err)
+	}
+	return bins[name]
 }
 
-var (
-	hookBinOnce sync.Once
-	hookBinPath string
-	hookBinErr  error
-)
-
-// hookOnlyBin builds cmd/sepad-hook once per test run, next to sepad.
-func hookOnlyBin(t testing.TB) string {
-	t.Helper()
-	sepadBin(t)
-	hookBinOnce.Do(func() {
-		hookBinPath = filepath.Join(binDir, "sepad-hook")
-		out, err := exec.Command("go", "build", "-o", hookBinPath, "github.com/sepad/sepad/cmd/sepad-hook").CombinedOutput()
-		if err != nil {
-			hookBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if hookBinErr != nil {
-		t.Fatal(hookBinErr)
-	}
-	return hookBinPath
-}
+// sepadBin is the sepad binary; hookOnlyBin is sepad-hook, next to it.
+func sepadBin(t testing.TB) string    { return buildBin(t, "sepad") }
+func hookOnlyBin(t testing.TB) string { return buildBin(t, "sepad-hook") }
 
 type run struct {
 	stdout, stderr string
