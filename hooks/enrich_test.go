@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sepad/sepad/event"
+	"github.com/sepad/sepad/internal/jsontest"
 )
 
 var t0 = time.Date(2026, 11, 20, 9, 0, 0, 123456789, time.UTC)
@@ -60,21 +61,9 @@ func decode(t *testing.T, b []byte) line {
 
 func topKeyOrder(t *testing.T, b []byte) []string {
 	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	for d.More() {
-		k, err := d.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		if err := d.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
+	keys, err := jsontest.TopKeys(b)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return keys
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/internal/jsontest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -411,21 +413,9 @@ func TestIsSepadURL(t *testing.T) {
 // topKeyOrder returns the member names of the top-level object of b, in order.
 func topKeyOrder(t *testing.T, b []byte) []string {
 	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	for d.More() {
-		k, err := d.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		if err := d.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
+	keys, err := jsontest.TopKeys(b)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return keys
 }
