@@ -261,7 +261,8 @@ func TestServerSocketAndTCP(t *testing.T) {
 	}
 	stale.(*net.UnixListener).SetUnlinkOnClose(false)
 	stale.Close()
-	s := New(Options{DB: db, Home: home, HTTPAddr: "127.0.0.1:0", Daemon: query.Daemon{Running: true, PID: 42}, Cache: true})
+	m := NewMetrics(MetricsOptions{})
+	s := New(Options{DB: db, Home: home, HTTPAddr: "127.0.0.1:0", Daemon: query.Daemon{Running: true, PID: 42}, Cache: true, Metrics: m})
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -277,10 +278,40 @@ func TestServerSocketAndTCP(t *testing.T) {
 	if !st.Daemon.Running || st.Daemon.PID != 42 || st.Daemon.Socket != sock || st.Daemon.HTTP != s.Addr() || s.Addr() == "" {
 		t.Fatalf("status daemon %+v addr %s", st.Daemon, s.Addr())
 	}
+	// TCP needs the secret, which Open wrote into home (0600).
+	secret, err := LoadSecret(home)
+	if err != nil || len(secret) != 64 {
+		t.Fatalf("secret %q: %v", secret, err)
+	}
+	if fi, err := os.Stat(SecretPath(home)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("secret file %v %v", fi.Mode(), err)
+	}
+	for _, auth := range []string{"", "Bearer ", "Bearer " + secret[:63], "Bearer " + secret + "0", "Basic " + secret, secret} {
+		req, _ := http.NewRequest("GET", "http://"+s.Addr()+"/v1/skills", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") == "" || bytes.Contains(body, []byte(secret[:16])) {
+			t.Errorf("Authorization %q: %d %s", auth, resp.StatusCode, body)
+		}
+	}
+	tc := &http.Client{Transport: bearer{secret}}
 	var g query.Grades
-	getJSON(t, http.DefaultClient, "http://"+s.Addr()+"/v1/skills", &g)
+	getJSON(t, tc, "http://"+s.Addr()+"/v1/skills", &g)
 	if len(g.Grades) != 3 {
 		t.Fatalf("grades over TCP: %+v", g)
+	}
+	// The socket needs no secret.
+	getJSON(t, uc, "http://sepad/v1/skills", &g)
+	_, mb, _ := get(t, m.Handler(), http.MethodGet, "/metrics")
+	if !strings.Contains(string(mb), "sepad_http_unauthorized_total 6\n") {
+		t.Errorf("401s not counted: %s", mb)
 	}
 	// Browsers are refused on TCP: a foreign Host (DNS rebinding) or an Origin.
 	for _, hdr := range []map[string]string{{"Host": "evil.example:80"}, {"Origin": "https://evil.example"}} {
@@ -343,6 +374,15 @@ func TestServerRefuses(t *testing.T) {
 	if b, _ := os.ReadFile(SocketPath(home)); string(b) != "mine" {
 		t.Error("the file was replaced")
 	}
+}
+
+// bearer adds the secret to every request.
+type bearer struct{ secret string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.secret)
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 func getJSON(t *testing.T, c *http.Client, u string, v any) {
@@ -440,17 +480,96 @@ func TestMetrics(t *testing.T) {
 func TestHookBodyIsBounded(t *testing.T) {
 	home := t.TempDir()
 	db := testDB(t, home)
-	h := NewHandler(Options{DB: db, Home: home, Hook: &hooks.Options{Home: home, NoFiles: true, MaxPayload: 1024}})
-	body := io.LimitReader(zeroReader{}, maxHookBody+1<<20)
-	req := httptest.NewRequest(http.MethodPost, "http://sepad/v1/hook", body)
+	const limit = 1 << 20
+	m := NewMetrics(MetricsOptions{})
+	h := NewHandler(Options{DB: db, Home: home, Metrics: m, Hook: &hooks.Options{Home: home, NoFiles: true, MaxPayload: limit}})
+	post := func(body io.Reader, length int64) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "http://sepad/v1/hook", body)
+		req.ContentLength = length
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	// Announced too large: refused before a byte is read.
+	var read countingReader
+	if rec := post(&read, limit+1); rec.Code != http.StatusRequestEntityTooLarge || read.n != 0 {
+		t.Fatalf("Content-Length over the limit: %d, %d bytes read", rec.Code, read.n)
+	}
+	// Chunked (no length) and too large: read up to the limit, then 413.
+	if rec := post(io.LimitReader(zeroReader{}, limit+1<<20), -1); rec.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("chunked body over the limit: %d %s", rec.Code, rec.Body)
+	}
+	if _, err := os.Stat(hooks.SpoolPath(home)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused body reached the spool: %v", err)
+	}
+	// At the limit exactly: recorded.
+	payload := []byte(`{"session_id":"s","hook_event_name":"Stop","cwd":"/p","x":"`)
+	payload = append(payload, bytes.Repeat([]byte("y"), limit-len(payload)-2)...)
+	payload = append(payload, '"', '}')
+	if rec := post(bytes.NewReader(payload), -1); rec.Code != http.StatusNoContent {
+		t.Fatalf("body at the limit: %d %s", rec.Code, rec.Body)
+	}
+	if b, err := os.ReadFile(hooks.SpoolPath(home)); err != nil || !bytes.Contains(b, []byte(`"session_id":"s"`)) {
+		t.Fatalf("spool: %.200s %v", b, err)
+	}
+	_, body, _ := get(t, m.Handler(), http.MethodGet, "/metrics")
+	if !strings.Contains(string(body), `sepad_hook_requests_refused_total{reason="too_large"} 2`) {
+		t.Errorf("refusals not counted:\n%s", body)
+	}
+}
+
+type countingReader struct{ n int }
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.n += len(p)
+	return zeroReader{}.Read(p)
+}
+
+// TestHookConcurrencyCap: past MaxHookPosts requests in progress, the next
+// waits briefly and gets 503; a slot freed admits requests again.
+func TestHookConcurrencyCap(t *testing.T) {
+	home := t.TempDir()
+	db := testDB(t, home)
+	m := NewMetrics(MetricsOptions{})
+	h := NewHandler(Options{DB: db, Home: home, Metrics: m, MaxHookPosts: 2, Hook: &hooks.Options{Home: home, NoFiles: true}})
+	payload := `{"session_id":"s","hook_event_name":"Stop","cwd":"/p"}`
+	var pws []*io.PipeWriter
+	done := make(chan int, 2)
+	for i := 0; i < 2; i++ {
+		pr, pw := io.Pipe()
+		pws = append(pws, pw)
+		go func() {
+			req := httptest.NewRequest(http.MethodPost, "http://sepad/v1/hook", pr)
+			req.ContentLength = -1
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			done <- rec.Code
+		}()
+		pw.Write([]byte(payload[:10])) // the handler holds its slot, reading
+	}
+	req := httptest.NewRequest(http.MethodPost, "http://sepad/v1/hook", strings.NewReader(payload))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusNoContent || rec.Header().Get("X-Sepad-Quarantined") != "true" {
-		t.Fatalf("%d %v %s", rec.Code, rec.Header(), rec.Body)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("third request with two slots taken: %d %v", rec.Code, rec.Header())
 	}
-	b, err := os.ReadFile(hooks.SpoolPath(home))
-	if err != nil || len(b) > 64<<10 || !bytes.Contains(b, []byte("request body too large")) {
-		t.Fatalf("spool line of %d bytes: %.300s %v", len(b), b, err)
+	for _, pw := range pws {
+		pw.Write([]byte(payload[10:]))
+		pw.Close()
+	}
+	for i := 0; i < 2; i++ {
+		if c := <-done; c != http.StatusNoContent {
+			t.Fatalf("slow request: %d", c)
+		}
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "http://sepad/v1/hook", strings.NewReader(payload)))
+	if rec.Code != http.StatusNoContent {
+		t.Fatalf("after the slots were freed: %d %s", rec.Code, rec.Body)
+	}
+	_, body, _ := get(t, m.Handler(), http.MethodGet, "/metrics")
+	if !strings.Contains(string(body), `sepad_hook_requests_refused_total{reason="busy"} 1`) {
+		t.Errorf("503 not counted")
 	}
 }
 

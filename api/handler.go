@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -33,7 +34,25 @@ type handler struct {
 	// compute admits MaxCompute view computations at a time: the rest
 	// queue, so queries never take the CPU the collector needs.
 	compute chan struct{}
+	// hookSlots admits MaxHookPosts hook requests at a time: each may
+	// hold its whole body in memory.
+	hookSlots chan struct{}
 }
+
+// DefaultMaxHookPosts is the default cap on POST /v1/hook requests
+// handled at once. Claude Code posts one event at a time per session and
+// each takes about a millisecond, so four is plenty for a person's
+// sessions; it bounds the daemon's memory to about four bodies.
+const DefaultMaxHookPosts = 4
+
+// hookWait is how long a hook request waits for a slot before 503.
+const hookWait = 250 * time.Millisecond
+
+// Refusal reasons of sepad_hook_requests_refused_total.
+const (
+	refusedBusy     = "busy"
+	refusedTooLarge = "too_large"
+)
 
 // NewHandler returns the API's HTTP handler over o.DB.
 func NewHandler(o Options) http.Handler {
@@ -43,7 +62,17 @@ func NewHandler(o Options) http.Handler {
 	if o.MaxCompute <= 0 {
 		o.MaxCompute = max(1, runtime.GOMAXPROCS(0)/2)
 	}
-	h := &handler{o: o, mux: http.NewServeMux(), compute: make(chan struct{}, o.MaxCompute)}
+	if o.MaxHookPosts <= 0 {
+		o.MaxHookPosts = DefaultMaxHookPosts
+	}
+	if o.MaxHookBody <= 0 && o.Hook != nil {
+		o.MaxHookBody = o.Hook.MaxPayload
+	}
+	if o.MaxHookBody <= 0 {
+		o.MaxHookBody = hooks.DefaultMaxPayload
+	}
+	h := &handler{o: o, mux: http.NewServeMux(), compute: make(chan struct{}, o.MaxCompute),
+		hookSlots: make(chan struct{}, o.MaxHookPosts)}
 	if o.Cache {
 		h.cache = &cache{m: map[string]*entry{}}
 	}
@@ -298,19 +327,43 @@ func (h *handler) decisions(r *http.Request) (any, error) {
 	return query.ListDecisions(h.o.DB, s, lim)
 }
 
-// maxHookBody bounds the bytes read from one POST /v1/hook.
-const maxHookBody = 64 << 20
-
 // hook is Claude Code's HTTP hook: the payload is enriched and appended
 // to the spool before the answer. Success is 204 with no body (a body
 // would be read by Claude Code as hook output); where the line went is in
-// the X-Sepad-Wrote header (spool or fallback).
+// the X-Sepad-Wrote header (spool or fallback). The work per request is
+// bounded: at most MaxHookPosts at once (503 beyond, after a short wait),
+// a body of at most MaxHookBody bytes (413 beyond, refused before reading
+// when Content-Length says so), and the server's read timeout.
 func (h *handler) hook(w http.ResponseWriter, r *http.Request) {
-	opts := *h.o.Hook
-	// The hook keeps a bounded head of a huge payload and drains the rest
-	// to hash it; past maxHookBody the read fails and what was read is
-	// kept, quarantined, so no client can make the daemon read forever.
-	res, err := hooks.HandleReader(http.MaxBytesReader(w, r.Body, maxHookBody), opts)
+	limit := h.o.MaxHookBody
+	if r.ContentLength > limit {
+		h.refuse(w, http.StatusRequestEntityTooLarge, refusedTooLarge, fmt.Errorf("the body of %d bytes is over the %d byte limit", r.ContentLength, limit))
+		return
+	}
+	t := time.NewTimer(hookWait)
+	select {
+	case h.hookSlots <- struct{}{}:
+		t.Stop()
+	case <-t.C:
+		w.Header().Set("Retry-After", "1")
+		h.refuse(w, http.StatusServiceUnavailable, refusedBusy, fmt.Errorf("%d hook requests are being handled: try again", cap(h.hookSlots)))
+		return
+	case <-r.Context().Done():
+		t.Stop()
+		return
+	}
+	defer func() { <-h.hookSlots }()
+	payload, err := readBody(r.Body, r.ContentLength, limit)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		h.refuse(w, http.StatusRequestEntityTooLarge, refusedTooLarge, fmt.Errorf("the body is over the %d byte limit", limit))
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, fmt.Errorf("read the body: %w", err), nil)
+		return
+	}
+	res, err := hooks.Handle(payload, *h.o.Hook)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("hook event not recorded: %w", err), nil)
 		return
@@ -324,6 +377,37 @@ func (h *handler) hook(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Sepad-Quarantined", "true")
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// refuse answers a hook request it did not read and counts it.
+func (h *handler) refuse(w http.ResponseWriter, status int, reason string, err error) {
+	if h.o.Metrics != nil {
+		h.o.Metrics.hookRefused.WithLabelValues(reason).Inc()
+	}
+	w.Header().Set("Connection", "close") // the unread body is not drained
+	writeError(w, status, err, nil)
+}
+
+// readBody reads a body of at most limit bytes (*http.MaxBytesError
+// beyond). With a Content-Length it reads into one buffer of that size;
+// a chunked body grows its buffer, by doubling, up to limit.
+func readBody(body io.Reader, length, limit int64) ([]byte, error) {
+	if length >= 0 {
+		b := make([]byte, length)
+		if _, err := io.ReadFull(body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > limit {
+		return nil, &http.MaxBytesError{Limit: limit}
+	}
+	return buf.Bytes(), nil
 }
 
 // cache holds encoded answers computed at one store generation (the

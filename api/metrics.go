@@ -34,6 +34,12 @@ type Metrics struct {
 	scored      *prometheus.CounterVec
 	lag         prometheus.Gauge
 	commit      prometheus.Histogram
+	// unauthorized counts TCP requests refused for a missing or wrong
+	// secret (401).
+	unauthorized prometheus.Counter
+	// hookRefused counts POST /v1/hook requests refused before they were
+	// read: "busy" (503, too many at once) or "too_large" (413).
+	hookRefused *prometheus.CounterVec
 
 	mu         sync.Mutex
 	eventNames map[string]bool
@@ -68,12 +74,18 @@ func NewMetrics(o MetricsOptions) *Metrics {
 		commit: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sepad_commit_duration_seconds",
 			Help:    "Duration of one store commit (one batch of spool lines).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}),
+		unauthorized: prometheus.NewCounter(prometheus.CounterOpts{Name: "sepad_http_unauthorized_total",
+			Help: "Requests on the TCP address refused (401) for a missing or wrong secret."}),
+		hookRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sepad_hook_requests_refused_total",
+			Help: "POST /v1/hook requests refused: busy (503, too many at once) or too_large (413, over the body limit)."}, []string{"reason"}),
 		eventNames: map[string]bool{},
 	}
+	m.hookRefused.WithLabelValues(refusedBusy)
+	m.hookRefused.WithLabelValues(refusedTooLarge)
 	for _, g := range []string{"A+", "A", "B", "C", "D", "F", "unscored"} {
 		m.scored.WithLabelValues(g)
 	}
-	m.reg.MustRegister(m.events, m.quarantined, m.scored, m.lag, m.commit,
+	m.reg.MustRegister(m.events, m.quarantined, m.scored, m.lag, m.commit, m.unauthorized, m.hookRefused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if o.DB != nil {
 		m.reg.MustRegister(&storeCollector{o: o, d: newMetricDescs()})

@@ -39,6 +39,17 @@ var (
 	ErrSocketInUse = errors.New("another sepad daemon answers on the socket")
 )
 
+// Server timeouts: a client that sends its request or reads its answer
+// slower than this is cut, so no connection holds a goroutine forever.
+const (
+	readHeaderTimeout = 5 * time.Second
+	// readTimeout covers the whole request, body included: 64 MiB on
+	// loopback takes well under a second.
+	readTimeout  = 30 * time.Second
+	writeTimeout = 2 * time.Minute
+	idleTimeout  = time.Minute
+)
+
 // Options configure the API.
 type Options struct {
 	// DB is the store the views read.
@@ -69,6 +80,18 @@ type Options struct {
 	// ShutdownGrace is how long Close lets requests in flight finish
 	// before it cuts the connections. Default 5 s.
 	ShutdownGrace time.Duration
+	// Secret is what every request on the TCP address must carry as
+	// "Authorization: Bearer <Secret>". Empty: Open reads (or creates)
+	// $SEPA_HOME/http.secret when HTTPAddr is set. The unix socket needs
+	// none: it is 0600 in a 0700 directory.
+	Secret string
+	// MaxHookPosts bounds the POST /v1/hook requests handled at once;
+	// more wait up to hookWait for a slot, then get 503. Default
+	// DefaultMaxHookPosts.
+	MaxHookPosts int
+	// MaxHookBody bounds a POST /v1/hook body; a larger one gets 413.
+	// Default hooks.DefaultMaxPayload, the bound of the hook's own read.
+	MaxHookBody int64
 }
 
 // Server serves the API on the socket and the optional TCP address. It
@@ -129,6 +152,13 @@ func (s *Server) Open(ctx context.Context) error {
 		if strings.EqualFold(host, "localhost") {
 			host = "127.0.0.1" // never what a resolver says localhost is
 		}
+		if s.o.Secret == "" {
+			sec, err := LoadOrCreateSecret(s.o.Home)
+			if err != nil {
+				return err
+			}
+			s.o.Secret = sec
+		}
 		ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 		if err != nil {
 			return fmt.Errorf("listen %s: %w", s.o.HTTPAddr, err)
@@ -154,10 +184,14 @@ func (s *Server) Open(ctx context.Context) error {
 	for _, l := range lns {
 		h := s.handler
 		if _, tcp := l.(*net.TCPListener); tcp {
-			h = loopbackOnly(h)
+			var denied func()
+			if s.o.Metrics != nil {
+				denied = s.o.Metrics.unauthorized.Inc
+			}
+			h = loopbackOnly(requireSecret(s.o.Secret, denied, h))
 		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
-			WriteTimeout: 2 * time.Minute, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10,
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+			WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 64 << 10,
 			BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 			ErrorLog:    slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelDebug)}
 		s.servers = append(s.servers, srv)

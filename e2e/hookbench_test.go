@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -70,11 +71,15 @@ func BenchmarkHookTransports(b *testing.B) {
 		}
 		defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
 		url := fmt.Sprintf("http://%s/v1/hook", addr)
-		c := &http.Client{Timeout: 5 * time.Second}
+		var c *http.Client
 		for i := 0; ; i++ {
-			if resp, err := c.Get(fmt.Sprintf("http://%s/healthz", addr)); err == nil {
-				resp.Body.Close()
-				break
+			// The secret exists once the daemon listens on TCP.
+			if secret, err := os.ReadFile(filepath.Join(dh, "http.secret")); err == nil {
+				c = &http.Client{Timeout: 5 * time.Second, Transport: bearer{strings.TrimSpace(string(secret))}}
+				if resp, err := c.Get(fmt.Sprintf("http://%s/healthz", addr)); err == nil {
+					resp.Body.Close()
+					break
+				}
 			}
 			if i > 100 {
 				b.Fatal("daemon did not start")

@@ -212,7 +212,7 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 	}}}
 	for _, p := range endpoints {
 		sb, sc := httpGet(t, uc, "http://sepad"+p)
-		tb, tc := httpGet(t, http.DefaultClient, "http://"+st.Daemon.HTTP+p)
+		tb, tc := httpGet(t, tcpClient(t, home), "http://"+st.Daemon.HTTP+p)
 		if sc != tc || !bytes.Equal(sb, tb) {
 			t.Errorf("%s: socket %d and TCP %d differ", p, sc, tc)
 		}
@@ -229,7 +229,7 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 			t.Errorf("%s: %d, want %d", p, code, want)
 		}
 	}
-	mb, mc := httpGet(t, http.DefaultClient, "http://"+st.Daemon.HTTP+"/metrics")
+	mb, mc := httpGet(t, tcpClient(t, home), "http://"+st.Daemon.HTTP+"/metrics")
 	for _, want := range []string{"sepad_events_ingested_total{event=\"PreToolUse\"}", "sepad_lines_quarantined_total 3",
 		"sepad_executions_scored_total{grade=", "sepad_commit_duration_seconds_bucket", "sepad_ingestion_lag_seconds",
 		`sepad_skill_version_aggregate{skill="deploy",skill_key="` + shopDeploy + `",version="bbbbbbbbbbbb"}`} {
@@ -482,7 +482,7 @@ func TestHookOverHTTP(t *testing.T) {
 		}
 	}
 	payload := fmt.Sprintf(`{"session_id":"h1","cwd":%q,"hook_event_name":"SessionStart","source":"startup"}`, home)
-	resp, err := http.Post("http://"+st.Daemon.HTTP+"/v1/hook", "application/json", strings.NewReader(payload))
+	resp, err := tcpClient(t, home).Post("http://"+st.Daemon.HTTP+"/v1/hook", "application/json", strings.NewReader(payload))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,11 +108,8 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		return nil, err
 	}
 	d.cfg.Store(cfg)
-	if err := os.MkdirAll(d.home, 0o700); err != nil {
-		return nil, fmt.Errorf("create home %s: %w", d.home, err)
-	}
-	if err := os.Chmod(d.home, 0o700); err != nil {
-		return nil, fmt.Errorf("secure home %s: %w", d.home, err)
+	if err := prepareHome(d.home); err != nil {
+		return nil, err
 	}
 	dbPath := filepath.Join(d.home, "sepa.db")
 	// A CLI query reading the database directly holds a shared lock for

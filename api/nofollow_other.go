@@ -1,0 +1,6 @@
+//go:build !unix
+
+package api
+
+// oNoFollow: no such flag; LoadSecret still checks the file is regular.
+const oNoFollow = 0
