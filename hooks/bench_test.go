@@ -3,7 +3,9 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +85,48 @@ func BenchmarkWriteFile(b *testing.B) {
 		}
 		f.Write(line)
 		f.Close()
+	}
+}
+
+// BenchmarkEnrichSkill is Enrich of a Skill call with the file system: a
+// name found at the user level, at the project level, nested below the
+// project (apps/web/.claude/skills), scoped (apps/web:NAME), and a miss
+// (a plugin skill called by its bare name), which searches the whole
+// bounded tree. The repository has 10 apps of 3 levels of 8 directories
+// (about 700 directories) and a node_modules of 2,000 the search skips.
+func BenchmarkEnrichSkill(b *testing.B) {
+	b.Setenv("CLAUDE_CONFIG_DIR", "")
+	base := b.TempDir()
+	home, repo := filepath.Join(base, "home"), filepath.Join(base, "repo")
+	tree := map[string]string{
+		"home/.claude/skills/mine/SKILL.md":             "user",
+		"repo/.git/HEAD":                                "ref",
+		"repo/.claude/skills/lint/SKILL.md":             "project",
+		"repo/apps/app9/.claude/skills/deploy/SKILL.md": "nested",
+	}
+	for a := 0; a < 10; a++ {
+		for i := 0; i < 8; i++ {
+			for j := 0; j < 8; j++ {
+				tree[fmt.Sprintf("repo/apps/app%d/d%d/e%d/main.go", a, i, j)] = "package x"
+			}
+		}
+	}
+	for i := 0; i < 2000; i++ {
+		tree[fmt.Sprintf("repo/node_modules/p%d/index.js", i)] = "x"
+	}
+	writeTree(b, base, tree)
+	for _, name := range []string{"mine", "lint", "deploy", "apps/app9:deploy", "miss", "plugin:miss"} {
+		p, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "PreToolUse", "cwd": filepath.Join(repo, "apps"),
+			"tool_name": "Skill", "tool_input": map[string]any{"skill": name}, "tool_use_id": "toolu_1"})
+		b.Run(strings.ReplaceAll(name, "/", "_"), func(b *testing.B) {
+			opts := Options{UserHome: home}
+			want := name != "miss" && name != "plugin:miss"
+			if got := bytes.Contains(Enrich(p, time.Now(), opts), []byte(`"skill_path"`)); got != want {
+				b.Fatalf("resolved %v, want %v", got, want)
+			}
+			for b.Loop() {
+				Enrich(p, time.Now(), opts)
+			}
+		})
 	}
 }

@@ -35,9 +35,15 @@ type Options struct {
 	// (docs/events.md). 0 means DefaultMaxField; values under 256 are
 	// raised to 256.
 	MaxField int
-	// UserHome is the directory holding the user-level .claude directory;
-	// "" means os.UserHomeDir().
+	// UserHome is the user's home directory: it ends the search for
+	// project skills in the parents of a cwd outside any repository, and
+	// holds ~/.claude; "" means os.UserHomeDir().
 	UserHome string
+	// ClaudeDir is the user's Claude Code configuration directory, where
+	// the user-level skills, commands and agents are; "" means
+	// $CLAUDE_CONFIG_DIR when set, else UserHome/.claude
+	// (ClaudeConfigDir).
+	ClaudeDir string
 	// GOOS selects the path rules used to normalise cwd; "" means
 	// runtime.GOOS. Tests set it to check the Windows rules anywhere.
 	GOOS string

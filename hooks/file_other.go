@@ -89,3 +89,36 @@ func (f file) regular() bool {
 	fi, err := f.f.Stat()
 	return err == nil && fi.Mode().IsRegular()
 }
+
+// isDir reports whether path is (or links to) a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// subdirs returns the names of dir's subdirectories, sorted, not counting
+// symbolic links, and whether dir has an entry named .claude. buf is
+// unused here.
+func subdirs(dir string, _ []byte) (names []string, claude bool, err error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, e := range ents {
+		if e.Name() == ".claude" {
+			claude = true
+		}
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, claude, nil
+}
+
+const oAppendCreateNoFollow = oAppendCreate
+
+// statDevIno: no runtime fallback file on this platform (see
+// RuntimeFallbackPaths).
+func statDevIno(string) (dev, ino uint64, ok bool) { return 0, 0, false }
+
+func privateDir(string) bool { return false }

@@ -3,8 +3,10 @@
 package hooks
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"slices"
 	"syscall"
 	"time"
@@ -222,4 +224,116 @@ func Stderr() io.Writer { return fdStream(2) }
 func (f file) regular() bool {
 	var st syscall.Stat_t
 	return syscall.Fstat(f.fd, &st) == nil && uint32(st.Mode)&syscall.S_IFMT == syscall.S_IFREG
+}
+
+// subdirs returns the names of dir's subdirectories, sorted, not counting
+// symbolic links, and whether dir has an entry named .claude (of any
+// type). On Linux the entries' types come with the listing (d_type), so a
+// directory costs one getdents call; elsewhere, or when a file system
+// does not report types, each candidate is lstat'ed. buf is the listing
+// buffer (8 KiB is plenty; nil allocates one).
+func subdirs(dir string, buf []byte) (names []string, claude bool, err error) {
+	f, err := openFile(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.close()
+	if len(buf) < 1024 {
+		buf = make([]byte, 8192)
+	}
+	for {
+		n, err := syscall.ReadDirent(f.fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, false, &pathError{"readdirent", dir, err}
+		}
+		if n <= 0 {
+			break
+		}
+		if runtime.GOOS != "linux" {
+			var all []string
+			_, _, all = syscall.ParseDirent(buf[:n], -1, nil)
+			for _, name := range all {
+				if name == ".claude" {
+					claude = true
+				}
+				if lstatDir(dir, name) {
+					names = append(names, name)
+				}
+			}
+			continue
+		}
+		for b := buf[:n]; len(b) >= direntName; {
+			reclen := int(b[direntReclen]) | int(b[direntReclen+1])<<8
+			if bigEndian {
+				reclen = int(b[direntReclen])<<8 | int(b[direntReclen+1])
+			}
+			if reclen < direntName || reclen > len(b) {
+				return nil, false, &pathError{"readdirent", dir, syscall.EINVAL}
+			}
+			name := b[direntName:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			s, typ := string(name), b[direntType]
+			if s == ".claude" {
+				claude = true
+			}
+			if s != "." && s != ".." && (typ == dtDir || typ == dtUnknown && lstatDir(dir, s)) {
+				names = append(names, s)
+			}
+			b = b[reclen:]
+		}
+	}
+	slices.Sort(names)
+	return names, claude, nil
+}
+
+// Linux's struct linux_dirent64, which getdents64 fills: d_ino (8 bytes),
+// d_off (8), d_reclen (2, native byte order), d_type (1), d_name.
+const (
+	direntReclen = 16
+	direntType   = 18
+	direntName   = 19
+	dtUnknown    = 0
+	dtDir        = 4
+)
+
+// bigEndian: d_reclen's byte order on the big-endian architectures Go
+// supports on Linux.
+var bigEndian = runtime.GOARCH == "s390x" || runtime.GOARCH == "ppc64" || runtime.GOARCH == "mips" || runtime.GOARCH == "mips64"
+
+// lstatDir reports whether dir/name is a directory, not following a link.
+func lstatDir(dir, name string) bool {
+	var st syscall.Stat_t
+	return syscall.Lstat(joinPath(dir, name), &st) == nil && uint32(st.Mode)&syscall.S_IFMT == syscall.S_IFDIR
+}
+
+// oAppendCreateNoFollow opens a runtime fallback file for appending,
+// refusing a symbolic link in its place.
+const oAppendCreateNoFollow = oAppendCreate | syscall.O_NOFOLLOW
+
+// statDevIno returns the device and inode number of path.
+func statDevIno(path string) (dev, ino uint64, ok bool) {
+	var st syscall.Stat_t
+	if syscall.Stat(path, &st) != nil {
+		return 0, 0, false
+	}
+	return uint64(st.Dev), uint64(st.Ino), true
+}
+
+// privateDir creates dir (0700) when missing and reports whether it is a
+// directory, not a link, owned by this user and closed to everyone else:
+// in a shared place such as /dev/shm another user may have made it first.
+func privateDir(dir string) bool {
+	if err := syscall.Mkdir(dir, 0o700); err != nil && err != syscall.EEXIST {
+		return false
+	}
+	var st syscall.Stat_t
+	if syscall.Lstat(dir, &st) != nil {
+		return false
+	}
+	return uint32(st.Mode)&syscall.S_IFMT == syscall.S_IFDIR && int(st.Uid) == getuid() && uint32(st.Mode)&0o077 == 0
 }

@@ -19,10 +19,10 @@ func Main(args []string, stdin io.Reader, stderr io.Writer) { mainWith(args, std
 
 // ProcessMain is Main for a process that is only the hook (sepad-hook, and
 // sepad's hook path, which runs from a package init): standard input and
-// error are the process's descriptors, and on Linux the state directory and
-// the user's home come from the environment the process started with,
-// read without building syscall's environment map. The caller exits 0
-// afterwards.
+// error are the process's descriptors, and on Linux the state directory,
+// the user's home and $CLAUDE_CONFIG_DIR come from the environment the
+// process started with, read without building syscall's environment map.
+// The caller exits 0 afterwards.
 func ProcessMain(args []string) { mainWith(args, Stdin(), Stderr(), processEnv) }
 
 // mainWith is Main; env, when not nil, resolves the directories Options
@@ -33,6 +33,9 @@ func mainWith(args []string, stdin io.Reader, stderr io.Writer, env func(string)
 		home := env("HOME")
 		if opts.UserHome == "" {
 			opts.UserHome = home
+		}
+		if opts.ClaudeDir == "" {
+			opts.ClaudeDir = claudeConfigDir(env, home)
 		}
 		if opts.Home == "" {
 			opts.Home = homeFrom(env, home, tempDirFrom(env))

@@ -675,8 +675,8 @@ func TestHookExitsBeforeHeavyInits(t *testing.T) {
 // TestHookEnvironment: both hook binaries, which read their environment
 // from the runtime rather than through package os, find the state
 // directory ($SEPA_HOME, else $XDG_STATE_HOME/sepa when absolute, else
-// $HOME/.local/state/sepa) and the user-level skills ($HOME/.claude) as
-// Home and Enrich do in process.
+// $HOME/.local/state/sepa) and the user-level skills ($CLAUDE_CONFIG_DIR,
+// else $HOME/.claude) as Home and Enrich do in process.
 func TestHookEnvironment(t *testing.T) {
 	bins := map[string][]string{"sepad hook": {sepadBin(t), "hook"}, "sepad-hook": {hookOnlyBin(t)}, "sepad-hook hook": {hookOnlyBin(t), "hook"}}
 	for name, argv := range bins {
@@ -684,25 +684,40 @@ func TestHookEnvironment(t *testing.T) {
 			name  string
 			env   func(dir string) []string
 			spool string // relative to dir
+			user  string // the user's Claude Code directory, relative to dir; "" = u/.claude
 		}{
 			{"SEPA_HOME", func(d string) []string {
 				return []string{"SEPA_HOME=" + d + "/s", "XDG_STATE_HOME=" + d + "/x", "HOME=" + d + "/u"}
-			}, "s"},
-			{"XDG_STATE_HOME", func(d string) []string { return []string{"XDG_STATE_HOME=" + d + "/x", "HOME=" + d + "/u"} }, "x/sepa"},
-			{"relative XDG_STATE_HOME", func(d string) []string { return []string{"XDG_STATE_HOME=x", "HOME=" + d + "/u"} }, "u/.local/state/sepa"},
-			{"HOME", func(d string) []string { return []string{"HOME=" + d + "/u"} }, "u/.local/state/sepa"},
-			{"empty SEPA_HOME", func(d string) []string { return []string{"SEPA_HOME=", "HOME=" + d + "/u"} }, "u/.local/state/sepa"},
+			}, "s", ""},
+			{"XDG_STATE_HOME", func(d string) []string { return []string{"XDG_STATE_HOME=" + d + "/x", "HOME=" + d + "/u"} }, "x/sepa", ""},
+			{"relative XDG_STATE_HOME", func(d string) []string { return []string{"XDG_STATE_HOME=x", "HOME=" + d + "/u"} }, "u/.local/state/sepa", ""},
+			{"HOME", func(d string) []string { return []string{"HOME=" + d + "/u"} }, "u/.local/state/sepa", ""},
+			{"empty SEPA_HOME", func(d string) []string { return []string{"SEPA_HOME=", "HOME=" + d + "/u"} }, "u/.local/state/sepa", ""},
+			{"CLAUDE_CONFIG_DIR", func(d string) []string {
+				return []string{"CLAUDE_CONFIG_DIR=" + d + "/cfg", "HOME=" + d + "/u"}
+			}, "u/.local/state/sepa", "cfg"},
+			{"CLAUDE_CONFIG_DIR without HOME", func(d string) []string {
+				return []string{"CLAUDE_CONFIG_DIR=" + d + "/cfg/", "SEPA_HOME=" + d + "/s"}
+			}, "s", "cfg"},
+			{"empty CLAUDE_CONFIG_DIR", func(d string) []string { return []string{"CLAUDE_CONFIG_DIR=", "HOME=" + d + "/u"} }, "u/.local/state/sepa", ""},
 		} {
 			t.Run(name+"/"+tc.name, func(t *testing.T) {
 				dir := t.TempDir()
-				skill := filepath.Join(dir, "u", ".claude", "skills", "deploy", "SKILL.md")
-				if err := os.MkdirAll(filepath.Dir(skill), 0o755); err != nil {
-					t.Fatal(err)
+				user := tc.user
+				if user == "" {
+					user = "u/.claude"
 				}
-				content := []byte("# Deploy\n")
-				if err := os.WriteFile(skill, content, 0o644); err != nil {
-					t.Fatal(err)
+				// A decoy in ~/.claude when $CLAUDE_CONFIG_DIR replaces it.
+				for _, u := range []string{"u/.claude", user} {
+					if err := os.MkdirAll(filepath.Join(dir, u, "skills", "deploy"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(dir, u, "skills", "deploy", "SKILL.md"), []byte("# Deploy in "+u+"\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
+				skill := filepath.Join(dir, user, "skills", "deploy", "SKILL.md")
+				content := []byte("# Deploy in " + user + "\n")
 				cmd := exec.Command(argv[0], argv[1:]...)
 				cmd.Dir = dir
 				cmd.Env = append(tc.env(dir), "PATH=/usr/bin:/bin")

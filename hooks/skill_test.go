@@ -13,6 +13,7 @@ import (
 // directory, and returns (userHome, repo, cwd).
 func skillTree(t testing.TB) (string, string, string) {
 	t.Helper()
+	t.Setenv("CLAUDE_CONFIG_DIR", "") // the user's own must not leak in
 	base := t.TempDir()
 	home := filepath.Join(base, "home")
 	repo := filepath.Join(base, "src", "shop")
@@ -37,6 +38,9 @@ func skillTree(t testing.TB) (string, string, string) {
 	write(filepath.Join(repo, ".claude/agents/code-reviewer.md"), "---\nname: code-reviewer\n---\nrepo agent")
 	write(filepath.Join(home, ".claude/agents/code-reviewer.md"), "user agent")
 	write(filepath.Join(home, ".claude/agents/helper-file.md"), "---\ndescription: x\nname: \"db-expert\"\n---\nbody")
+	// Nested below the repo root: found by the bare name or as apps/web:NAME.
+	write(filepath.Join(repo, "apps/web/.claude/skills/nested/SKILL.md"), "nested skill")
+	write(filepath.Join(repo, "apps/web/.claude/skills/deploy/SKILL.md"), "nested deploy")
 	// Above the repo root: never searched.
 	write(filepath.Join(base, "src", ".claude/skills/outside/SKILL.md"), "outside")
 	// A secret next to the roots, that a traversal would reach.

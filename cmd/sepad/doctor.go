@@ -16,6 +16,7 @@ import (
 
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/hooks/settings"
+	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/store"
 )
 
@@ -67,9 +68,13 @@ func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // checkSettings finds sepad's hook entries in the settings files that
 // apply to the project, and checks the binary they run.
 func (d *doctor) checkSettings(project string) {
-	uh, _ := os.UserHomeDir()
 	abs, _ := filepath.Abs(project)
-	files := []string{filepath.Join(uh, ".claude", "settings.json"), filepath.Join(abs, ".claude", "settings.json"), filepath.Join(abs, ".claude", "settings.local.json")}
+	files := []string{filepath.Join(abs, ".claude", "settings.json"), filepath.Join(abs, ".claude", "settings.local.json")}
+	userSettings := "~/.claude/settings.json"
+	if dir, err := claudedir.Dir(); err == nil { // $CLAUDE_CONFIG_DIR when set
+		userSettings = filepath.Join(dir, "settings.json")
+		files = append([]string{userSettings}, files...)
+	}
 	found := map[string]bool{}
 	bins := map[string]bool{}
 	execForm := false
@@ -101,7 +106,7 @@ func (d *doctor) checkSettings(project string) {
 	}
 	switch {
 	case len(found) == 0:
-		d.fail("no sepad hook in ~/.claude/settings.json or "+filepath.Join(abs, ".claude", "settings*.json"),
+		d.fail("no sepad hook in "+userSettings+" or "+filepath.Join(abs, ".claude", "settings*.json"),
 			"run `sepad install --user` (all projects) or `sepad install --project DIR`, then check with /hooks in Claude Code")
 	case len(missing) > 0:
 		d.warn("sepad's hook is missing for "+strings.Join(missing, ", "), "run `sepad install` again: it adds only what is missing")
