@@ -321,9 +321,15 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	case m.Debounce < 0:
 		return bad("mutation.debounce", "must not be negative")
 	}
+	home, _ := os.UserHomeDir()
 	for _, r := range m.ExtraRoots {
-		if !filepath.IsAbs(r) {
+		switch {
+		case !filepath.IsAbs(r):
 			return bad("mutation.extra_roots", "%q is not an absolute path", r)
+		case filepath.Clean(r) == filepath.Dir(filepath.Clean(r)):
+			return bad("mutation.extra_roots", "%q is the root of the file system: name project directories", r)
+		case home != "" && filepath.Clean(r) == filepath.Clean(home):
+			return bad("mutation.extra_roots", "%q is your home directory: name project directories (~/.claude is always a root)", r)
 		}
 	}
 	return nil

@@ -69,6 +69,9 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{"bad_method", "\n\nmutation:\n  method: coinflip\n", "mutation.method", 4},
 		{"unknown_complexity_row", "max_expected:\n  trivial:\n    tools: 1\n    time: 1s\n", "max_expected.trivial", 2},
 		{"relative_extra_file", "collector:\n  extra_files: [logs/x.jsonl]\n", "collector.extra_files", 2},
+		{"relative_extra_root", "mutation:\n  debounce: 1s\n  extra_roots: [src/app]\n", "mutation.extra_roots", 3},
+		{"slash_extra_root", "mutation:\n  extra_roots: [/srv/app, /]\n", "mutation.extra_roots", 2},
+		{"home_extra_root", "mutation:\n  extra_roots:\n    - " + userHome(t) + "\n", "mutation.extra_roots", 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,6 +93,14 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+func userHome(t *testing.T) string {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory")
+	}
+	return h
 }
 
 func TestSyntaxError(t *testing.T) {

@@ -2,10 +2,12 @@ package mutation
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,9 +20,10 @@ var (
 	// ErrConflict: the file no longer holds the version a rollback would
 	// replace: someone edited it, and it is left alone.
 	ErrConflict = errors.New("file was edited since the version being replaced: left alone")
-	// ErrOutsideRoots: the path, with symbolic links resolved, is not under
-	// a watched root.
-	ErrOutsideRoots = errors.New("path is outside the watched skill roots")
+	// ErrOutsideRoots: the path, with symbolic links resolved, is not
+	// under a root sepad may use (for writes: an installed project,
+	// mutation.extra_roots or the user's ~/.claude).
+	ErrOutsideRoots = errors.New("path is outside the roots sepad may write")
 	// ErrNotRegular: the path names a directory, device or other
 	// non-regular file, which sepad never replaces.
 	ErrNotRegular = errors.New("not a regular file")
@@ -33,53 +36,179 @@ func Hash(content []byte) string {
 	return hex.EncodeToString(h[:6])
 }
 
-// resolve returns the file that writing path would change: path with its
-// directory's symbolic links resolved and, when path itself is a symbolic
-// link, the file it points to. Both path and its target must lie under
-// one of roots (roots' own links resolved too), so that neither ".."
-// segments nor links can lead a write outside them.
-func resolve(path string, roots []string) (string, error) {
+// testHookLocated, when set by a test, runs after a write has located its
+// file and before it opens it: the moment a symlink swap would be tried.
+var testHookLocated func(path string)
+
+// located is a prompt file's directory, opened through its root.
+type located struct {
+	// root is the root the file belongs to, symbolic links resolved.
+	root string
+	// dir is the file's directory, opened from root one component at a
+	// time (os.Root): it cannot be outside root, whatever is swapped in.
+	dir *os.Root
+	// name is the file's name in dir; path its resolved path.
+	name, path string
+}
+
+func (l *located) Close() error { return l.dir.Close() }
+
+// locate finds the root path belongs to (the innermost of roots holding
+// it, before links are resolved), resolves path's symbolic links, checks
+// the result is still inside that same root, and opens its directory
+// through the root. A link from inside a root to outside it, "..", or a
+// path under no root is ErrOutsideRoots. Links inside the root are
+// followed (skills linked from a folder elsewhere in the project).
+func locate(path string, roots []string) (*located, error) {
 	clean := filepath.Clean(path)
 	if !filepath.IsAbs(clean) {
 		abs, err := filepath.Abs(clean)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		clean = abs
 	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(clean))
-	if err != nil {
-		return "", err
-	}
-	real := filepath.Join(dir, filepath.Base(clean))
-	var resolved []string
+	// The root it belongs to, by name: as given, or with the root's own
+	// links resolved (a root named through a link, like macOS /tmp).
+	var root string
 	for _, r := range roots {
-		if r == "" {
+		if r == "" || !filepath.IsAbs(r) {
 			continue
 		}
-		rr, err := filepath.EvalSymlinks(filepath.Clean(r))
+		r = filepath.Clean(r)
+		rr, err := filepath.EvalSymlinks(r)
 		if err != nil {
 			continue
 		}
-		if rr, err = filepath.Abs(rr); err == nil {
-			resolved = append(resolved, rr)
+		if (under(clean, []string{r}) || under(clean, []string{rr})) && len(rr) > len(root) {
+			root = rr
 		}
 	}
-	if !under(real, resolved) {
-		return "", ErrOutsideRoots
-	}
-	fi, err := os.Lstat(real)
-	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		target, err := filepath.EvalSymlinks(real)
-		if err != nil {
-			return "", err // a dangling link: nothing to replace
+	if root == "" {
+		// Named through another name of a root (a link to it): some
+		// ancestor of path resolves to the root itself.
+		for a := filepath.Dir(clean); root == "" && a != filepath.Dir(a); a = filepath.Dir(a) {
+			ra, err := filepath.EvalSymlinks(a)
+			if err != nil {
+				continue
+			}
+			for _, r := range roots {
+				if rr, err := filepath.EvalSymlinks(filepath.Clean(r)); err == nil && r != "" && filepath.IsAbs(r) && rr == ra {
+					root = rr
+				}
+			}
 		}
-		if !under(target, resolved) {
-			return "", ErrOutsideRoots
-		}
-		real = target
 	}
-	return real, nil
+	if root == "" {
+		return nil, ErrOutsideRoots
+	}
+	real, err := filepath.EvalSymlinks(clean)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A file to create, or a dangling link (which then stays
+		// unresolved, and is refused as not regular when opened).
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(clean))
+		if derr != nil {
+			return nil, derr
+		}
+		real, err = filepath.Join(dir, filepath.Base(clean)), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !under(real, []string{root}) {
+		return nil, ErrOutsideRoots
+	}
+	rel, err := filepath.Rel(root, filepath.Dir(real))
+	if err != nil {
+		return nil, ErrOutsideRoots
+	}
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	dir, err := rt.OpenRoot(rel)
+	if err != nil {
+		if strings.Contains(err.Error(), "escapes") {
+			return nil, fmt.Errorf("%s: %w", filepath.Dir(real), ErrOutsideRoots)
+		}
+		return nil, err
+	}
+	if err := checkDirInside(dir, root); err != nil {
+		dir.Close()
+		return nil, err
+	}
+	return &located{root: root, dir: dir, name: filepath.Base(real), path: real}, nil
+}
+
+// openRegular opens the file for reading and checks, on the open file
+// descriptor, that it is a regular file and the very file the directory
+// names now (not a symbolic link, not swapped between the open and the
+// check). Anything else is ErrNotRegular.
+func (l *located) openRegular() (*os.File, fs.FileInfo, error) {
+	f, err := l.dir.OpenFile(l.name, os.O_RDONLY|oNoFollow|oNonblock, 0)
+	if err != nil {
+		if isLinkErr(err) {
+			return nil, nil, fmt.Errorf("%s: a symbolic link: %w", l.path, ErrNotRegular)
+		}
+		if strings.Contains(err.Error(), "escapes") {
+			return nil, nil, fmt.Errorf("%s: %w", l.path, ErrOutsideRoots)
+		}
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	li, err := l.dir.Lstat(l.name)
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, nil, err
+	case li.Mode()&fs.ModeSymlink != 0:
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: a symbolic link: %w", l.path, ErrNotRegular)
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", l.path, ErrNotRegular)
+	case !os.SameFile(fi, li):
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: replaced while being opened: %w", l.path, ErrNotRegular)
+	}
+	return f, fi, nil
+}
+
+// read returns the file's content (at most MaxPromptSize bytes) through
+// openRegular.
+func (l *located) read() ([]byte, fs.FileInfo, error) {
+	f, fi, err := l.openRegular()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxPromptSize+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", l.path, err)
+	}
+	if len(b) > MaxPromptSize {
+		return nil, nil, fmt.Errorf("read %s: larger than %d bytes: not a prompt", l.path, MaxPromptSize)
+	}
+	return b, fi, nil
+}
+
+// ReadInRoots reads a prompt file that lies under roots, with the checks
+// of a rollback: no link out of its root, a regular file only. A file
+// reached through a link to outside its root is never read (its hash
+// would tell something of a file sepad has no business with).
+func ReadInRoots(path string, roots []string) ([]byte, error) {
+	l, err := locate(path, roots)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer l.Close()
+	b, _, err := l.read()
+	return b, err
 }
 
 // under reports whether p is strictly inside one of roots.
@@ -98,7 +227,10 @@ func under(p string, roots []string) bool {
 
 // WithinRoots reports whether a write to path would stay under roots.
 func WithinRoots(path string, roots []string) bool {
-	_, err := resolve(path, roots)
+	l, err := locate(path, roots)
+	if err == nil {
+		l.Close()
+	}
 	return err == nil
 }
 
@@ -106,32 +238,57 @@ func WithinRoots(path string, roots []string) bool {
 // or the new content, never a mix, and a crash leaves one of the two: a
 // temporary file in the same directory, fsync, rename over the file, fsync
 // of the directory. The file's permission bits (and setuid, setgid,
-// sticky) are kept; a new file gets 0644. A symbolic link is written
-// through, so the link stays a link. Paths outside roots are refused with
-// ErrOutsideRoots.
+// sticky) are kept; a new file gets 0644. A symbolic link to a file in
+// the same root is written through, so the link stays a link; one leading
+// out of the root is refused with ErrOutsideRoots, as are paths outside
+// roots. Only regular files are replaced (ErrNotRegular).
 func WriteFileAtomic(path string, content []byte, roots []string) error {
-	real, err := resolve(path, roots)
+	l, err := locate(path, roots)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return replace(real, content, nil)
+	defer l.Close()
+	if testHookLocated != nil {
+		testHookLocated(path)
+	}
+	mode := fs.FileMode(0o644)
+	f, fi, err := l.openRegular()
+	switch {
+	case err == nil:
+		f.Close()
+		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := l.replace(content, mode, nil); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // Rollback puts content back into path if, and only if, the file still
 // hashes to expectHash (the version being replaced); otherwise it returns
 // ErrConflict and leaves the file byte for byte as it was. expectHash ""
-// means the file is expected to be absent. The write is WriteFileAtomic's,
-// and the hash is checked again just before the rename, so an edit made
-// while the new content was being written is not lost either (an edit in
-// the microseconds between that check and the rename still could be: no
-// portable lock keeps editors out).
+// means the file is expected to be absent. The file must lie under roots
+// and be a regular file, checked on its file descriptor (ErrOutsideRoots,
+// ErrNotRegular: nothing is written). The write is WriteFileAtomic's, and
+// the hash is checked again just before the rename, so an edit made while
+// the new content was being written is not lost either (an edit in the
+// microseconds between that check and the rename still could be: no
+// portable lock keeps editors out; a link swapped in then is replaced,
+// never written through).
 func Rollback(path, expectHash string, content []byte, roots []string) error {
-	real, err := resolve(path, roots)
+	l, err := locate(path, roots)
 	if err != nil {
 		return fmt.Errorf("roll back %s: %w", path, err)
 	}
+	defer l.Close()
+	if testHookLocated != nil {
+		testHookLocated(path)
+	}
+	mode := fs.FileMode(0o644)
 	check := func() error {
-		cur, err := os.ReadFile(real)
+		cur, fi, err := l.read()
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if expectHash != "" {
@@ -142,57 +299,58 @@ func Rollback(path, expectHash string, content []byte, roots []string) error {
 			return err
 		case Hash(cur) != expectHash:
 			return fmt.Errorf("it holds version %s, not %s: %w", Hash(cur), expectHash, ErrConflict)
+		case bytes.Equal(cur, content):
+			return errAlreadyThere
 		}
+		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 		return nil
 	}
-	if err := check(); err != nil {
+	switch err := check(); {
+	case errors.Is(err, errAlreadyThere):
+		return nil
+	case err != nil:
 		return fmt.Errorf("roll back %s: %w", path, err)
 	}
-	if cur, err := os.ReadFile(real); err == nil && bytes.Equal(cur, content) {
-		return nil // already there
-	}
-	if err := replace(real, content, check); err != nil {
+	if err := l.replace(content, mode, check); err != nil && !errors.Is(err, errAlreadyThere) {
 		return fmt.Errorf("roll back %s: %w", path, err)
 	}
 	return nil
 }
 
-// replace writes content over real (already resolved) atomically; before
-// the rename it calls check, if any, and gives up when it fails.
-func replace(real string, content []byte, check func() error) error {
-	mode := fs.FileMode(0o644)
-	fi, err := os.Stat(real)
-	switch {
-	case err == nil && !fi.Mode().IsRegular():
-		return fmt.Errorf("%s: %w", real, ErrNotRegular)
-	case err == nil:
-		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-	case !errors.Is(err, fs.ErrNotExist):
-		return err
-	}
-	dir := filepath.Dir(real)
+// errAlreadyThere: the file already holds the content to write.
+var errAlreadyThere = errors.New("already there")
+
+// replace writes content over the located file atomically, all through
+// the directory's descriptor; before the rename it calls check, if any,
+// and gives up when it fails. The rename replaces the directory entry:
+// whatever was swapped in under the name (a link included) is replaced,
+// never written through.
+func (l *located) replace(content []byte, mode fs.FileMode, check func() error) error {
+	var rnd [6]byte
+	rand.Read(rnd[:])
 	// A hidden name, so that watchers of prompt files ignore it.
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(real)+".sepad-*.tmp")
+	tmp := "." + l.name + ".sepad-" + hex.EncodeToString(rnd[:]) + ".tmp"
+	f, err := l.dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
 	if err != nil {
 		return err
 	}
 	done := false
 	defer func() {
 		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			f.Close()
+			l.dir.Remove(tmp)
 		}
 	}()
-	if _, err := tmp.Write(content); err != nil {
+	if _, err := f.Write(content); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(mode); err != nil {
+	if err := f.Chmod(mode); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := f.Sync(); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	if err := f.Close(); err != nil {
 		return err
 	}
 	if check != nil {
@@ -200,23 +358,17 @@ func replace(real string, content []byte, check func() error) error {
 			return err
 		}
 	}
-	if err := os.Rename(tmp.Name(), real); err != nil {
+	if err := l.dir.Rename(tmp, l.name); err != nil {
 		return err
 	}
 	done = true
-	return syncDir(dir)
-}
-
-// syncDir makes a rename in dir durable. File systems that cannot sync a
-// directory (EINVAL) are taken at their word.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := l.dir.Open(".")
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
+		return fmt.Errorf("sync directory %s: %w", filepath.Dir(l.path), err)
 	}
 	return nil
 }

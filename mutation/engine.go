@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,11 +51,20 @@ type EngineOptions struct {
 	GradeMin int
 	// UserHome is the directory holding ~/.claude ("" to not watch it).
 	UserHome string
-	// ExtraRoots are more project roots to watch.
+	// ClaudeDir is the user's Claude Code directory (~/.claude, or
+	// $CLAUDE_CONFIG_DIR), a root rollbacks may write in. Default
+	// UserHome/.claude.
+	ClaudeDir string
+	// ExtraRoots are more project roots to watch, and to write in
+	// (mutation.extra_roots).
 	ExtraRoots []string
-	Debounce   time.Duration
-	Now        func() time.Time
-	Logger     *slog.Logger
+	// InstalledRoots lists the projects where `sepad install` wrote its
+	// hook; rollbacks may write in them. It is called at every write, so
+	// a project installed while the daemon runs counts at once.
+	InstalledRoots func() []string
+	Debounce       time.Duration
+	Now            func() time.Time
+	Logger         *slog.Logger
 }
 
 // SkillState is the engine's per-skill state, stored as JSON in the store.
@@ -119,6 +128,9 @@ func NewEngine(db *store.DB, o EngineOptions) *Engine {
 	}
 	if o.GradeMin <= 0 {
 		o.GradeMin = 3
+	}
+	if o.ClaudeDir == "" && o.UserHome != "" {
+		o.ClaudeDir = filepath.Join(o.UserHome, ".claude")
 	}
 	return &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
 		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{},
@@ -206,7 +218,8 @@ func (e *Engine) addRoot(root string, user bool) {
 	}
 }
 
-// Roots returns the watched roots: only files under them are ever written.
+// Roots returns the watched roots. Files are written only under those of
+// them that are also write roots (WriteRoots).
 func (e *Engine) Roots() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -565,6 +578,14 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		rec.Words = fmt.Sprintf("%s is not a prompt file under a watched root: never written", path)
 		return e.record(rec)
 	}
+	roots := e.WriteRoots()
+	if !WithinRoots(path, roots) {
+		rec.Kind = KindConflict
+		rec.Words = fmt.Sprintf("%s%s is outside the roots sepad may write (%s): left alone (would have rolled back %s); "+
+			"run `sepad install --project DIR` in its project or add the project to mutation.extra_roots", prefix, path, describeRoots(roots), words)
+		e.log.Warn("rollback refused: outside the write roots", "skill", sk.Name, "file", path)
+		return e.record(rec)
+	}
 	if !e.opts.AutoRollback {
 		if st.Status[from.Hash] == StatusRolledBack {
 			st.Status[from.Hash] = StatusWouldRollBack // the file still holds it
@@ -572,12 +593,19 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		rec.Words = prefix + "auto_rollback is off: would roll back " + words
 		return e.record(rec)
 	}
-	err := Rollback(path, from.Hash, target.Content, e.roots)
+	err := Rollback(path, from.Hash, target.Content, roots)
 	switch {
 	case errors.Is(err, ErrConflict):
 		rec.Kind = KindConflict
 		rec.Words = fmt.Sprintf("%s%s was edited since v%d was measured: left alone (would have rolled back %s)", prefix, path, from.Seq, words)
 		e.log.Warn("rollback skipped: file edited by someone", "skill", sk.Name, "file", path)
+		return e.record(rec)
+	case errors.Is(err, ErrOutsideRoots), errors.Is(err, ErrNotRegular):
+		// A link to outside the root, or something other than a regular
+		// file, where the prompt file was: never written through.
+		rec.Kind = KindConflict
+		rec.Words = fmt.Sprintf("%s%s: left alone (would have rolled back %s): %v", prefix, path, words, err)
+		e.log.Warn("rollback refused: not a regular file inside its root", "skill", sk.Name, "file", path, "err", err)
 		return e.record(rec)
 	case err != nil:
 		rec.Words = "rollback failed: " + err.Error()
@@ -595,6 +623,44 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		return err
 	}
 	return e.record(rec)
+}
+
+// WriteRoots returns the directories rollbacks and proposals may write
+// in: the user's Claude Code directory, mutation.extra_roots and the
+// projects where `sepad install` ran; never "/" or the user's home itself,
+// and never a directory only seen in events.
+func (e *Engine) WriteRoots() []string {
+	cands := []string{e.opts.ClaudeDir}
+	cands = append(cands, e.opts.ExtraRoots...)
+	if e.opts.InstalledRoots != nil {
+		cands = append(cands, e.opts.InstalledRoots()...)
+	}
+	home := ""
+	if e.opts.UserHome != "" {
+		home = filepath.Clean(e.opts.UserHome)
+	}
+	var out []string
+	for _, r := range cands {
+		if r == "" || !filepath.IsAbs(r) {
+			continue
+		}
+		r = filepath.Clean(r)
+		if r == filepath.Dir(r) || r == home || slices.Contains(out, r) {
+			continue // "/" (or a volume root) and $HOME are never roots
+		}
+		if rr, err := filepath.EvalSymlinks(r); err == nil && (rr == filepath.Dir(rr) || rr == home) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func describeRoots(roots []string) string {
+	if len(roots) == 0 {
+		return "none"
+	}
+	return strings.Join(roots, ", ")
 }
 
 // isPromptFile reports whether path is a prompt file (skill, agent,
@@ -633,8 +699,9 @@ func Statuses(db *store.DB, key string) (map[string]string, error) {
 	return out, nil
 }
 
-// TrustRoots adds roots under which prompt files may be written, without
-// watching them (commands that run while the daemon is down).
+// TrustRoots adds roots whose prompt files are recognised, without
+// watching them (commands that run while the daemon is down). Writes
+// still need a write root (WriteRoots).
 func (e *Engine) TrustRoots(roots ...string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -775,7 +842,7 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 	if !e.isPromptFile(path) {
 		return Record{}, fmt.Errorf("propose: %s: %w", path, ErrOutsideRoots)
 	}
-	if err := WriteFileAtomic(path, content, e.roots); err != nil {
+	if err := WriteFileAtomic(path, content, e.WriteRoots()); err != nil {
 		return Record{}, err
 	}
 	hash := Hash(content)
@@ -806,9 +873,9 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 
 // pick returns the version in the file now and the version to restore.
 func (e *Engine) pick(sk *store.Skill, st *SkillState, to string) (cur, target *store.Version, err error) {
-	b, err := os.ReadFile(skillFile(sk))
+	b, err := ReadInRoots(skillFile(sk), e.WriteRoots())
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", skillFile(sk), err)
+		return nil, nil, err
 	}
 	h := Hash(b)
 	for i := range sk.Versions {

@@ -44,7 +44,9 @@ func newEngineRig(t *testing.T, o EngineOptions) *engineRig {
 	}
 	r := &engineRig{t: t, db: db, proj: proj, skill: skill, now: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}
 	o.Now = func() time.Time { return r.now }
-	o.ExtraRoots = []string{proj}
+	if o.ExtraRoots == nil {
+		o.ExtraRoots = []string{proj}
+	}
 	o.Debounce = 20 * time.Millisecond
 	r.e = NewEngine(db, o)
 	if err := r.e.Open(context.Background()); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -206,7 +205,7 @@ func sortChanges(cs []Change) {
 func (w *Watcher) scan(root string, kind RootKind) []Change {
 	var out []Change
 	for _, pf := range ScanRoot(root, kind) {
-		b, err := readPrompt(pf.Path)
+		b, err := readPrompt(root, pf.Path)
 		if err != nil {
 			w.noteErr(err)
 			continue
@@ -220,29 +219,12 @@ func (w *Watcher) scan(root string, kind RootKind) []Change {
 	return out
 }
 
-// readPrompt reads a prompt file, refusing anything but a regular file of
-// at most MaxPromptSize bytes.
-func readPrompt(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: %w", path, ErrNotRegular)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxPromptSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(b) > MaxPromptSize {
-		return nil, fmt.Errorf("read %s: larger than %d bytes: not a prompt", path, MaxPromptSize)
-	}
-	return b, nil
+// readPrompt reads a prompt file found under root, refusing anything but
+// a regular file of at most MaxPromptSize bytes reached without leaving
+// root (a link to a file outside is never read, so its hash never
+// reaches the store).
+func readPrompt(root, path string) ([]byte, error) {
+	return ReadInRoots(path, []string{root})
 }
 
 func (w *Watcher) noteErr(err error) {
@@ -429,7 +411,7 @@ func (w *Watcher) flush(now time.Time) {
 			continue
 		}
 		c := Change{PromptFile: pf, Time: now.UTC()}
-		b, err := readPrompt(p)
+		b, err := readPrompt(root, p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			c.Removed = true

@@ -68,6 +68,11 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 	os.MkdirAll(user, 0o700)
+	// As `sepad install --project` would: rollbacks write only in
+	// projects a person installed or configured.
+	if err := mutation.RecordInstalledRoot(home, proj); err != nil {
+		return err
+	}
 	logf, err := os.Create(filepath.Join(tmp, "sepad.log"))
 	if err != nil {
 		return err

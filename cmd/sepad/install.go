@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/hooks/settings"
-	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/mutation"
 )
 
 func init() {
@@ -34,7 +35,7 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 	fs := newFlagSet(name, stderr)
 	f := &installFlags{}
 	fs.StringVar(&f.project, "project", "", "project directory whose .claude/settings.json to edit (default: current directory)")
-	fs.BoolVar(&f.user, "user", false, "edit the user's settings.json instead: in $CLAUDE_CONFIG_DIR when set, else ~/.claude")
+	fs.BoolVar(&f.user, "user", false, "edit ~/.claude/settings.json instead")
 	fs.StringVar(&f.transport, "transport", "command", "hook transport: command or http")
 	fs.StringVar(&f.url, "url", "", "endpoint for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the resulting settings file and write nothing")
@@ -78,13 +79,11 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 	}
 	var path string
 	if f.user {
-		// Claude Code reads the user's settings from $CLAUDE_CONFIG_DIR
-		// when it is set, never from ~/.claude then.
-		dir, err := claudedir.Dir()
+		uh, err := os.UserHomeDir()
 		if err != nil {
-			return nil, "", fmt.Errorf("find your Claude Code directory: %w", err)
+			return nil, "", fmt.Errorf("find your home directory: %w", err)
 		}
-		path = filepath.Join(dir, "settings.json")
+		path = settings.Path("", true, uh)
 	} else {
 		dir := f.project
 		if dir == "" {
@@ -110,30 +109,43 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if f.service {
 		return installService(stdout, f.home, f.dryRun, f.noStart)
 	}
-	spec := settings.HookSpec{Transport: f.transport, URL: f.url}
-	if f.transport == "command" {
-		bin, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find the sepad binary: %w", err)
-		}
-		if strings.Contains(bin, string(filepath.Separator)+"go-build") {
-			fmt.Fprintf(stderr, "warning: %s is a temporary `go run` build; install sepad (go install) and run its install instead\n", bin)
-		}
-		// The small sepad-hook binary, when installed beside sepad, starts
-		// faster on every tool call (BENCHMARKS.md).
-		if hb := filepath.Join(filepath.Dir(bin), "sepad-hook"+filepath.Ext(bin)); isExecutable(hb) {
-			bin = hb
-		}
-		// Exec form: Claude Code starts the binary itself rather than a
-		// shell that starts it, which halves what a tool call pays.
-		spec = settings.ExecSpec(bin)
-		if f.shellForm {
-			spec = settings.HookSpec{Transport: "command", Command: settings.CommandFor(bin)}
-		}
+	bin, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the sepad binary: %w", err)
+	}
+	if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+		fmt.Fprintf(stderr, "warning: %s is a temporary `go run` build; install sepad (go install) and run its install instead\n", bin)
+	}
+	// The small sepad-hook binary, when installed beside sepad, starts
+	// faster on every tool call (BENCHMARKS.md).
+	if hb := filepath.Join(filepath.Dir(bin), "sepad-hook"+filepath.Ext(bin)); isExecutable(hb) {
+		bin = hb
+	}
+	// Exec form: Claude Code starts the binary itself rather than a
+	// shell that starts it, which halves what a tool call pays.
+	spec := settings.ExecSpec(bin)
+	switch {
+	case f.transport == "http":
+		// The secret stays in $SEPA_HOME: the handler names it through
+		// $SEPAD_SECRET, and SessionStart, which Claude Code never sends
+		// to http handlers, gets the command handler.
+		spec = settings.HTTPSpec(f.url, bin)
+	case f.shellForm:
+		spec = settings.HookSpec{Transport: "command", Command: settings.CommandFor(bin)}
 	}
 	ch, err := settings.Install(path, spec, f.dryRun, time.Now())
 	if err != nil {
 		return err
+	}
+	if !f.dryRun && !f.user {
+		// Rollbacks write only in projects a person installed (or
+		// configured): record this one.
+		if err := mutation.RecordInstalledRoot(hooks.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
+			return err
+		}
+	}
+	if f.transport == "http" && !f.dryRun {
+		defer printSecretHelp(stdout)
 	}
 	switch {
 	case f.dryRun:
@@ -169,6 +181,11 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if !f.dryRun && !f.user {
+		if err := mutation.ForgetInstalledRoot(hooks.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
+			return err
+		}
+	}
 	switch {
 	case !ch.Changed:
 		if f.dryRun && ch.Before != nil {
@@ -187,6 +204,20 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "backup of the previous file: %s\n", ch.Backup)
 	}
 	return nil
+}
+
+// printSecretHelp creates the API secret if needed and says how Claude
+// Code gets it: the settings file names $SEPAD_SECRET, which must be in
+// the environment Claude Code starts from.
+func printSecretHelp(stdout io.Writer) {
+	home := hooks.Home()
+	if _, err := api.LoadOrCreateSecret(home); err != nil {
+		fmt.Fprintf(stdout, "warning: %v\n", err)
+	}
+	fmt.Fprintf(stdout, "The http hook sends \"Authorization: Bearer $%s\"; the secret is not in the settings file.\n", settings.SecretEnv)
+	fmt.Fprintf(stdout, "Export it where Claude Code starts (e.g. in ~/.profile), then restart Claude Code:\n")
+	fmt.Fprintf(stdout, "  export %s=\"$(cat %s)\"\n", settings.SecretEnv, api.SecretPath(home))
+	fmt.Fprintf(stdout, "SessionStart runs the command hook (Claude Code never sends it to http hooks). Check with `sepad doctor`.\n")
 }
 
 func pick(cond bool, a, b io.Writer) io.Writer {

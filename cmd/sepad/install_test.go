@@ -7,10 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/hooks/settings"
+	"github.com/sepad/sepad/mutation"
 )
 
 func runInstallCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	if !strings.HasPrefix(os.Getenv("SEPA_HOME"), os.TempDir()) {
+		t.Setenv("SEPA_HOME", t.TempDir()) // install records projects there: never the real one
+	}
 	var o, e bytes.Buffer
 	code = runMain(args, strings.NewReader(""), &o, &e)
 	return code, o.String(), e.String()
@@ -80,12 +87,49 @@ func TestInstallDryRun(t *testing.T) {
 	}
 	// http transport, dry run.
 	code, out, _ = runInstallCmd(t, "install", "--project", dir, "--dry-run", "--transport", "http", "--url", "http://127.0.0.1:7391/v1/hook")
-	if code != 0 || strings.Count(out, `"url": "http://127.0.0.1:7391/v1/hook"`) != 11 {
-		t.Fatalf("http dry run: exit %d\n%s", code, out)
+	if code != 0 || strings.Count(out, `"url": "http://127.0.0.1:7391/v1/hook"`) != 10 || strings.Count(out, `"command": "`+bin+`"`) != 1 ||
+		strings.Count(out, `"Authorization": "Bearer $SEPAD_SECRET"`) != 10 || strings.Count(out, `"allowedEnvVars"`) != 10 {
+		t.Fatalf("http dry run (10 http handlers with the header, a command for SessionStart): exit %d\n%s", code, out)
 	}
 	// A non-loopback URL is refused.
 	if code, _, errs := runInstallCmd(t, "install", "--project", dir, "--transport", "http", "--url", "http://10.0.0.1:80/v1/hook"); code != exitFail || !strings.Contains(errs, "loopback") {
 		t.Fatalf("non-loopback url: exit %d, %q", code, errs)
+	}
+}
+
+// TestInstallHTTPKeepsTheSecretOut: the http install writes the header
+// naming $SEPAD_SECRET, never the secret, which it creates in $SEPA_HOME
+// (0600) and tells how to export; the project is recorded as a write
+// root, and forgotten on uninstall.
+func TestInstallHTTPKeepsTheSecretOut(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	t.Setenv("SEPA_HOME", home)
+	code, out, errs := runInstallCmd(t, "install", "--project", dir, "--transport", "http", "--url", "http://127.0.0.1:7391/v1/hook")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	secret, err := api.LoadSecret(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ".claude", "settings.json"))
+	if bytes.Contains(b, []byte(secret)) || !bytes.Contains(b, []byte("$SEPAD_SECRET")) {
+		t.Fatalf("settings.json:\n%s", b)
+	}
+	if strings.Contains(out, secret) || !strings.Contains(out, "export SEPAD_SECRET=") || !strings.Contains(out, api.SecretPath(home)) {
+		t.Fatalf("output:\n%s", out)
+	}
+	if settings.SecretEnv != api.SecretEnv {
+		t.Fatalf("the settings name %s, the API %s", settings.SecretEnv, api.SecretEnv)
+	}
+	if got := mutation.InstalledRoots(home); len(got) != 1 || got[0] != dir {
+		t.Fatalf("installed roots %v, want [%s]", got, dir)
+	}
+	if code, _, errs := runInstallCmd(t, "uninstall", "--project", dir); code != 0 {
+		t.Fatalf("uninstall: %s", errs)
+	}
+	if got := mutation.InstalledRoots(home); len(got) != 0 {
+		t.Fatalf("installed roots after uninstall %v", got)
 	}
 }
 

@@ -341,7 +341,7 @@ func (m *mutFlags) withEngine(fn func(*mutation.Engine, *store.DB) (mutation.Rec
 	}
 	defer db.Close()
 	uh, _ := os.UserHomeDir()
-	e := mutation.NewEngine(db, mutationOptions(cfg, uh, nil))
+	e := mutation.NewEngine(db, mutationOptions(cfg, uh, m.dir(), nil))
 	e.TrustRoots(uh)
 	skills, err := db.Skills()
 	if err != nil {

@@ -144,7 +144,11 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	if uh == "" {
 		uh, _ = os.UserHomeDir()
 	}
-	d.mut = mutation.NewEngine(d.db, mutationOptions(cfg, uh, logger))
+	mo := mutationOptions(cfg, uh, d.home, logger)
+	if f.userHome != "" {
+		mo.ClaudeDir = filepath.Join(f.userHome, ".claude") // the demo's own user, whatever $CLAUDE_CONFIG_DIR says
+	}
+	d.mut = mutation.NewEngine(d.db, mo)
 	if err := d.mut.Open(ctx); err != nil {
 		d.db.Close()
 		return nil, err
@@ -247,8 +251,11 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, usageErrorf("--log-format %q: want text or json", format)
 }
 
-// mutationOptions maps the configuration to the engine's options.
-func mutationOptions(cfg *config.Config, userHome string, logger *slog.Logger) mutation.EngineOptions {
+// mutationOptions maps the configuration to the engine's options. Writes
+// go only to the user's Claude Code directory ($CLAUDE_CONFIG_DIR, else
+// ~/.claude), mutation.extra_roots and the projects `sepad install`
+// recorded in home.
+func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Logger) mutation.EngineOptions {
 	m := cfg.Mutation
 	d := mutation.DefaultOptions()
 	d.Method = mutation.Method(m.Method)
@@ -256,8 +263,21 @@ func mutationOptions(cfg *config.Config, userHome string, logger *slog.Logger) m
 	return mutation.EngineOptions{
 		Decide: d, AutoRollback: m.AutoRollback, RollbackOnF: m.RollbackOnF, RollbackRatio: m.RollbackRatio,
 		RollbackFailRate: m.RollbackFailRate, Cooldown: m.CooldownExecutions, GradeMin: cfg.Aggregate.MinSamples,
-		UserHome: userHome, ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
+		UserHome: userHome, ClaudeDir: claudeDir(userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
+		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
 	}
+}
+
+// claudeDir is the user's Claude Code directory: $CLAUDE_CONFIG_DIR when
+// set, else ~/.claude.
+func claudeDir(userHome string) string {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
+	if userHome == "" {
+		return ""
+	}
+	return filepath.Join(userHome, ".claude")
 }
 
 // aggregateOptions maps the configuration to the aggregate's options.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -58,6 +59,32 @@ type HookSpec struct {
 	Args []string
 	// URL is the endpoint of an http handler.
 	URL string
+	// Headers are the headers of an http handler; a value may name an
+	// environment variable ($NAME) listed in AllowedEnvVars, which Claude
+	// Code substitutes when it sends the request (unlisted names become
+	// empty).
+	Headers map[string]string
+	// AllowedEnvVars lists the variables Headers may name.
+	AllowedEnvVars []string
+	// SessionStart, when set, is installed for SessionStart instead of
+	// this spec: Claude Code never sends SessionStart to http handlers.
+	SessionStart *HookSpec
+}
+
+// SecretEnv is the environment variable the http handler's Authorization
+// header names: the secret itself is never written into a settings file.
+const SecretEnv = "SEPAD_SECRET"
+
+// HTTPSpec returns the http transport's spec: POST every event to url
+// with "Authorization: Bearer $SEPAD_SECRET" (interpolated by Claude Code
+// from its environment, and only that variable), and, for SessionStart,
+// which Claude Code never sends to http handlers, the exec-form command
+// handler running `bin hook`.
+func HTTPSpec(url, bin string) HookSpec {
+	ss := ExecSpec(bin)
+	return HookSpec{Transport: "http", URL: url,
+		Headers:        map[string]string{"Authorization": "Bearer $" + SecretEnv},
+		AllowedEnvVars: []string{SecretEnv}, SessionStart: &ss}
 }
 
 // CommandFor returns the command line running `bin hook`, quoting bin for
@@ -268,6 +295,15 @@ func MergeHooks(data []byte, spec HookSpec) ([]byte, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	wantFor := map[string]*jnode{}
+	if spec.SessionStart != nil {
+		if spec.SessionStart.SessionStart != nil {
+			return nil, nil, errors.New("a SessionStart spec has no SessionStart spec of its own")
+		}
+		if wantFor["SessionStart"], err = spec.SessionStart.handler(); err != nil {
+			return nil, nil, err
+		}
+	}
 	doc, err := parseSettings(data)
 	if err != nil {
 		return nil, nil, err
@@ -288,7 +324,11 @@ func MergeHooks(data []byte, spec HookSpec) ([]byte, []string, error) {
 		} else if arr.kind != '[' {
 			return nil, nil, fmt.Errorf("%w: hooks.%s is not an array", ErrUnusable, ev)
 		}
-		if mergeEvent(arr, ev, want) {
+		w := want
+		if wf := wantFor[ev]; wf != nil {
+			w = wf
+		}
+		if mergeEvent(arr, ev, w) {
 			changed = append(changed, ev)
 			hooks.dirty, doc.root.dirty = true, true
 		}
@@ -446,6 +486,25 @@ func (s HookSpec) handler() (*jnode, error) {
 		}
 		h.set("type", str("http"))
 		h.set("url", str(s.URL))
+		if len(s.Headers) > 0 {
+			hd := &jnode{kind: '{', dirty: true}
+			keys := make([]string, 0, len(s.Headers))
+			for k := range s.Headers {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				hd.set(k, str(s.Headers[k]))
+			}
+			h.set("headers", hd)
+		}
+		if len(s.AllowedEnvVars) > 0 {
+			ev := &jnode{kind: '[', dirty: true}
+			for _, v := range s.AllowedEnvVars {
+				ev.elems = append(ev.elems, str(v))
+			}
+			h.set("allowedEnvVars", ev)
+		}
 	default:
 		return nil, fmt.Errorf("unknown transport %q (want command or http)", s.Transport)
 	}
@@ -463,6 +522,11 @@ type Found struct {
 	Program string
 	// Exec is set for a command handler in exec form (no shell).
 	Exec bool
+	// URL and Headers are an http handler's endpoint and headers (values
+	// as written, $NAME not substituted); AllowedEnvVars its variables.
+	URL            string
+	Headers        map[string]string
+	AllowedEnvVars []string
 }
 
 // Find lists sepad's handlers in a settings file, in file order; a file
@@ -485,9 +549,24 @@ func Find(data []byte) ([]Found, error) {
 					continue
 				}
 				f := Found{Event: m.key, Transport: h.str("type")}
-				if f.Transport == "command" {
+				switch f.Transport {
+				case "command":
 					f.Program, _, _ = commandWords(h)
 					f.Exec = h.get("args") != nil
+				case "http":
+					f.URL = h.str("url")
+					if hd := h.get("headers"); hd != nil && hd.kind == '{' {
+						f.Headers = map[string]string{}
+						for _, m := range hd.members {
+							f.Headers[m.key] = hd.str(m.key)
+						}
+					}
+					for _, e := range h.get("allowedEnvVars").elemsOrNil() {
+						var v string
+						if e.kind == 0 && json.Unmarshal(e.raw, &v) == nil {
+							f.AllowedEnvVars = append(f.AllowedEnvVars, v)
+						}
+					}
 				}
 				out = append(out, f)
 			}
@@ -596,12 +675,27 @@ func sameHandler(h, want *jnode) bool {
 	if h.str("type") != want.str("type") || h.str("command") != want.str("command") || h.str("url") != want.str("url") {
 		return false
 	}
+	if !sameValue(h.get("headers"), want.get("headers")) || !sameValue(h.get("allowedEnvVars"), want.get("allowedEnvVars")) {
+		return false
+	}
 	if (h.get("args") == nil) != (want.get("args") == nil) {
 		return false
 	}
 	_, ha, _ := commandWords(h)
 	_, wa, _ := commandWords(want)
 	return slices.Equal(ha, wa)
+}
+
+// sameValue reports whether two JSON values (nil: absent) are equal.
+func sameValue(a, b *jnode) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	var va, vb any
+	if json.Unmarshal(a.emit(nil, 0, ""), &va) != nil || json.Unmarshal(b.emit(nil, 0, ""), &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // customised reports whether h is a sepad command handler the user gave

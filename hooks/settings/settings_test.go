@@ -506,3 +506,42 @@ func TestExecForm(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPSpec: the http transport posts with the secret named by an
+// environment variable (never the secret itself), installs a command
+// handler for SessionStart (Claude Code never sends it to http handlers),
+// updates an older http install without the header, and uninstalls all.
+func TestHTTPSpec(t *testing.T) {
+	spec := HTTPSpec("http://127.0.0.1:7391/v1/hook", "/opt/sepad/bin/sepad-hook")
+	old, _, err := MergeHooks([]byte(`{"model": "opus"}`), HookSpec{Transport: "http", URL: "http://127.0.0.1:7391/v1/hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, changed, err := MergeHooks(old, spec)
+	if err != nil || len(changed) != len(Events) {
+		t.Fatalf("changed %v, err %v:\n%s", changed, err, got)
+	}
+	again, changed, _ := MergeHooks(got, spec)
+	if !bytes.Equal(again, got) || len(changed) != 0 {
+		t.Fatalf("not idempotent: %v", changed)
+	}
+	found, err := Find(got)
+	if err != nil || len(found) != len(Events) {
+		t.Fatalf("Find: %v %+v", err, found)
+	}
+	for _, f := range found {
+		switch {
+		case f.Event == "SessionStart":
+			if f.Transport != "command" || f.Program != "/opt/sepad/bin/sepad-hook" || !f.Exec {
+				t.Errorf("SessionStart: %+v", f)
+			}
+		case f.Transport != "http" || f.URL != "http://127.0.0.1:7391/v1/hook" || f.Headers["Authorization"] != "Bearer $SEPAD_SECRET" ||
+			len(f.AllowedEnvVars) != 1 || f.AllowedEnvVars[0] != SecretEnv:
+			t.Errorf("%s: %+v", f.Event, f)
+		}
+	}
+	back, events, err := RemoveHooks(got, []byte(`{"model": "opus"}`), true)
+	if err != nil || len(events) != len(Events) || bytes.Contains(back, []byte("sepad")) || !bytes.Contains(back, []byte(`"opus"`)) {
+		t.Fatalf("uninstall: %v %v\n%s", events, err, back)
+	}
+}

@@ -1,0 +1,171 @@
+package mutation
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func rigOptions() EngineOptions {
+	return EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3}
+}
+
+// degrade records v1 as a good baseline and v2 as a worse version that the
+// engine rejects and wants to roll back; it returns both bodies.
+func degrade(r *engineRig) (v1body, v2body string) {
+	v1body = "---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n"
+	v1 := r.write(v1body)
+	for i := 0; i < 5; i++ {
+		r.run(v1, 90)
+	}
+	v2body = "---\nname: deploy\n---\n# Deploy\n\nSkip the checks.\n"
+	v2 := r.write(v2body)
+	for i := 0; i < 8; i++ {
+		r.run(v2, 20)
+	}
+	return v1body, v2body
+}
+
+// TestEventsDoNotWidenWrites: a project seen only in events is watched
+// (its versions are recorded) but never written: the rollback is
+// recorded as a conflict saying why. Once the project is installed, the
+// same rollback writes.
+func TestEventsDoNotWidenWrites(t *testing.T) {
+	var mu sync.Mutex
+	var installed []string
+	o := rigOptions()
+	o.ExtraRoots = []string{} // not configured
+	o.InstalledRoots = func() []string { mu.Lock(); defer mu.Unlock(); return installed }
+	r := newEngineRig(t, o)
+	r.e.addRoot(r.proj, false) // as Observe does for a project seen in an event
+	_, v2body := degrade(r)
+	if b, _ := os.ReadFile(r.skill); string(b) != v2body {
+		t.Fatalf("a project seen only in events was written: %q", b)
+	}
+	recs := r.records()
+	last := recs[len(recs)-1]
+	if last.Kind != KindConflict || last.Applied || !strings.Contains(last.Words, "outside the roots sepad may write") || !strings.Contains(last.Words, "sepad install") {
+		t.Fatalf("last record %+v", last)
+	}
+
+	// The same story in a project `sepad install` recorded.
+	r2 := newEngineRig(t, o)
+	mu.Lock()
+	installed = []string{r2.proj}
+	mu.Unlock()
+	r2.e.addRoot(r2.proj, false)
+	v1body, _ := degrade(r2)
+	if b, _ := os.ReadFile(r2.skill); string(b) != v1body {
+		t.Fatalf("an installed project was not rolled back: %q; %+v", b, r2.records())
+	}
+}
+
+// TestWriteRootsNeverSlashOrHome: "/" and the user's home are never write
+// roots, however they are configured; the user's ~/.claude is one.
+func TestWriteRootsNeverSlashOrHome(t *testing.T) {
+	dir := t.TempDir()
+	home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "proj")
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+	os.MkdirAll(proj, 0o700)
+	os.Symlink("/", filepath.Join(dir, "slash"))
+	os.Symlink(home, filepath.Join(dir, "homelink"))
+	e := NewEngine(nil, EngineOptions{UserHome: home, ExtraRoots: []string{"/", home, home + "/", proj, "relative"},
+		InstalledRoots: func() []string { return []string{filepath.Join(dir, "slash"), filepath.Join(dir, "homelink"), proj} }})
+	got := e.WriteRoots()
+	want := []string{filepath.Join(home, ".claude"), proj}
+	if !slices.Equal(got, want) {
+		t.Fatalf("WriteRoots = %v, want %v", got, want)
+	}
+	// A CLAUDE.md in the home directory (a "project" at $HOME, seen in an
+	// event whose cwd was $HOME) is outside them.
+	md := filepath.Join(home, "CLAUDE.md")
+	os.WriteFile(md, []byte("mine"), 0o600)
+	if err := Rollback(md, Hash([]byte("mine")), []byte("pwned"), got); !errors.Is(err, ErrOutsideRoots) {
+		t.Fatalf("rollback in $HOME: %v", err)
+	}
+	if b, _ := os.ReadFile(md); string(b) != "mine" {
+		t.Fatal("written")
+	}
+	if e := NewEngine(nil, EngineOptions{UserHome: home, ClaudeDir: "/elsewhere/claude"}); !slices.Equal(e.WriteRoots(), []string{"/elsewhere/claude"}) {
+		t.Fatalf("CLAUDE_CONFIG_DIR-style root: %v", e.WriteRoots())
+	}
+}
+
+// TestRollbackSymlinkSwap: the prompt file is swapped for a link to a file
+// outside the root after the rollback located it (the race a path check
+// loses): the file descriptor check refuses it, the outside file is
+// unchanged, and nothing is left behind.
+func TestRollbackSymlinkSwap(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	v1, v2 := "v1 good\n", "v2 bad\n"
+	p := makeSkill(t, root, "deploy", v2, 0o644)
+	victim := filepath.Join(outside, "secret")
+	// The worst case: the outside file holds exactly the expected version,
+	// so a rollback that followed the link would pass the hash check.
+	os.WriteFile(victim, []byte(v2), 0o600)
+	for _, when := range []string{"before", "during"} {
+		t.Run(when, func(t *testing.T) {
+			os.Remove(p)
+			os.WriteFile(p, []byte(v2), 0o644)
+			swap := func(string) {
+				os.Remove(p)
+				if err := os.Symlink(victim, p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if when == "before" {
+				swap("")
+			} else {
+				testHookLocated = swap
+				defer func() { testHookLocated = nil }()
+			}
+			err := Rollback(p, Hash([]byte(v2)), []byte(v1), []string{root})
+			if !errors.Is(err, ErrOutsideRoots) && !errors.Is(err, ErrNotRegular) {
+				t.Fatalf("err = %v, want a refusal", err)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != v2 {
+				t.Fatalf("the outside file was written: %q", b)
+			}
+			if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("the link was replaced: %v %v", fi, err)
+			}
+			onlyFiles(t, filepath.Dir(p), "SKILL.md")
+			onlyFiles(t, outside, "secret")
+		})
+	}
+}
+
+// TestReadThroughLinkOutsideRoot: a prompt file that is a link to a file
+// outside its root is neither read nor hashed by the watcher, so no hash
+// of another file reaches the store or the API.
+func TestReadThroughLinkOutsideRoot(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "token")
+	os.WriteFile(secret, []byte("hunter2"), 0o600)
+	p := filepath.Join(root, ".claude", "skills", "leak", "SKILL.md")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.Symlink(secret, p)
+	inside := makeSkill(t, root, "ok", "fine", 0o644)
+	os.MkdirAll(filepath.Join(root, ".claude", "agents"), 0o755)
+	os.Symlink(inside, filepath.Join(root, ".claude", "agents", "alias.md")) // a link inside the root is fine
+	w := NewWatcher(0)
+	changes, _ := w.AddRoot(root, RootProject)
+	var paths []string
+	for _, c := range changes {
+		paths = append(paths, c.Path)
+		if c.Hash == Hash([]byte("hunter2")) {
+			t.Fatalf("the outside file was hashed through %s", c.Path)
+		}
+	}
+	if len(changes) != 2 || slices.Contains(paths, p) {
+		t.Fatalf("changes %v", paths)
+	}
+	if _, err := ReadInRoots(p, []string{root}); !errors.Is(err, ErrOutsideRoots) {
+		t.Fatalf("ReadInRoots: %v", err)
+	}
+}
