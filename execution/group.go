@@ -57,6 +57,16 @@ type thread struct {
 	// Seen is when the newest event was received (AddAt), for idle
 	// timeouts of events that carry no time of their own.
 	Seen time.Time `json:"seen,omitempty"`
+	// PromptID is the prompt_id of the open turn (Claude Code >= 2.1.196):
+	// a UserPromptSubmit with the same id is a message typed while Claude
+	// works, which continues the turn.
+	PromptID string `json:"prompt_id,omitempty"`
+	// Started is true once a SubagentStart was seen for this subagent:
+	// Claude Code's internal agents (compaction) have none and no type.
+	Started bool `json:"started,omitempty"`
+	// Fork is the ID of the main thread's execution whose `context: fork`
+	// skill this subagent runs: its calls are charged to that execution.
+	Fork string `json:"fork,omitempty"`
 }
 
 // NewGrouper returns an empty Grouper.
@@ -110,10 +120,27 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 	switch ev.HookEvent {
 	case event.UserPromptSubmit:
 		if t.Agent == "" {
+			if IsTaskNotification(ev.Prompt) {
+				// Claude Code telling the model a background task ended:
+				// not a user's prompt. The work it prompts continues the
+				// open turn, or the execution held from the last one.
+				g.continueTurn(t, ev)
+				break
+			}
+			if len(t.Parts) > 0 && ev.PromptID != "" && ev.PromptID == t.PromptID {
+				// A message typed while Claude works: the same turn goes on.
+				cur := t.current()
+				if IsCorrection(ev.Prompt) {
+					cur.Corrections++
+				}
+				g.touch(cur, ev)
+				break
+			}
 			// A turn still open here was interrupted (no Stop fires then).
 			out = append(out, g.endTurn(t, ev, false)...)
 			out = append(out, g.takePending(t, ev.Prompt)...)
-			name, isSkill := ev.SkillInvocation()
+			t.PromptID = ev.PromptID
+			name, isSkill := g.invokes(ev)
 			if isSkill {
 				g.startPart(t, ev, name, "skill", strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(ev.Prompt), "/"+name)))
 			} else {
@@ -121,7 +148,7 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 			}
 		}
 	case event.UserPromptExpansion:
-		name, ok := ev.SkillInvocation()
+		name, ok := g.invokes(ev)
 		if !ok {
 			break
 		}
@@ -139,32 +166,60 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 			// about the main thread's turn.
 			break
 		}
+		if t.Fork != "" {
+			// The forked skill's subagent is done; its answer goes back
+			// to the main thread, whose Stop gives the final output.
+			if x := g.forkTarget(t); x != nil {
+				g.touch(x, ev)
+			}
+			delete(g.threads, key)
+			break
+		}
 		cur := t.current()
 		if cur == nil {
 			cur = g.startPart(t, ev, g.baseSkill(t), g.baseKind(t), "")
 		}
-		if ev.LastMessage != "" {
-			cur.Output, cur.HasOutput = ev.LastMessage, true
-		}
 		if ev.HookEvent == event.StopFailure {
+			// last_assistant_message is Claude Code's own error text
+			// ("API Error: 400 …"), not the model's answer.
 			cur.StopError = ev.Error
 			if cur.StopError == "" {
 				cur.StopError = "stop_failure"
 			}
+		} else if ev.LastMessage != "" {
+			cur.Output, cur.HasOutput = ev.LastMessage, true
 		}
 		g.touch(cur, ev)
+		if t.Agent != "" && !t.Started && t.AgentType == "" {
+			// Claude Code's internal agents (compaction) have no
+			// SubagentStart and no type: not a prompt of the user's.
+			t.Parts = nil
+		}
 		out = append(out, g.endTurn(t, ev, true)...)
+		t.PromptID = ""
 		if t.Agent != "" {
 			// A subagent ends with its SubagentStop: nobody corrects it.
 			out = append(out, g.takePending(t, "")...)
 			delete(g.threads, key)
 		}
 	case event.SubagentStart:
-		if t.Agent != "" && t.current() == nil {
-			g.startPart(t, ev, g.baseSkill(t), "agent", "")
+		if t.Agent != "" {
+			t.Started = true
+			if t.current() == nil && t.Fork == "" {
+				if x := g.forkOf(t); x != nil {
+					t.Fork = x.ID
+					break
+				}
+				g.startPart(t, ev, g.baseSkill(t), "agent", "")
+			}
 		}
 	case event.SessionEnd:
-		out = append(out, g.endTurn(t, ev, true)...)
+		// A turn still open here was cut short (Ctrl-C, a killed
+		// process): incomplete, and it lasted until now.
+		if cur := t.current(); cur != nil {
+			g.touch(cur, ev)
+		}
+		out = append(out, g.endTurn(t, ev, false)...)
 		out = append(out, g.takePending(t, "")...)
 		// Close the session's subagents too.
 		for _, k := range g.sortedKeys() {
@@ -190,7 +245,13 @@ func (g *Grouper) toolEvent(t *thread, ev *event.Event) {
 	}
 	// A post event for a call we already know.
 	if ev.ToolUseID != "" {
-		if c, x := t.findCall(ev.ToolUseID); c != nil {
+		c, x := t.findCall(ev.ToolUseID)
+		if c == nil && t.Fork != "" {
+			if fx := g.forkTarget(t); fx != nil {
+				c, x = fx.findCall(ev.ToolUseID), fx
+			}
+		}
+		if c != nil {
 			if ev.HookEvent == event.PreToolUse {
 				return // duplicate delivery: deduplicate on tool_use_id
 			}
@@ -199,10 +260,23 @@ func (g *Grouper) toolEvent(t *thread, ev *event.Event) {
 			return
 		}
 	}
-	if name, ok := ev.SkillInvocation(); ok && t.Agent == "" {
+	if name, ok := g.invokes(ev); ok && t.Agent == "" {
 		g.startPart(t, ev, name, "skill", skillArgs(ev.ToolInput))
 	}
-	cur := t.current()
+	if t.Agent != "" && t.Fork == "" && t.current() == nil {
+		if x := g.forkOf(t); x != nil {
+			t.Fork = x.ID
+		}
+	}
+	var cur *Execution
+	if t.Fork != "" {
+		if cur = g.forkTarget(t); cur == nil {
+			t.Fork = "" // the skill's execution closed: the agent's own
+		}
+	}
+	if cur == nil {
+		cur = t.current()
+	}
 	if cur == nil {
 		cur = g.startPart(t, ev, g.baseSkill(t), g.baseKind(t), "")
 	}
@@ -257,21 +331,42 @@ func (g *Grouper) finishCall(c *ToolCall, ev *event.Event) {
 
 // markRetry flags c as a retry when an earlier failed call of the same
 // execution had the same tool and input.
+//
+// A rerun after a change is verification, not a retry: an earlier failure
+// counts only when no call that changes files (Edit, Write, MultiEdit,
+// NotebookEdit) succeeded after it. The fix loop (test fails, edit, test
+// passes) has no retry; running the same failing command twice does.
 func (g *Grouper) markRetry(x *Execution, c *ToolCall) {
-	for i := range x.Calls {
+	if c.InputHash == "" {
+		return
+	}
+	for i := len(x.Calls) - 1; i >= 0; i-- {
 		p := &x.Calls[i]
-		if p.Name == c.Name && p.InputHash == c.InputHash && c.InputHash != "" && (p.Failed || p.Interrupted) {
+		if changesFiles(p.Name) && !p.Failed && !p.Interrupted {
+			return
+		}
+		if p.Name == c.Name && p.InputHash == c.InputHash && (p.Failed || p.Interrupted) {
 			c.Retry = true
 			return
 		}
 	}
 }
 
+// changesFiles reports whether a tool edits files: a call of it after a
+// failure makes a rerun of the failed call a verification.
+func changesFiles(tool string) bool {
+	switch tool {
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return true
+	}
+	return false
+}
+
 // startPart opens a new execution in the thread's current turn.
 func (g *Grouper) startPart(t *thread, ev *event.Event, skill, kind, prompt string) *Execution {
 	t.Seq++
 	x := &Execution{
-		ID:        execID(t.Session, t.Agent, t.Seq),
+		ID:        execID(t.Session, t.Agent, t.Seq, startKey(ev)),
 		SessionID: t.Session,
 		AgentID:   t.Agent,
 		Skill:     skill,
@@ -475,6 +570,16 @@ func (t *thread) current() *Execution {
 	return t.Parts[len(t.Parts)-1]
 }
 
+// findCall finds a call of x by tool_use_id.
+func (x *Execution) findCall(id string) *ToolCall {
+	for j := range x.Calls {
+		if x.Calls[j].ID == id {
+			return &x.Calls[j]
+		}
+	}
+	return nil
+}
+
 // findCall finds a call of the current turn by tool_use_id.
 func (t *thread) findCall(id string) (*ToolCall, *Execution) {
 	for i := len(t.Parts) - 1; i >= 0; i-- {
@@ -489,9 +594,22 @@ func (t *thread) findCall(id string) (*ToolCall, *Execution) {
 }
 
 // execID is a short stable identifier: the same events give the same IDs.
-func execID(session, agent string, seq int) string {
-	h := sha256.Sum256([]byte(session + "\x00" + agent + "\x00" + strconv.Itoa(seq)))
+// A session can go on after its SessionEnd (--resume, --continue) or after
+// the idle timeout with the same session_id, and its parts are numbered
+// from 1 again then: the starting event's own time (sepa.ts) or its
+// prompt_id keeps those IDs apart.
+func execID(session, agent string, seq int, start string) string {
+	h := sha256.Sum256([]byte(session + "\x00" + agent + "\x00" + strconv.Itoa(seq) + "\x00" + start))
 	return hex.EncodeToString(h[:6])
+}
+
+// startKey is what makes an execution's start unique beyond its thread and
+// number: the event's time, else its prompt_id, else nothing.
+func startKey(ev *event.Event) string {
+	if !ev.Time.IsZero() {
+		return ev.Time.UTC().Format(time.RFC3339Nano)
+	}
+	return ev.PromptID
 }
 
 // inputHash identifies a tool input: the first 16 hex digits of the sha256
@@ -574,4 +692,91 @@ func IsCorrection(prompt string) bool {
 		prompt = prompt[:4096]
 	}
 	return correctionRE().MatchString(prompt)
+}
+
+// IsTaskNotification reports whether a UserPromptSubmit's prompt is Claude
+// Code's notice that a background task (a background agent) finished,
+// which it sends as a prompt: not a user's prompt.
+func IsTaskNotification(prompt string) bool {
+	return strings.HasPrefix(strings.TrimSpace(prompt), "<task-notification>")
+}
+
+// continueTurn charges a turn that no user started (a task notification)
+// to the open turn, else to the execution held from the previous turn.
+func (g *Grouper) continueTurn(t *thread, ev *event.Event) {
+	t.PromptID = ev.PromptID
+	if cur := t.current(); cur != nil {
+		g.touch(cur, ev)
+		return
+	}
+	if t.Pending != nil {
+		t.Parts = []*Execution{t.Pending}
+		t.Pending = nil
+		g.touch(t.Parts[0], ev)
+		return
+	}
+	g.startPart(t, ev, g.baseSkill(t), g.baseKind(t), "")
+}
+
+// invokes reports the skill an event invokes, as SkillInvocation does,
+// except that a skill the hook looked for and found no prompt file of (a
+// built-in such as /compact or a bundled skill) is not a graded skill: its
+// work stays with the execution that called it. Plugin skills
+// ("plugin:skill") keep their name.
+func (g *Grouper) invokes(ev *event.Event) (string, bool) {
+	name, ok := ev.SkillInvocation()
+	if !ok {
+		return "", false
+	}
+	if ev.Sepa != nil && ev.Sepa.SkillPath == "" && !strings.Contains(name, ":") {
+		return "", false
+	}
+	return name, true
+}
+
+// forkOf finds the main thread's execution whose skill runs in the
+// subagent t (`context: fork`): a Skill call still waiting for its result
+// when the subagent starts, with no Agent or Task call waiting beside it
+// (a Skill call otherwise returns at once, after loading the skill).
+func (g *Grouper) forkOf(t *thread) *Execution {
+	main := g.threads[t.Session]
+	if main == nil || t.Agent == "" {
+		return nil
+	}
+	var skill *Execution
+	for _, x := range main.Parts {
+		for i := range x.Calls {
+			c := &x.Calls[i]
+			if c.Done {
+				continue
+			}
+			switch c.Name {
+			case "Agent", "Task":
+				return nil
+			case "Skill":
+				skill = x
+			}
+		}
+	}
+	return skill
+}
+
+// forkTarget returns the main thread's execution a fork subagent works
+// for, marking the main thread changed; nil when it has closed.
+func (g *Grouper) forkTarget(t *thread) *Execution {
+	main := g.threads[t.Session]
+	if main == nil {
+		return nil
+	}
+	for _, x := range main.Parts {
+		if x.ID == t.Fork {
+			g.dirty[t.Session] = true
+			return x
+		}
+	}
+	if main.Pending != nil && main.Pending.ID == t.Fork {
+		g.dirty[t.Session] = true
+		return main.Pending
+	}
+	return nil
 }

@@ -81,8 +81,9 @@ func summarize(xs []Execution) []summary {
 func TestRawSessionExecutions(t *testing.T) {
 	got := summarize(groupFile(t, "../testdata/sessions/hook_raw.jsonl"))
 	want := []summary{
-		// turn 1: a failure then a retry of the same command, final output.
-		{"_session", "session", 4, 1, 1, true, true, 0},
+		// turn 1: a failure, an Edit, then the same command passes: the
+		// rerun verifies the fix, it is not a retry (docs/rubric.md).
+		{"_session", "session", 4, 1, 0, true, true, 0},
 		// turn 2: the model invokes deploy; the next prompt corrects it.
 		{"deploy", "skill", 2, 0, 0, true, true, 1},
 		// turn 3: /deploy typed by the user, interrupted: the turn never stopped.

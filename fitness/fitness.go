@@ -17,7 +17,7 @@ import (
 
 // RubricVersion is the version of the scoring rules. Bump it whenever a
 // change could change a score: aggregates never mix rubric versions.
-const RubricVersion = "1.0.0"
+const RubricVersion = "1.1.0"
 
 // Signal names, in rubric order. Other tools parse them: keep them.
 const (
@@ -97,6 +97,9 @@ type ErrorCounts struct {
 	SoftFailures int `json:"soft_failures"`
 	// Corrections counts later user prompts rejecting the answer.
 	Corrections int `json:"corrections"`
+	// StopFailures is 1 when the turn ended on an API error (StopFailure)
+	// instead of an answer.
+	StopFailures int `json:"stop_failures"`
 	// Total is the sum of the above.
 	Total int `json:"total"`
 }
@@ -288,7 +291,7 @@ func joinDetail(parts []string) string {
 
 func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 	s := Signal{Signal: SignalErrorRate}
-	if len(x.Calls) == 0 && out == nil && ec.Corrections == 0 {
+	if len(x.Calls) == 0 && out == nil && ec.Corrections == 0 && ec.StopFailures == 0 {
 		s.Detail = "no tool calls, output or corrections to judge"
 		return s
 	}
@@ -320,6 +323,9 @@ func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 	}
 	add(ec.SoftFailures, "error in a tool's output", "errors in tools' output")
 	add(ec.Corrections, "user correction", "user corrections")
+	if ec.StopFailures > 0 {
+		parts = append(parts, "ended on an API error ("+x.StopError+")")
+	}
 	s.Detail = fmt.Sprintf("%d errors: %s", ec.Total, joinDetail(parts))
 	if ec.Total == 1 {
 		s.Detail = "1 error: " + joinDetail(parts)
@@ -329,6 +335,9 @@ func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 
 func countErrors(x *execution.Execution, out *analysis) ErrorCounts {
 	ec := ErrorCounts{ToolFailures: x.Failures(), Retries: x.Retries(), Corrections: max(x.Corrections, 0)}
+	if x.StopError != "" {
+		ec.StopFailures = 1
+	}
 	if out != nil {
 		ec.OutputPatterns = min(len(ErrorPatterns(out.prose)), maxOutputPatterns)
 	}
@@ -337,7 +346,7 @@ func countErrors(x *execution.Execution, out *analysis) ErrorCounts {
 			ec.SoftFailures++
 		}
 	}
-	ec.Total = ec.ToolFailures + ec.Retries + ec.OutputPatterns + ec.SoftFailures + ec.Corrections
+	ec.Total = ec.ToolFailures + ec.Retries + ec.OutputPatterns + ec.SoftFailures + ec.Corrections + ec.StopFailures
 	return ec
 }
 

@@ -212,6 +212,13 @@ func sumItems(items []item) (float64, bool) {
 
 func outputQuality(x *execution.Execution, a *analysis) Signal {
 	s := Signal{Signal: SignalOutput}
+	if a == nil && x.StopError != "" {
+		// The turn ended on an API error: there is no answer, and that
+		// is evidence against the execution, not an absence of evidence.
+		s.Present = true
+		s.Detail = "no answer: the turn ended on an API error (" + x.StopError + ")"
+		return s
+	}
 	if a == nil {
 		s.Detail = "no final output"
 		return s

@@ -184,9 +184,10 @@ func TestPropertiesGenerated(t *testing.T) {
 
 // TestAllAbsentNeverZero: whatever the limits, an execution without
 // evidence is unscored, not scored 0.
+// (A StopError alone is evidence since rubric 1.1.0: the turn failed.)
 func TestAllAbsentNeverZero(t *testing.T) {
 	for _, lim := range []Limits{{}, medium, {MaxTime: time.Nanosecond, MaxTools: 1}} {
-		for _, x := range []execution.Execution{{}, {Prompt: "fix it"}, {HasOutput: true}, {Output: "text"}, {Complete: true, Events: 3}, {StopError: "rate_limit"}} {
+		for _, x := range []execution.Execution{{}, {Prompt: "fix it"}, {HasOutput: true}, {Output: "text"}, {Complete: true, Events: 3}} {
 			r := Score(&x, lim)
 			checkInvariants(t, r)
 			if r.Scored {

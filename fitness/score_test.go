@@ -245,9 +245,9 @@ func TestNilAndShape(t *testing.T) {
 		}
 	}
 	b, _ := json.Marshal(Score(&execution.Execution{Calls: calls(1, 1)}, medium))
-	for _, key := range []string{`"rubric_version":"1.0.0"`, `"scored":true`, `"signal":"tool_success_rate"`, `"present":true`,
+	for _, key := range []string{`"rubric_version":"1.1.0"`, `"scored":true`, `"signal":"tool_success_rate"`, `"present":true`,
 		`"value":`, `"sub_score":`, `"weight":`, `"effective_weight":`, `"contribution":`, `"detail":"1/2 tool calls succeeded"`,
-		`"errors":{"tool_failures":1,"retries":0,"output_patterns":0,"soft_failures":0,"corrections":0,"total":1}`} {
+		`"errors":{"tool_failures":1,"retries":0,"output_patterns":0,"soft_failures":0,"corrections":0,"stop_failures":0,"total":1}`} {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("JSON lacks %s: %s", key, b)
 		}
@@ -368,5 +368,22 @@ func TestErrorRateDetail(t *testing.T) {
 				t.Errorf("errors %+v, signal %+v; want total %d, detail %q", r.Errors, s, c.total, c.detail)
 			}
 		})
+	}
+}
+
+// A turn that ended on an API error has no answer: output quality is
+// present at 0, and the error counts once (rubric 1.1.0).
+func TestStopFailureIsEvidenceAgainst(t *testing.T) {
+	ok := Score(&execution.Execution{Calls: calls(2, 0), Output: "## Done\n\n- shipped\n", HasOutput: true}, medium)
+	bad := Score(&execution.Execution{Calls: calls(2, 0), StopError: "unknown"}, medium)
+	out := bad.Signals[1]
+	if !out.Present || out.SubScore != 0 || !strings.Contains(out.Detail, "API error (unknown)") {
+		t.Errorf("output_quality = %+v", out)
+	}
+	if bad.Errors.StopFailures != 1 || bad.Errors.Total != 1 {
+		t.Errorf("errors = %+v", bad.Errors)
+	}
+	if bad.Score > ok.Score-15 {
+		t.Errorf("API error %.2f vs answer %.2f: the failure must cost at least 15 points", bad.Score, ok.Score)
 	}
 }

@@ -89,6 +89,10 @@ type Batch struct {
 	OpenDel     []string
 	Quarantine  []QuarantineEntry
 	EventCounts map[string]int64
+	// Collisions is set by Commit: executions not stored because another
+	// execution already holds their ID. Each is also quarantined (file
+	// "(store)", the execution as JSON) so that nothing is lost silently.
+	Collisions []CollisionError
 }
 
 // Skill is one prompt file (or project-qualified name) being measured.
@@ -328,8 +332,16 @@ func (db *DB) Commit(b *Batch) error {
 		}
 		now := time.Now().UTC()
 		tc := &txCache{skills: map[string]*Skill{}, sessions: map[string]*sessionRecord{}, aggs: map[string]*aggState{}}
+		b.Collisions = nil
 		for i := range b.Executions {
-			if err := db.putExecution(tx, tc, meta, &b.Executions[i], now); err != nil {
+			err := db.putExecution(tx, tc, meta, &b.Executions[i], now)
+			var ce *CollisionError
+			if errors.As(err, &ce) {
+				b.Collisions = append(b.Collisions, *ce)
+				b.Quarantine = append(b.Quarantine, QuarantineEntry{File: "(store)", Raw: ce.Raw, Reason: ce.Error(), Time: now})
+				continue
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -403,8 +415,12 @@ func (tc *txCache) flush(tx *bolt.Tx, meta *bolt.Bucket) error {
 
 func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Scored, now time.Time) error {
 	ex := tx.Bucket(bExec)
-	if ex.Get([]byte(s.Exec.ID)) != nil {
-		return nil // already stored: exactly once
+	if old := ex.Get([]byte(s.Exec.ID)); old != nil {
+		if sameExecution(old, &s.Exec) {
+			return nil // already stored: exactly once
+		}
+		// Another execution holds this ID: never drop it silently.
+		return collision(old, s)
 	}
 	x := &s.Exec
 	s.SkillKey = x.Key()

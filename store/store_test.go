@@ -1,12 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -281,5 +283,43 @@ func TestLockedByAnotherProcess(t *testing.T) {
 		if time.Since(start) > 5*time.Second {
 			t.Fatalf("open hung for %v", time.Since(start))
 		}
+	}
+}
+
+// Two different executions with one ID: the second is quarantined and
+// reported, never dropped silently; the same execution again is a replay.
+func TestExecutionIDCollision(t *testing.T) {
+	db, _ := openTest(t, Options{})
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	first := Scored{Exec: execution.Execution{ID: "abcdefabcdef", SessionID: "s1", Skill: "deploy", Kind: "skill", Project: "/p", StartedAt: t0}}
+	if err := db.Commit(&Batch{Executions: []Scored{first}}); err != nil {
+		t.Fatal(err)
+	}
+	again := &Batch{Executions: []Scored{first}}
+	if err := db.Commit(again); err != nil || len(again.Collisions) != 0 {
+		t.Fatalf("replay: %v, collisions %v", err, again.Collisions)
+	}
+	other := first
+	other.Exec.StartedAt = t0.Add(time.Hour)
+	b := &Batch{Executions: []Scored{other}}
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Collisions) != 1 || !errors.Is(&b.Collisions[0], ErrIDCollision) {
+		t.Fatalf("collisions = %+v", b.Collisions)
+	}
+	q, err := db.Quarantine(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q) != 1 || q[0].File != "(store)" || !strings.Contains(q[0].Reason, "execution ID collision") || !bytes.Contains(q[0].Raw, []byte(`"started_at":"2026-11-20T10:00:00Z"`)) {
+		t.Fatalf("quarantine = %+v", q)
+	}
+	st, err := db.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Executions != 1 || st.Quarantined != 1 {
+		t.Errorf("stats: %d executions, %d quarantined; want 1 and 1", st.Executions, st.Quarantined)
 	}
 }

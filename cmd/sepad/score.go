@@ -45,6 +45,12 @@ type scoredExecution struct {
 	Score        *float64         `json:"score"`
 	Grade        string           `json:"grade"`
 	Signals      []fitness.Signal `json:"signals"`
+	// Added for the real-client suite; fields are only ever added.
+	Kind        string `json:"kind"`
+	Retries     int    `json:"retries"`
+	Corrections int    `json:"corrections"`
+	HasOutput   bool   `json:"has_output"`
+	StopError   string `json:"stop_error,omitempty"`
 }
 
 type skippedLine struct {
@@ -148,6 +154,7 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 		Project: x.Project, SkillVersion: x.SkillVersion,
 		ToolCalls: len(x.Calls), ToolFailures: x.Failures(), Errors: res.Errors.Total,
 		Complexity: cx, Complete: x.Complete, Scored: res.Scored, Grade: string(res.Grade), Signals: res.Signals,
+		Kind: x.Kind, Retries: x.Retries(), Corrections: x.Corrections, HasOutput: x.HasOutput, StopError: x.StopError,
 	}
 	if !x.StartedAt.IsZero() {
 		t := x.StartedAt
