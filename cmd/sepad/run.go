@@ -19,6 +19,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
@@ -263,21 +264,9 @@ func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 	return mutation.EngineOptions{
 		Decide: d, AutoRollback: m.AutoRollback, RollbackOnF: m.RollbackOnF, RollbackRatio: m.RollbackRatio,
 		RollbackFailRate: m.RollbackFailRate, Cooldown: m.CooldownExecutions, GradeMin: cfg.Aggregate.MinSamples,
-		UserHome: userHome, ClaudeDir: claudeDir(userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
+		UserHome: userHome, ClaudeDir: claudedir.From(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
 		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
 	}
-}
-
-// claudeDir is the user's Claude Code directory: $CLAUDE_CONFIG_DIR when
-// set, else ~/.claude.
-func claudeDir(userHome string) string {
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(d) {
-		return filepath.Clean(d)
-	}
-	if userHome == "" {
-		return ""
-	}
-	return filepath.Join(userHome, ".claude")
 }
 
 // aggregateOptions maps the configuration to the aggregate's options.
