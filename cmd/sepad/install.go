@@ -11,6 +11,7 @@ import (
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/hooks/settings"
+	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
 )
 
@@ -35,7 +36,7 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 	fs := newFlagSet(name, stderr)
 	f := &installFlags{}
 	fs.StringVar(&f.project, "project", "", "project directory whose .claude/settings.json to edit (default: current directory)")
-	fs.BoolVar(&f.user, "user", false, "edit ~/.claude/settings.json instead")
+	fs.BoolVar(&f.user, "user", false, "edit the user's settings.json instead: in $CLAUDE_CONFIG_DIR when set, else ~/.claude")
 	fs.StringVar(&f.transport, "transport", "command", "hook transport: command or http")
 	fs.StringVar(&f.url, "url", "", "endpoint for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the resulting settings file and write nothing")
@@ -79,11 +80,13 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 	}
 	var path string
 	if f.user {
-		uh, err := os.UserHomeDir()
+		// Claude Code reads the user's settings from $CLAUDE_CONFIG_DIR
+		// when it is set, never from ~/.claude then.
+		dir, err := claudedir.Dir()
 		if err != nil {
-			return nil, "", fmt.Errorf("find your home directory: %w", err)
+			return nil, "", fmt.Errorf("find your Claude Code directory: %w", err)
 		}
-		path = settings.Path("", true, uh)
+		path = filepath.Join(dir, "settings.json")
 	} else {
 		dir := f.project
 		if dir == "" {
