@@ -44,7 +44,12 @@ type rig struct {
 
 func newRig(t *testing.T, mod func(*Options)) *rig {
 	t.Helper()
-	home := t.TempDir()
+	return newRigAt(t, t.TempDir(), mod)
+}
+
+// newRigAt is newRig with the state directory given.
+func newRigAt(t *testing.T, home string, mod func(*Options)) *rig {
+	t.Helper()
 	r := &rig{t: t, home: home, clk: newClock()}
 	r.opts = Options{Home: home, BatchLines: 100, BatchInterval: 50 * time.Millisecond, IdleTimeout: 30 * time.Minute,
 		RotateBytes: 1 << 30, Score: score, Now: r.clk.Now}
@@ -56,6 +61,9 @@ func newRig(t *testing.T, mod func(*Options)) *rig {
 		if r.db != nil {
 			r.check()
 			r.db.Close()
+		}
+		for _, s := range r.c.sources {
+			s.close()
 		}
 	})
 	return r

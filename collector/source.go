@@ -8,13 +8,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 )
 
 // fingerprintLen is how many leading bytes identify a file's content, so a
 // checkpoint is never applied to a different file that reuses an inode or a
 // path. Files shorter than this are fingerprinted over what they have.
 const fingerprintLen = 256
+
+// minCopyHead is the shortest head by which a file is recognised as a copy
+// of another (logrotate copytruncate): shorter heads are too likely to be
+// shared by chance (one short line).
+const minCopyHead = 64
 
 // maxLine bounds one line kept in memory. A longer line is quarantined
 // (its head only) and skipped up to its newline; the offset stays exact.
@@ -25,23 +29,20 @@ type fileID struct {
 	Dev, Ino uint64
 }
 
-func statID(fi os.FileInfo) fileID {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
-	}
-	return fileID{}
-}
-
 // sourceKind says who owns a followed file.
 type sourceKind int
 
 const (
 	kindSpool    sourceKind = iota // the hook's spool: the daemon rotates it
-	kindFallback                   // the hook's fallback file: rotated too
-	kindSegment                    // a spool rotated by the daemon: drained, then deleted
-	kindRotated                    // a spool rotated by another program: drained, kept
+	kindFallback                   // a fallback file of the hook (home, or another file system)
+	kindSegment                    // a spool or fallback file rotated by the daemon: drained, then deleted
+	kindRotated                    // a spool rotated or copied by another program (logrotate): drained, kept
 	kindExtra                      // a file named in the config: never touched
 )
+
+// live reports whether writers append to files of this kind: the spool
+// and the fallback files. Everything else only shrinks or disappears.
+func (k sourceKind) live() bool { return k == kindSpool || k == kindFallback }
 
 // source is one followed file. It reads complete lines only: buf holds the
 // bytes [off, off+len(buf)) and the file position is off+len(buf), so off is
@@ -64,6 +65,15 @@ type source struct {
 	eofPolls int
 	// warned is set once a read error was logged.
 	warned bool
+	// named is set while a name the collector looks at (the spool, a
+	// rotated name, an extra file) names this file; an unnamed source is
+	// drained from its open descriptor, then closed.
+	named bool
+	// follows is set for a copy of a live file (logrotate copytruncate)
+	// found while that file still holds the same content: the copy is
+	// not read while the original is, and starts where the original's
+	// reading stopped when the original is truncated.
+	follows *source
 }
 
 // line is one complete line read from a source.
@@ -88,7 +98,7 @@ func (s *source) open(cp *checkpoint) (resumed bool, err error) {
 		f.Close()
 		return false, err
 	}
-	s.f, s.id, s.buf, s.skipping, s.off, s.lines = f, statID(fi), nil, false, 0, 0
+	s.f, s.id, s.buf, s.skipping, s.off, s.lines = f, statID(s.path, fi), nil, false, 0, 0
 	if cp != nil && cp.ID == s.id && cp.Offset <= fi.Size() {
 		fp, n, err := fingerprint(f, cp.FPLen)
 		if err == nil && n == cp.FPLen && fp == cp.FP {
@@ -213,48 +223,6 @@ func (s *source) truncated() bool {
 	return false
 }
 
-// state tells what happened to the file behind the source since it was
-// opened.
-type fileState int
-
-const (
-	stateSame      fileState = iota
-	stateTruncated           // same file, now shorter than what was read, or rewritten
-	stateReplaced            // the path now names another file (rotation)
-	stateGone                // the path no longer exists
-)
-
-// check compares the open file with what the path names now.
-func (s *source) check() (fileState, error) {
-	if s.f == nil {
-		return stateGone, nil
-	}
-	fi, err := s.f.Stat()
-	if err != nil {
-		return stateSame, fmt.Errorf("stat %s: %w", s.path, err)
-	}
-	if fi.Size() < s.off+int64(len(s.buf)) {
-		return stateTruncated, nil
-	}
-	if s.fpLen > 0 {
-		fp, n, err := fingerprint(s.f, s.fpLen)
-		if err == nil && (n != s.fpLen || fp != s.fp) {
-			return stateTruncated, nil // truncated and regrown past our offset
-		}
-	}
-	pi, err := os.Stat(s.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return stateGone, nil
-	}
-	if err != nil {
-		return stateSame, fmt.Errorf("stat %s: %w", s.path, err)
-	}
-	if statID(pi) != s.id {
-		return stateReplaced, nil
-	}
-	return stateSame, nil
-}
-
 // size returns the current size of the open file.
 func (s *source) size() int64 {
 	if s.f == nil {
@@ -287,4 +255,34 @@ type checkpoint struct {
 
 func (s *source) checkpoint() checkpoint {
 	return checkpoint{Path: s.path, ID: s.id, FP: s.fp, FPLen: s.fpLen, Offset: s.off, Lines: s.lines, Size: s.size()}
+}
+
+// copyOf reports whether s holds a copy of the head o had when o's
+// fingerprint was taken: the same first o.fpLen bytes. Files of fewer
+// than minCopyHead bytes are never called copies (too little to tell).
+func (s *source) copyOf(o *source) bool {
+	if s.f == nil || o.fpLen < minCopyHead || s.id == o.id {
+		return false
+	}
+	fp, n, err := fingerprint(s.f, o.fpLen)
+	return err == nil && n == o.fpLen && fp == o.fp
+}
+
+// copyOfCheckpoint is copyOf for a committed checkpoint.
+func (s *source) copyOfCheckpoint(cp *checkpoint) bool {
+	if s.f == nil || cp.FPLen < minCopyHead || s.id == cp.ID {
+		return false
+	}
+	fp, n, err := fingerprint(s.f, cp.FPLen)
+	return err == nil && n == cp.FPLen && fp == cp.FP
+}
+
+// seekTo moves a source to off, which must be the end of a complete line
+// (or 0), dropping what was buffered.
+func (s *source) seekTo(off int64) error {
+	if _, err := s.f.Seek(off, io.SeekStart); err != nil {
+		return fmt.Errorf("seek %s: %w", s.path, err)
+	}
+	s.off, s.buf, s.skipping = off, nil, false
+	return nil
 }

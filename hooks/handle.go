@@ -10,7 +10,8 @@ import (
 
 // Result says what Handle did with one payload.
 type Result struct {
-	// Wrote is the file that received the line (SpoolPath or FallbackPath).
+	// Wrote is the file that received the line: SpoolPath, FallbackPath or
+	// one of RuntimeFallbackPaths.
 	Wrote string
 	// Fallback is set when the line went to the fallback file.
 	Fallback bool
@@ -123,6 +124,6 @@ func write(line []byte, quarantined bool, opts Options) (Result, error) {
 	home := opts.home()
 	wrote, err := Append(home, line, opts.lockTimeout())
 	res.Wrote = wrote
-	res.Fallback = wrote == FallbackPath(home)
+	res.Fallback = wrote != "" && wrote != SpoolPath(home)
 	return res, err
 }

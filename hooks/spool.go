@@ -203,12 +203,25 @@ func Append(home string, line []byte, timeout time.Duration) (wrote string, err 
 	}
 	// Fallback: wait a quarter of the budget at most for its own lock.
 	fb := FallbackPath(home)
-	ferr := appendFallback(fb, buf, min(timeout/4, 250*time.Millisecond))
-	if ferr != nil {
-		return "", errors.New("line lost: spool: " + lerr.Error() + "; fallback: " + ferr.Error())
+	wait := min(timeout/4, 250*time.Millisecond)
+	ferr := appendFallback(fb, buf, wait, 0, oAppendCreate)
+	if ferr == nil {
+		noteFallback(home, reason)
+		return fb, nil
 	}
-	noteFallback(home, reason)
-	return fb, nil
+	// The fallback file is on the same file system as the spool: when
+	// that one is full, try the runtime fallback files, on other file
+	// systems (tmpfs), each with the same bounded wait.
+	msg := "line lost: spool: " + lerr.Error() + "; fallback: " + ferr.Error()
+	for _, p := range RuntimeFallbackPaths(home) {
+		rerr := appendRuntimeFallback(p, buf, wait)
+		if rerr == nil {
+			noteFallback(home, reason+" runtime")
+			return p, nil
+		}
+		msg += "; " + p + ": " + rerr.Error()
+	}
+	return "", errors.New(msg)
 }
 
 // appendLocked writes buf at the end of path in one O_APPEND write. The
@@ -243,27 +256,37 @@ func appendLocked(path string, buf []byte) error {
 // systems where O_APPEND writes may interleave; past the wait it writes
 // anyway (one O_APPEND write is atomic on local Linux and BSD file systems),
 // because losing the line is worse.
-func appendFallback(path string, buf []byte, wait time.Duration) error {
-	f, err := openFile(path, oAppendCreate, 0o600)
+//
+// With limit > 0, a write that would take the file past limit bytes is
+// refused with ErrFallbackFull.
+func appendFallback(path string, buf []byte, wait time.Duration, limit int64, flag int) error {
+	f, err := openFile(path, flag, 0o600)
 	if isNotExist(err) {
 		if err := ensureHome(dirPath(path)); err != nil {
 			return err
 		}
-		f, err = openFile(path, oAppendCreate, 0o600)
+		f, err = openFile(path, flag, 0o600)
 	}
 	if err != nil {
 		return wrap("open "+path, err)
 	}
 	locked := f.lock(wait) == nil
 	var size int64 = -1
-	if locked {
+	if locked || limit > 0 {
 		size, _ = f.size()
+	}
+	if limit > 0 && size+int64(len(buf)) > limit {
+		if locked {
+			f.unlock()
+		}
+		f.close()
+		return wrap("write "+path, ErrFallbackFull)
 	}
 	n, werr := f.write(buf)
 	if werr == nil && n < len(buf) {
 		werr = io.ErrShortWrite
 	}
-	if werr != nil && n > 0 && size >= 0 {
+	if werr != nil && n > 0 && size >= 0 && locked {
 		f.truncate(size)
 	}
 	if locked {

@@ -125,8 +125,102 @@ func TestAppendFallsBackWhenSpoolUnwritable(t *testing.T) {
 	// Nowhere to write at all: an error, and the line is reported lost.
 	os.Remove(FallbackPath(home))
 	os.Mkdir(FallbackPath(home), 0o700)
+	noRuntimeDirs(t)
 	if _, err := Append(home, []byte(`{"n":3}`), time.Second); err == nil || !strings.Contains(err.Error(), "line lost") {
 		t.Fatalf("Append with no writable file: %v", err)
+	}
+}
+
+// noRuntimeDirs makes RuntimeFallbackPaths find nothing for the rest of
+// the test.
+func noRuntimeDirs(t *testing.T) {
+	old := runtimeBases
+	runtimeBases = func() []string { return nil }
+	t.Cleanup(func() { runtimeBases = old })
+}
+
+// runtimeDirs makes RuntimeFallbackPaths look only in dirs.
+func runtimeDirs(t *testing.T, dirs ...string) {
+	old := runtimeBases
+	runtimeBases = func() []string { return dirs }
+	t.Cleanup(func() { runtimeBases = old })
+}
+
+// TestAppendFallsBackToRuntimeDir: when neither the spool nor the fallback
+// file in home can be written (a full disk), the line goes to the runtime
+// fallback file on another file system, in a private directory, within
+// its size bound.
+func TestAppendFallsBackToRuntimeDir(t *testing.T) {
+	if len(RuntimeFallbackPaths(t.TempDir())) == 0 {
+		t.Skip("no runtime fallback on this platform")
+	}
+	home, rt, rt2 := t.TempDir(), t.TempDir(), t.TempDir()
+	runtimeDirs(t, rt, rt2)
+	os.Mkdir(SpoolPath(home), 0o700)
+	os.Mkdir(FallbackPath(home), 0o700)
+	paths := RuntimeFallbackPaths(home)
+	if len(paths) != 2 || !strings.HasPrefix(paths[0], rt+"/sepa-") || !strings.HasPrefix(paths[1], rt2+"/sepa-") {
+		t.Fatalf("runtime fallback paths %q", paths)
+	}
+	wrote, err := Append(home, []byte(`{"n":1}`), time.Second)
+	if err != nil || wrote != paths[0] {
+		t.Fatalf("Append = %q, %v; want %s", wrote, err, paths[0])
+	}
+	if b, _ := os.ReadFile(paths[0]); string(b) != "{\"n\":1}\n" {
+		t.Fatalf("runtime fallback = %q", b)
+	}
+	fi, _ := os.Stat(filepath.Dir(paths[0]))
+	if fi.Mode().Perm() != 0o700 {
+		t.Fatalf("runtime fallback directory mode %v", fi.Mode().Perm())
+	}
+	if res, err := Handle([]byte(`{"session_id":"s","hook_event_name":"Stop"}`), Options{Home: home}); err != nil || !res.Fallback || res.Wrote != paths[0] {
+		t.Fatalf("Handle = %+v, %v", res, err)
+	}
+	// Bounded: a line that would pass RuntimeFallbackMax goes to the next
+	// directory, and is lost when there is none.
+	if err := os.Truncate(paths[0], RuntimeFallbackMax-4); err != nil {
+		t.Fatal(err)
+	}
+	if wrote, err := Append(home, []byte(`{"n":2}`), time.Second); err != nil || wrote != paths[1] {
+		t.Fatalf("Append past the bound = %q, %v; want %s", wrote, err, paths[1])
+	}
+	if fi, _ := os.Stat(paths[0]); fi.Size() != RuntimeFallbackMax-4 {
+		t.Fatalf("full runtime fallback grew to %d", fi.Size())
+	}
+	runtimeDirs(t, rt)
+	if _, err := Append(home, []byte(`{"n":3}`), time.Second); err == nil || !strings.Contains(err.Error(), "line lost") || !strings.Contains(err.Error(), ErrFallbackFull.Error()) {
+		t.Fatalf("Append with the runtime fallback full: %v", err)
+	}
+}
+
+// TestRuntimeDirMustBePrivate: a directory another user could have made in
+// a shared place (/dev/shm), or a link, is never written through.
+func TestRuntimeDirMustBePrivate(t *testing.T) {
+	if len(RuntimeFallbackPaths(t.TempDir())) == 0 {
+		t.Skip("no runtime fallback on this platform")
+	}
+	home, rt := t.TempDir(), t.TempDir()
+	runtimeDirs(t, rt)
+	os.Mkdir(SpoolPath(home), 0o700)
+	os.Mkdir(FallbackPath(home), 0o700)
+	p := RuntimeFallbackPaths(home)[0]
+	if err := os.Mkdir(filepath.Dir(p), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Dir(p), 0o777)
+	if _, err := Append(home, []byte(`{"n":1}`), time.Second); err == nil {
+		t.Fatal("wrote into a directory others can write")
+	}
+	os.Remove(filepath.Dir(p))
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Dir(p)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Append(home, []byte(`{"n":1}`), time.Second); err == nil {
+		t.Fatal("wrote through a link")
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Fatalf("files written through the link: %v", ents)
 	}
 }
 

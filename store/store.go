@@ -33,6 +33,11 @@ var (
 	ErrSchemaNewer = errors.New("database schema is newer than this sepad")
 	// ErrNotFound: no such record.
 	ErrNotFound = errors.New("not found")
+	// ErrNoSpace: a commit failed because the file system holding the
+	// database is full (or the user's quota is spent). Nothing of the
+	// batch was written; the same batch can be committed again once there
+	// is room (the collector waits and retries).
+	ErrNoSpace = errors.New("no space left for the database")
 )
 
 // Options configure Open.
@@ -306,7 +311,7 @@ func (db *DB) AggregateOptions() aggregate.Options { return db.opts.Aggregate }
 // Commit stores a batch in one transaction. An execution whose ID is
 // already stored is skipped, so a replayed batch never counts twice.
 func (db *DB) Commit(b *Batch) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return noSpace(db.bolt.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bMeta)
 		offs := tx.Bucket(bOffsets)
 		for _, p := range b.OffsetDel {
@@ -358,7 +363,15 @@ func (db *DB) Commit(b *Batch) error {
 			}
 		}
 		return nil
-	})
+	}))
+}
+
+// noSpace marks err with ErrNoSpace when the file system said it is full.
+func noSpace(err error) error {
+	if err != nil && isNoSpace(err) {
+		return fmt.Errorf("%w: %w", ErrNoSpace, err)
+	}
+	return err
 }
 
 // txCache holds the records one Commit updates many times (a skill, its

@@ -1,0 +1,210 @@
+package collector
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Rotation by logrotate with its default names (events.jsonl.1 .. .3),
+// done here with the same file operations logrotate makes, so each step
+// can be placed between two polls of the collector; e2e/logrotate_test.go
+// runs the real logrotate against the daemon.
+
+// shift renames path.(n-1) to path.n, ..., path.1 to path.2, deleting
+// path.n first (logrotate's "rotate n").
+func shift(t *testing.T, path string, n int) {
+	t.Helper()
+	os.Remove(fmt.Sprintf("%s.%d", path, n))
+	for i := n - 1; i >= 1; i-- {
+		if err := os.Rename(fmt.Sprintf("%s.%d", path, i), fmt.Sprintf("%s.%d", path, i+1)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+}
+
+// copyFile is logrotate's copy of copytruncate: a new file with the same
+// bytes.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// uniqueLines are lines whose event name is unique, so the store's event
+// counts say exactly which lines were lost (0) or doubled (2).
+func uniqueLines(prefix string, n int) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = fmt.Appendf(nil, `{"session_id":"s-%s-%d","hook_event_name":"%s%06d","cwd":"/p","pad":"%040d"}`, prefix, i%7, prefix, i, i)
+	}
+	return out
+}
+
+// lostDoubled compares the store's event counts with the lines written.
+func (r *rig) lostDoubled(written [][]byte) (lost, doubled int) {
+	r.t.Helper()
+	counts := mustStats(r.t, r.db).Events
+	for _, l := range written {
+		rest := l[bytesIndex(l, `"hook_event_name":"`)+len(`"hook_event_name":"`):]
+		name := string(rest[:bytesIndex(rest, `"`)])
+		switch n := counts[name]; {
+		case n == 0:
+			lost++
+		case n > 1:
+			doubled += int(n - 1)
+		}
+	}
+	return lost, doubled
+}
+
+func bytesIndex(b []byte, s string) int {
+	for i := 0; i+len(s) <= len(b); i++ {
+		if string(b[i:i+len(s)]) == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *rig) expectExact(written [][]byte) {
+	r.t.Helper()
+	if lost, doubled := r.lostDoubled(written); lost != 0 || doubled != 0 {
+		r.t.Fatalf("%d lines written: %d lost, %d doubled", len(written), lost, doubled)
+	}
+}
+
+// TestLogrotateCopytruncate: logrotate copies the spool to events.jsonl.1
+// and truncates it, with the copy seen before the truncation, in the same
+// poll, and across restarts. Lines written before the copy are read once,
+// from the spool or from the copy; none twice.
+func TestLogrotateCopytruncate(t *testing.T) {
+	for _, when := range []string{"copy-seen-first", "same-poll", "restart-between", "restart-after"} {
+		t.Run(when, func(t *testing.T) {
+			r := newRig(t, nil)
+			lines := uniqueLines("C", 400)
+			var written [][]byte
+			put := func(ls [][]byte) { r.append(r.spool(), ls); written = append(written, ls...) }
+			copies := int64(0)
+			restart := func() { copies += r.c.Stats().Copies; r.restart() }
+			for round := 0; round < 4; round++ {
+				base := round * 100
+				put(lines[base : base+40])
+				r.step()
+				// Written after the daemon's last read, before the copy:
+				// only the copy still has them after the truncation.
+				put(lines[base+40 : base+60])
+				shift(t, r.spool(), 3)
+				copyFile(t, r.spool(), r.spool()+".1")
+				switch when {
+				case "copy-seen-first":
+					r.step() // sees the copy; the spool still has everything
+				case "restart-between":
+					restart()
+				}
+				if err := os.Truncate(r.spool(), 0); err != nil {
+					t.Fatal(err)
+				}
+				if when == "restart-after" {
+					restart()
+				}
+				put(lines[base+60 : base+100])
+				r.drain()
+				restart() // every round ends with a restart too: drained copies are not read again
+				r.drain()
+			}
+			r.expectExact(written)
+			if copies+r.c.Stats().Copies == 0 && when != "restart-after" {
+				t.Fatal("no copy recognised")
+			}
+		})
+	}
+}
+
+// TestLogrotateCreate: logrotate renames .2 to .3, .1 to .2, the spool to
+// .1 and the next hook creates a new spool, four times, with restarts
+// between and during rotations. Files already read are never read again
+// under their new names.
+func TestLogrotateCreate(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
+			r := newRig(t, nil)
+			lines := uniqueLines("R", 500)
+			var written [][]byte
+			put := func(ls [][]byte) { r.append(r.spool(), ls); written = append(written, ls...) }
+			for round := 0; round < 5; round++ {
+				base := round * 100
+				put(lines[base : base+50])
+				r.step()
+				put(lines[base+50 : base+70]) // after the last read, before the rename
+				shift(t, r.spool(), 3)
+				if err := os.Rename(r.spool(), r.spool()+".1"); err != nil {
+					t.Fatal(err)
+				}
+				if restart {
+					r.restart()
+				}
+				put(lines[base+70 : base+100])
+				r.drain()
+				if restart {
+					r.restart()
+					r.drain()
+				}
+			}
+			r.expectExact(written)
+			names, _ := filepath.Glob(r.spool() + ".*")
+			if len(names) != 3 {
+				t.Fatalf("rotated files %v, want .1 .. .3 kept (they are logrotate's)", names)
+			}
+			offs, _ := r.db.Offsets()
+			if len(offs) != 4 {
+				t.Fatalf("%d checkpoints, want 4 (the spool and .1 .. .3): %+v", len(offs), offs)
+			}
+		})
+	}
+}
+
+// TestCompressedRotationIgnored: .gz names are never read, and a rotated
+// file deleted after compression (delaycompress off) is drained from the
+// open descriptor first.
+func TestCompressedRotationIgnored(t *testing.T) {
+	r := newRig(t, nil)
+	lines := uniqueLines("Z", 90)
+	r.append(r.spool(), lines[:30])
+	r.drain()
+	r.append(r.spool(), lines[30:60])
+	if err := os.Rename(r.spool(), r.spool()+".1"); err != nil {
+		t.Fatal(err)
+	}
+	// "compress": a .gz appears, the uncompressed file goes away before the
+	// collector polls again.
+	if err := os.WriteFile(r.spool()+".1.gz", []byte("\x1f\x8bnot read"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(r.spool() + ".1"); err != nil {
+		t.Fatal(err)
+	}
+	r.append(r.spool(), lines[60:])
+	r.drain()
+	r.restart()
+	r.drain()
+	r.expectExact(lines)
+	if q, _ := r.db.Quarantine(10); len(q) != 0 {
+		t.Fatalf("quarantined %+v: the .gz must not be read", q)
+	}
+}

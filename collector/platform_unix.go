@@ -1,0 +1,37 @@
+//go:build !windows
+
+package collector
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// statID is the (device, inode) of the file fi describes.
+func statID(_ string, fi os.FileInfo) fileID {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
+	}
+	return fileID{}
+}
+
+// lockFile takes an exclusive flock on f, polling for at most wait: the
+// lock the hook takes on a fallback file while it appends to it.
+func lockFile(f *os.File, wait time.Duration) (unlock func(), err error) {
+	deadline := time.Now().Add(wait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }, nil
+		}
+		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("lock %s: %w", f.Name(), errLockBusy)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
