@@ -45,6 +45,11 @@ type handler struct {
 // sessions; it bounds the daemon's memory to about four bodies.
 const DefaultMaxHookPosts = 4
 
+// bigBody is the body size past which the hook handler collects garbage
+// when it is done: rare (a tool output of megabytes), and each costs
+// about twice its size while it is handled.
+const bigBody = 8 << 20
+
 // hookWait is how long a hook request waits for a slot before 503.
 const hookWait = 250 * time.Millisecond
 
@@ -364,6 +369,14 @@ func (h *handler) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := hooks.Handle(payload, *h.o.Hook)
+	if len(payload) >= bigBody {
+		// Collect this body and its enriched copies now, before the next
+		// large request arrives: otherwise the garbage of finished
+		// requests adds to the live bodies of the next (the collector's
+		// pacing lets the heap reach twice what is live).
+		payload = nil
+		runtime.GC()
+	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("hook event not recorded: %w", err), nil)
 		return

@@ -6,10 +6,16 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/mutation"
 )
 
 // bearer adds the API secret to every request.
@@ -116,5 +122,282 @@ func TestTCPNeedsTheSecret(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("POST /v1/hook with the secret: %d", resp.StatusCode)
+	}
+}
+
+// peakRSS is a process's peak resident memory (VmHWM), in MiB.
+func peakRSS(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			var kb int
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb / 1024
+		}
+	}
+	return -1
+}
+
+// bigPayload is a valid hook payload of about n bytes (one huge tool
+// output, which the hook cuts to head and tail).
+func bigPayload(n int) []byte {
+	head := `{"session_id":"big","cwd":"/tmp","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","tool_response":"`
+	b := make([]byte, 0, n+len(head)+2)
+	b = append(b, head...)
+	b = append(b, bytes.Repeat([]byte("x"), n)...)
+	return append(b, '"', '}')
+}
+
+// TestLargeConcurrentPOSTs drives a real `sepad run --http` with large
+// hook bodies: past the cap of 4 requests in progress the next get 503,
+// a body over the hook's 64 MiB limit gets 413 before it is read, the
+// admitted ones are recorded, and the daemon's peak memory stays bounded
+// by the cap (logged for BENCHMARKS.md; SEPAD_LARGE_POST_MB sets the body
+// size, default 60 MB as in issue 14).
+func TestLargeConcurrentPOSTs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves a few hundred MB")
+	}
+	size := 60 << 20
+	if v := os.Getenv("SEPAD_LARGE_POST_MB"); v != "" {
+		fmt.Sscan(v, &size)
+		size <<= 20
+	}
+	home := shortTempDir(t)
+	d := startDaemon(t, home, "--http", "127.0.0.1:0")
+	addr := httpAddr(t, home)
+	c := tcpClient(t, home)
+	url := "http://" + addr + "/v1/hook"
+	payload := bigPayload(size)
+	base := peakRSS(d.cmd.Process.Pid)
+	post := func(body io.Reader, length int64) (int, error) {
+		req, _ := http.NewRequest("POST", url, body)
+		req.ContentLength = length
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	// Four slow clients take the four slots: each sends 1 MB and waits.
+	type slow struct {
+		pw   *io.PipeWriter
+		done chan int
+	}
+	var slows []slow
+	for i := 0; i < 4; i++ {
+		pr, pw := io.Pipe()
+		s := slow{pw, make(chan int, 1)}
+		go func() {
+			code, err := post(pr, int64(len(payload)))
+			if err != nil {
+				t.Error(err)
+			}
+			s.done <- code
+		}()
+		if _, err := pw.Write(payload[:1<<20]); err != nil {
+			t.Fatal(err)
+		}
+		slows = append(slows, s)
+	}
+	time.Sleep(200 * time.Millisecond) // all four are in the handler
+	// Four more, concurrently: no slot frees up, so 503 for each.
+	codes := make(chan int, 4)
+	for i := 0; i < 4; i++ {
+		go func() {
+			code, err := post(bytes.NewReader(payload), int64(len(payload)))
+			if err != nil {
+				code = -1
+			}
+			codes <- code
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		if code := <-codes; code != http.StatusServiceUnavailable {
+			t.Errorf("a fifth concurrent POST: %d, want 503", code)
+		}
+	}
+	// Over the limit: refused before it is read (413), cap or not.
+	if code, err := post(io.MultiReader(bytes.NewReader(payload), bytes.NewReader(bytes.Repeat([]byte(" "), 65<<20-len(payload)+1))), 65<<20+1); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over 64 MiB: %d %v, want 413", code, err)
+	}
+	// The four slow ones finish together: recorded.
+	start := time.Now()
+	for _, s := range slows {
+		go func() {
+			s.pw.Write(payload[1<<20:])
+			s.pw.Close()
+		}()
+	}
+	for _, s := range slows {
+		if code := <-s.done; code != http.StatusNoContent {
+			t.Errorf("an admitted POST: %d, want 204", code)
+		}
+	}
+	took := time.Since(start)
+	peak := peakRSS(d.cmd.Process.Pid)
+	// Then a burst of 16 at once: at most 4 are read at a time.
+	var ok, busy int
+	res := make(chan int, 16)
+	for i := 0; i < 16; i++ {
+		go func() {
+			code, _ := post(bytes.NewReader(payload), int64(len(payload)))
+			res <- code
+		}()
+	}
+	for i := 0; i < 16; i++ {
+		switch <-res {
+		case http.StatusNoContent:
+			ok++
+		case http.StatusServiceUnavailable:
+			busy++
+		}
+	}
+	peak16 := peakRSS(d.cmd.Process.Pid)
+	t.Logf("body %d MB: daemon peak RSS %d MiB at start, %d MiB after 4 concurrent bodies (read and recorded in %v), %d MiB after a burst of 16 (%d recorded, %d refused with 503)",
+		size>>20, base, peak, took.Round(time.Millisecond), peak16, ok, busy)
+	if ok+busy != 16 || ok == 0 {
+		t.Errorf("burst of 16: %d recorded, %d refused", ok, busy)
+	}
+	// Bounded: four bodies in memory, each about twice its size at worst
+	// (the body and its parsed copy), plus the daemon's own.
+	if limit := base + 4*3*(size>>20) + 64; peak16 > limit {
+		t.Errorf("peak RSS %d MiB over %d MiB", peak16, limit)
+	}
+	resp, err := c.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if v := metric(body, `sepad_hook_requests_refused_total{reason="busy"}`); v != fmt.Sprint(4+busy) {
+		t.Errorf("busy refusals counted %s, want %d", v, 4+busy)
+	}
+	if v := metric(body, `sepad_hook_requests_refused_total{reason="too_large"}`); v != "1" {
+		t.Errorf("too_large refusals counted %s, want 1", v)
+	}
+}
+
+// TestOtherLocalUser: a second local user reaches the TCP address but
+// gets 401 without the secret, cannot read the secret file, and cannot
+// connect to the socket (0600 in a 0700 directory). It needs root (to
+// create the user, and to run curl as that user) and Linux.
+func TestOtherLocalUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to create a second local user (useradd) and run a process as it")
+	}
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("needs curl, run as the other user")
+	}
+	if _, err := exec.LookPath("useradd"); err != nil {
+		t.Skip("needs useradd")
+	}
+	name := fmt.Sprintf("sepadt%d", os.Getpid()%100000)
+	if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
+		t.Skipf("useradd %s: %v %s", name, err, out)
+	}
+	t.Cleanup(func() { exec.Command("userdel", name).Run() })
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	home := shortTempDir(t)
+	startDaemon(t, home, "--http", "127.0.0.1:0")
+	addr := httpAddr(t, home)
+	as := func(args ...string) (string, int) {
+		cmd := exec.Command(curl, append([]string{"-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5"}, args...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+		cmd.Dir = "/"
+		out, err := cmd.Output()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+	for _, p := range []string{"/v1/skills", "/metrics", "/healthz"} {
+		if status, _ := as("http://" + addr + p); status != "401" {
+			t.Errorf("the other user GET %s over TCP: %s, want 401", p, status)
+		}
+	}
+	if status, _ := as("-X", "POST", "--data", `{"session_id":"x","cwd":"/","hook_event_name":"Stop"}`, "http://"+addr+"/v1/hook"); status != "401" {
+		t.Errorf("the other user POST /v1/hook: %s, want 401", status)
+	}
+	// The socket: curl cannot even connect (exit 7), so no HTTP status.
+	if status, code := as("--unix-socket", filepath.Join(home, "sepad.sock"), "http://sepad/v1/skills"); status != "000" || code != 7 {
+		t.Errorf("the other user on the socket: status %s, curl exit %d, want no connection (7)", status, code)
+	}
+	// The secret file is out of reach.
+	cat := exec.Command("cat", filepath.Join(home, "http.secret"))
+	cat.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	if out, err := cat.CombinedOutput(); err == nil || !strings.Contains(string(out), "Permission denied") {
+		t.Errorf("the other user reading the secret: %v %s", err, out)
+	}
+	// The daemon's user, with the secret, is let in.
+	resp, err := tcpClient(t, home).Get("http://" + addr + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("with the secret: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// TestRollbackSymlinkSwapDaemon: in an installed project, the prompt file
+// a real daemon is about to roll back is swapped for a symbolic link to a
+// file outside the project that holds exactly the version being rolled
+// back (so following the link would pass the hash check). The outside
+// file is unchanged, the link is left alone, and a conflict says why.
+func TestRollbackSymlinkSwapDaemon(t *testing.T) {
+	p := newProject(t)
+	p.config("")
+	p.writeSkill("Run the checks, then make deploy.")
+	d := startDaemonEnv(t, p)
+	for i := 0; i < 5; i++ {
+		p.turn(1, goodAnswer)
+	}
+	p.release()
+	time.Sleep(300 * time.Millisecond)
+	p.writeSkill("Deploy quickly; skip the checks.")
+	v2, _ := os.ReadFile(p.skill)
+	time.Sleep(600 * time.Millisecond) // the watcher's debounce
+	for i := 0; i < 5; i++ {
+		p.turn(2, "Deployed without checks.")
+	}
+	outside := filepath.Join(t.TempDir(), "victim.md")
+	writeFile(t, outside, string(v2))
+	os.Chmod(outside, 0o600)
+	if err := os.Remove(p.skill); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, p.skill); err != nil {
+		t.Fatal(err)
+	}
+	p.release() // the fifth execution of v2 is released: the decision comes now
+	waitFor(t, "a conflict recorded for the swapped file", func() bool {
+		out, _, _ := sepad(t, p.env(), nil, "api", "/v1/decisions", "--home", p.home)
+		return strings.Contains(out, `"conflict"`)
+	})
+	d.stop(t)
+	var conflict *mutation.Record
+	for _, r := range decisions(t, p.home) {
+		if r.Kind == mutation.KindConflict {
+			conflict = &r
+		}
+	}
+	if b, _ := os.ReadFile(outside); !bytes.Equal(b, v2) {
+		t.Fatalf("the file outside the project was written: %q", b)
+	}
+	if fi, err := os.Lstat(p.skill); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi, err)
+	}
+	if conflict.Applied || !strings.Contains(conflict.Words, p.skill) || !strings.Contains(conflict.Words, "left alone") {
+		t.Fatalf("conflict %+v", conflict)
 	}
 }
