@@ -401,3 +401,53 @@ func TestRollbackSymlinkSwapDaemon(t *testing.T) {
 		t.Fatalf("conflict %+v", conflict)
 	}
 }
+
+// TestEventCwdSlashDoesNotWidenWrites: events whose cwd is "/" make the
+// daemon watch "/" (its CLAUDE.md and .claude), but a rollback there is
+// refused with a conflict naming the roots sepad may write, and the file
+// keeps its content. It writes /.claude, so it runs only as root and only
+// when /.claude does not exist (it is removed afterwards).
+func TestEventCwdSlashDoesNotWidenWrites(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to create /.claude/skills/deploy/SKILL.md, a prompt file of the project \"/\"")
+	}
+	if _, err := os.Lstat("/.claude"); err == nil {
+		t.Skip("/.claude exists already: not touching it")
+	}
+	p := newProject(t) // installed in its own directory: a write root
+	p.config("")
+	p.dir = "/"
+	p.skill = "/.claude/skills/deploy/SKILL.md"
+	t.Cleanup(func() { os.RemoveAll("/.claude") })
+	p.writeSkill("Run the checks, then make deploy.")
+	d := startDaemonEnv(t, p)
+	for i := 0; i < 5; i++ {
+		p.turn(1, goodAnswer)
+	}
+	p.release()
+	time.Sleep(300 * time.Millisecond)
+	p.writeSkill("Deploy quickly; skip the checks.")
+	v2, _ := os.ReadFile(p.skill)
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		p.turn(2, "Deployed without checks.")
+	}
+	p.release()
+	waitFor(t, "a conflict recorded for the rollback in /", func() bool {
+		out, _, _ := sepad(t, p.env(), nil, "api", "/v1/decisions", "--home", p.home)
+		return strings.Contains(out, `"conflict"`)
+	})
+	d.stop(t)
+	if b, _ := os.ReadFile(p.skill); !bytes.Equal(b, v2) {
+		t.Fatalf("the rollback wrote in /: %q", b)
+	}
+	var words string
+	for _, r := range decisions(t, p.home) {
+		if r.Kind == mutation.KindConflict {
+			words = r.Words
+		}
+	}
+	if !strings.Contains(words, "outside the roots sepad may write") || strings.Contains(words, "rolled back v") && !strings.Contains(words, "would have") {
+		t.Fatalf("conflict: %q", words)
+	}
+}
