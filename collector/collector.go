@@ -354,16 +354,17 @@ func (c *Collector) restore() error {
 			c.link(s, o)
 			continue
 		}
-		if resumed[s] {
-			continue
-		}
+		// A copy's own checkpoint may have been taken while logrotate was
+		// still copying (capped at the size then): the original's
+		// checkpoint, committed in the same transaction, says how much of
+		// that content was read.
 		var best *checkpoint
 		for i := range cps {
 			if s.copyOfCheckpoint(&cps[i]) && (best == nil || cps[i].Offset > best.Offset) {
 				best = &cps[i]
 			}
 		}
-		if best != nil {
+		if best != nil && (!resumed[s] || min(best.Offset, s.size()) > s.off) {
 			if err := c.startCopyAt(s, best.Offset, best.Lines); err != nil {
 				return err
 			}

@@ -113,6 +113,10 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
 	st := &Status{Daemon: d, Home: home, Database: filepath.Join(home, "sepa.db"), SchemaVersion: store.SchemaVersion,
 		RubricVersion: fitness.RubricVersion, Events: map[string]int64{}, Spool: []SpoolFile{}}
+	if d.Ingest != nil {
+		in := d.Ingest()
+		st.Ingest = &in
+	}
 	var offs []store.Offset
 	if db != nil {
 		s, err := db.Stats()
@@ -134,11 +138,16 @@ func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
 		seen[o.File] = true
 		st.Spool = append(st.Spool, spoolFile(o.File, o.Offset))
 	}
-	// Files the daemon has not read yet: the spool, the fallback file and
+	// Files the daemon has not read yet: the spool, the fallback files and
 	// rotated segments.
 	spool := hooks.SpoolPath(home)
 	segs, _ := filepath.Glob(spool + ".*")
-	for _, p := range append([]string{spool, hooks.FallbackPath(home)}, segs...) {
+	unread := append([]string{spool, hooks.FallbackPath(home)}, segs...)
+	for _, fb := range hooks.RuntimeFallbackPaths(home) {
+		more, _ := filepath.Glob(fb + ".*")
+		unread = append(append(unread, fb), more...)
+	}
+	for _, p := range unread {
 		if seen[p] || strings.HasSuffix(p, ".tmp") || strings.HasSuffix(p, ".gz") {
 			continue
 		}

@@ -317,6 +317,31 @@ type Daemon struct {
 	Started time.Time `json:"started,omitzero"`
 	Socket  string    `json:"socket,omitempty"`
 	HTTP    string    `json:"http,omitempty"`
+	// Ingest, when set, reports whether the daemon's commits succeed
+	// (Status.Ingest).
+	Ingest func() Ingest `json:"-"`
+}
+
+// Ingest is the daemon's ingestion health: whether its commits succeed.
+// While the file system holding the database is full, the daemon holds
+// the lines it read, reads no more, and retries with backoff; it catches
+// up by itself once there is room.
+type Ingest struct {
+	// Stalled is set while commits fail for lack of space.
+	Stalled bool `json:"stalled"`
+	// Since is when the current stall began.
+	Since time.Time `json:"since,omitzero"`
+	// LastError is the last failed commit's error.
+	LastError string `json:"last_error,omitempty"`
+	// Attempts are the failed attempts of the current stall; NextRetry is
+	// when the next one is due.
+	Attempts  int64     `json:"attempts,omitempty"`
+	NextRetry time.Time `json:"next_retry,omitzero"`
+	// PendingLines are read and held for the next commit.
+	PendingLines int `json:"pending_lines"`
+	// Stalls and FailedCommits count since the daemon started.
+	Stalls        int64 `json:"stalls"`
+	FailedCommits int64 `json:"failed_commits"`
 }
 
 // Status is GET /v1/status and `sepad status`.
@@ -338,4 +363,7 @@ type Status struct {
 	LagBytes     int64 `json:"lag_bytes"`
 	LagEvents    int64 `json:"lag_events"`
 	LagEstimated bool  `json:"lag_estimated"`
+	// Ingest is the running daemon's ingestion health (absent when the
+	// CLI read the database itself).
+	Ingest *Ingest `json:"ingest,omitempty"`
 }

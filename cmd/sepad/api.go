@@ -23,15 +23,17 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 	}
 	m := api.NewMetrics(api.MetricsOptions{DB: d.db, Home: d.home})
 	d.onCommit = append(d.onCommit, m.OnCommit)
+	registerIngestMetrics(m.Registry(), d.col)
 	srv := api.New(api.Options{
 		DB:       d.db,
 		Home:     d.home,
 		HTTPAddr: f.http,
-		Daemon:   query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second)},
-		Metrics:  m,
-		Hook:     &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
-		Cache:    true,
-		Logger:   d.logger,
+		Daemon: query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
+			Ingest: func() query.Ingest { return ingestHealth(d.col) }},
+		Metrics: m,
+		Hook:    &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
+		Cache:   true,
+		Logger:  d.logger,
 	})
 	if err := srv.Open(ctx); err != nil {
 		if errors.Is(err, api.ErrNotLoopback) {

@@ -76,6 +76,16 @@ func printStatus(w io.Writer, s *query.Status) {
 	}
 	fmt.Fprintf(w, "events       %s\n", strings.Join(parts, ", "))
 	fmt.Fprintf(w, "lag          %d events, %s\n", s.LagEvents, fmtBytes(s.LagBytes))
+	if in := s.Ingest; in != nil {
+		if in.Stalled {
+			fmt.Fprintf(w, "ingest       STALLED since %s: the disk holding the database is full (%s); %d lines held, %d attempts, next at %s; free space and it catches up\n",
+				fmtTime(in.Since), in.LastError, in.PendingLines, in.Attempts, fmtTime(in.NextRetry))
+		} else if in.Stalls > 0 {
+			fmt.Fprintf(w, "ingest       ok (stalled %d times on a full disk since start, %d commits refused)\n", in.Stalls, in.FailedCommits)
+		} else {
+			fmt.Fprintln(w, "ingest       ok")
+		}
+	}
 	if len(s.Spool) == 0 {
 		fmt.Fprintln(w, "\nno spool file yet: no hook has run")
 		return

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sepad/sepad/collector"
+	"github.com/sepad/sepad/query"
+)
+
+// ingestHealth is the collector's health as status and doctor show it.
+func ingestHealth(c *collector.Collector) query.Ingest {
+	h := c.Health()
+	return query.Ingest{Stalled: h.Stalled, Since: h.Since, LastError: h.LastError, Attempts: h.Attempts,
+		NextRetry: h.NextRetry, PendingLines: h.PendingLines, Stalls: h.Stalls, FailedCommits: h.FailedCommits}
+}
+
+// registerIngestMetrics adds the collector's commit health to the
+// daemon's metrics: whether ingestion is stalled on a full disk, how many
+// commits failed, and the lines held meanwhile (docs/api.md).
+func registerIngestMetrics(reg *prometheus.Registry, c *collector.Collector) {
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sepad_ingest_stalled",
+			Help: "1 while the store refuses commits because its file system is full: the daemon holds what it read and retries with backoff."},
+			func() float64 {
+				if c.Health().Stalled {
+					return 1
+				}
+				return 0
+			}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sepad_commit_failures_total",
+			Help: "Commits refused for lack of space (each retry counts), since the daemon started."},
+			func() float64 { return float64(c.Health().FailedCommits) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sepad_ingest_pending_lines",
+			Help: "Lines read and held for a commit the store refused (0 when commits succeed)."},
+			func() float64 { return float64(c.Health().PendingLines) }),
+	)
+}
