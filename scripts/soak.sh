@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Memory soak of the real daemon under a live load (issue 14 item 8):
+# appends RATE events a second to the spool for MINUTES minutes while
+# `sepad run` ingests them, samples the daemon's RSS and anonymous memory
+# (RssAnon) every 10 s, and checks that the anonymous memory at the end is
+# within 10% of the anonymous memory at REF minutes. VmRSS also counts the
+# pages of the database file the daemon has mapped (bbolt reads through
+# mmap): they grow with the database, belong to the page cache and are
+# given back under memory pressure, so they are printed, not checked.
+#
+# Usage: scripts/soak.sh [MINUTES=30] [RATE=1000] [REF=5]
+# Prints the samples as CSV (seconds,rss_kib,anon_kib,lines_committed) and
+# exits 1 when the end anonymous memory is more than 10% above the
+# reference.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+minutes=${1:-30}
+rate=${2:-1000}
+ref=${3:-5}
+dir=$(mktemp -d)
+trap 'kill $gen $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
+go build -o "$dir/sepad" ./cmd/sepad
+go build -o "$dir/spoolgen" ./internal/sessiongen/spoolgen
+mkdir -p -m 700 "$dir/home" "$dir/user"
+export SEPA_CONFIG= XDG_CONFIG_HOME="$dir/none" HOME="$dir/user"
+"$dir/sepad" run --home "$dir/home" --log-level warn 2>"$dir/daemon.log" &
+pid=$!
+sleep 1
+"$dir/spoolgen" -rate "$rate" -n $((rate * 60 * minutes)) -o "$dir/home/events.jsonl" &
+gen=$!
+end=$((minutes * 60))
+echo "seconds,rss_kib,anon_kib,lines_committed"
+ref_anon=0
+for ((t = 10; t <= end; t += 10)); do
+  sleep 10
+  kill -0 $pid 2>/dev/null || { echo "daemon exited:"; cat "$dir/daemon.log"; exit 1; }
+  rss=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
+  anon=$(awk '/^RssAnon/ {print $2}' /proc/$pid/status)
+  lines=$("$dir/sepad" status --home "$dir/home" --json 2>/dev/null | awk -F'[:,]' '/"[A-Za-z]+": [0-9]+/ {gsub(/[ "]/,"",$1); if ($1 ~ /^(PreToolUse|PostToolUse|PostToolUseFailure|UserPromptSubmit|Stop|SubagentStart|SubagentStop|SessionStart|SessionEnd)$/) s+=$2} END {print s+0}')
+  echo "$t,$rss,$anon,$lines"
+  if [ $t -eq $((ref * 60)) ]; then ref_anon=$anon; fi
+done
+db=$(stat -c %s "$dir/home/sepa.db")
+echo "anonymous memory at ${ref} min: ${ref_anon} KiB; at ${minutes} min: ${anon} KiB; VmRSS at the end ${rss} KiB; database $((db / 1024)) KiB"
+if [ "$ref_anon" -gt 0 ] && [ $((anon * 100)) -gt $((ref_anon * 110)) ]; then
+  echo "FAIL: end anonymous memory more than 10% above the ${ref}-minute one"
+  exit 1
+fi
+echo "OK: end anonymous memory within 10% of the ${ref}-minute one"
