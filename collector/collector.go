@@ -846,8 +846,10 @@ func (c *Collector) maintain(now time.Time) error {
 			// Three quiet polls: a hook that gave up waiting for a
 			// fallback file's lock may still write to it once.
 			drained = append(drained, s)
-		case !s.named && len(s.buf) == 0 && s.eofPolls >= 3:
-			// Deleted (or renamed out of sight) and drained: forget it.
+		case !s.named && len(s.buf) == 0 && s.eofPolls >= 3 && deleted(s):
+			// Deleted and drained: forget it. (A file renamed out of
+			// sight keeps its descriptor: it may come back under a
+			// watched name, and must not be read again then.)
 			c.log.Info("rotated file gone; closed", "file", s.path, "lines", s.lines)
 			if err := c.drop(s); err != nil {
 				return err
@@ -881,6 +883,16 @@ func (c *Collector) maintain(now time.Time) error {
 	return nil
 }
 
+// deleted reports whether s's file has no name left (where the platform
+// cannot tell, a file no watched name reaches counts as deleted).
+func deleted(s *source) bool {
+	if s.f == nil {
+		return true
+	}
+	gone, ok := unlinked(s.f)
+	return gone || !ok
+}
+
 // drop closes a source and stops following it; copies waiting on it
 // start where its reading stopped.
 func (c *Collector) drop(s *source) error {
@@ -903,6 +915,56 @@ func (c *Collector) drop(s *source) error {
 // from its start, or, when it is a copy of a followed file, only past what
 // was read of that file.
 func (c *Collector) rescan(now time.Time) error {
+	// Names and renames are not read atomically: logrotate may rename
+	// between the listing and the stats. A followed file that still has a
+	// name somewhere but was not seen is looked for again (three passes),
+	// so it is never taken for a new file under its next name.
+	var fresh []candidate
+	for pass := 0; pass < 3; pass++ {
+		fresh = c.scanNames()
+		missing := false
+		for _, s := range c.sources {
+			if !s.named && s.f != nil {
+				gone, ok := unlinked(s.f)
+				missing = missing || (ok && !gone)
+			}
+		}
+		if !missing {
+			break
+		}
+	}
+	for _, s := range c.sources {
+		if !s.named && s.kind.live() {
+			c.log.Warn("file rotated or deleted by another program; draining it", "file", s.path)
+			s.kind = kindRotated
+			c.keysDirty = true
+		}
+	}
+	for _, cand := range fresh {
+		s := &source{path: cand.path, kind: cand.kind, named: true}
+		if _, err := s.open(nil); err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				c.log.Warn("cannot read file; will retry", "file", cand.path, "err", err)
+			}
+			continue
+		}
+		c.sources = append(c.sources, s)
+		c.keysDirty = true
+		if !s.kind.live() && s.kind != kindExtra {
+			if o := c.origin(s); o != nil {
+				c.link(s, o)
+				continue
+			}
+		}
+		c.log.Info("following", "file", cand.path, "offset", 0)
+	}
+	c.resort()
+	return nil
+}
+
+// scanNames gives every followed file the name that reaches it now (or
+// none) and returns the names of files not followed yet.
+func (c *Collector) scanNames() []candidate {
 	for _, s := range c.sources {
 		s.named = false
 	}
@@ -939,33 +1001,7 @@ func (c *Collector) rescan(now time.Time) error {
 		delete(c.young, cand.path)
 		fresh = append(fresh, cand)
 	}
-	for _, s := range c.sources {
-		if !s.named && s.kind.live() {
-			c.log.Warn("file rotated or deleted by another program; draining it", "file", s.path)
-			s.kind = kindRotated
-			c.keysDirty = true
-		}
-	}
-	for _, cand := range fresh {
-		s := &source{path: cand.path, kind: cand.kind, named: true}
-		if _, err := s.open(nil); err != nil {
-			if !errors.Is(err, os.ErrNotExist) {
-				c.log.Warn("cannot read file; will retry", "file", cand.path, "err", err)
-			}
-			continue
-		}
-		c.sources = append(c.sources, s)
-		c.keysDirty = true
-		if !s.kind.live() && s.kind != kindExtra {
-			if o := c.origin(s); o != nil {
-				c.link(s, o)
-				continue
-			}
-		}
-		c.log.Info("following", "file", cand.path, "offset", 0)
-	}
-	c.resort()
-	return nil
+	return fresh
 }
 
 // rename records that the followed file s is now named by cand.

@@ -35,3 +35,18 @@ func lockFile(f *os.File, wait time.Duration) (unlock func(), err error) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// unlinked reports whether the open file f has no name left anywhere
+// (deleted): only then is a followed file that no watched name reaches
+// forgotten. ok is false when it cannot tell.
+func unlinked(f *os.File) (gone, ok bool) {
+	fi, err := f.Stat()
+	if err != nil {
+		return false, false
+	}
+	st, isSys := fi.Sys().(*syscall.Stat_t)
+	if !isSys {
+		return false, false
+	}
+	return st.Nlink == 0, true
+}

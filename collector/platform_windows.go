@@ -35,3 +35,6 @@ func statID(path string, _ os.FileInfo) fileID {
 func lockFile(f *os.File, wait time.Duration) (unlock func(), err error) {
 	return nil, fmt.Errorf("lock %s: %w", f.Name(), errLockBusy)
 }
+
+// unlinked: Windows does not say; the caller decides by names alone.
+func unlinked(f *os.File) (gone, ok bool) { return false, false }
