@@ -307,7 +307,7 @@ func TestDiskFull(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	var in map[string]any
 	for time.Now().Before(deadline) {
-		in, _ = statusJSON(t, home)["ingest"].(map[string]any)
+		in = ingestOf(statusJSON(t, home))
 		if in != nil && in["stalled"] == true {
 			break
 		}
@@ -340,7 +340,7 @@ func TestDiskFull(t *testing.T) {
 	if lostB+dupB+lostF+dupF != 0 || inFallback+inSpool != during {
 		t.Fatalf("lost or doubled lines")
 	}
-	if in, _ := statusJSON(t, home)["ingest"].(map[string]any); in["stalled"] != false || in["stalls"].(float64) < 1 {
+	if in := ingestOf(statusJSON(t, home)); in["stalled"] != false || in["stalls"].(float64) < 1 {
 		t.Fatalf("after recovery: %v", in)
 	}
 	contains(t, scrape(t, home), "sepad_ingest_stalled 0")
@@ -355,6 +355,13 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("runtime fallback files left after draining: %v", fbs)
 	}
 	d.stop(t)
+}
+
+// ingestOf is status.daemon.ingest.
+func ingestOf(st map[string]any) map[string]any {
+	d, _ := st["daemon"].(map[string]any)
+	in, _ := d["ingest"].(map[string]any)
+	return in
 }
 
 // scrape reads /metrics from the daemon's socket.

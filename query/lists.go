@@ -113,9 +113,9 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
 	st := &Status{Daemon: d, Home: home, Database: filepath.Join(home, "sepa.db"), SchemaVersion: store.SchemaVersion,
 		RubricVersion: fitness.RubricVersion, Events: map[string]int64{}, Spool: []SpoolFile{}}
-	if d.Ingest != nil {
-		in := d.Ingest()
-		st.Ingest = &in
+	if d.IngestFunc != nil {
+		in := d.IngestFunc()
+		st.Daemon.Ingest = &in
 	}
 	var offs []store.Offset
 	if db != nil {

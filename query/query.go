@@ -317,9 +317,11 @@ type Daemon struct {
 	Started time.Time `json:"started,omitzero"`
 	Socket  string    `json:"socket,omitempty"`
 	HTTP    string    `json:"http,omitempty"`
-	// Ingest, when set, reports whether the daemon's commits succeed
-	// (Status.Ingest).
-	Ingest func() Ingest `json:"-"`
+	// Ingest is the running daemon's ingestion health, filled by GetStatus
+	// from IngestFunc.
+	Ingest *Ingest `json:"ingest,omitempty"`
+	// IngestFunc, when set, reports whether the daemon's commits succeed.
+	IngestFunc func() Ingest `json:"-"`
 }
 
 // Ingest is the daemon's ingestion health: whether its commits succeed.
@@ -363,7 +365,4 @@ type Status struct {
 	LagBytes     int64 `json:"lag_bytes"`
 	LagEvents    int64 `json:"lag_events"`
 	LagEstimated bool  `json:"lag_estimated"`
-	// Ingest is the running daemon's ingestion health (absent when the
-	// CLI read the database itself).
-	Ingest *Ingest `json:"ingest,omitempty"`
 }

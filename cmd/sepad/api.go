@@ -29,7 +29,7 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 		Home:     d.home,
 		HTTPAddr: f.http,
 		Daemon: query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
-			Ingest: func() query.Ingest { return ingestHealth(d.col) }},
+			IngestFunc: func() query.Ingest { return ingestHealth(d.col) }},
 		Metrics: m,
 		Hook:    &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
 		Cache:   true,

@@ -89,7 +89,7 @@ func (d *doctor) checkIngest(home string) {
 	up := false
 	if st, err := daemonStatus(home); err == nil {
 		up = true
-		if in := st.Ingest; in != nil {
+		if in := st.Daemon.Ingest; in != nil {
 			if in.Stalled {
 				d.fail(fmt.Sprintf("the daemon cannot commit since %s: the file system holding %s is full (%s); it holds %d lines and retries (%d attempts)",
 					fmtTime(in.Since), filepath.Join(home, "sepa.db"), in.LastError, in.PendingLines, in.Attempts),

@@ -76,14 +76,14 @@ func printStatus(w io.Writer, s *query.Status) {
 	}
 	fmt.Fprintf(w, "events       %s\n", strings.Join(parts, ", "))
 	fmt.Fprintf(w, "lag          %d events, %s\n", s.LagEvents, fmtBytes(s.LagBytes))
-	if in := s.Ingest; in != nil {
+	// Said only when something happened: the rest of the output is the
+	// same with the daemon up or down.
+	if in := s.Daemon.Ingest; in != nil {
 		if in.Stalled {
 			fmt.Fprintf(w, "ingest       STALLED since %s: the disk holding the database is full (%s); %d lines held, %d attempts, next at %s; free space and it catches up\n",
 				fmtTime(in.Since), in.LastError, in.PendingLines, in.Attempts, fmtTime(in.NextRetry))
 		} else if in.Stalls > 0 {
 			fmt.Fprintf(w, "ingest       ok (stalled %d times on a full disk since start, %d commits refused)\n", in.Stalls, in.FailedCommits)
-		} else {
-			fmt.Fprintln(w, "ingest       ok")
 		}
 	}
 	if len(s.Spool) == 0 {
