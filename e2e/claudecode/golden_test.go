@@ -93,7 +93,14 @@ func TestDaemonMatchesScore(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(home, "events.jsonl"), b, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			env := append(os.Environ(), "SEPA_CONFIG=", "XDG_CONFIG_HOME="+filepath.Join(home, "noconfig"), "SEPA_HOME="+home, "HOME="+filepath.Join(home, "nohome"))
+			// A session that never ended (2.1.197 sends no SessionEnd on
+			// Ctrl-C) closes at the idle timeout; `sepad score` closes it
+			// at the end of its input.
+			cfg := filepath.Join(home, "..", "config.yaml")
+			if err := os.WriteFile(cfg, []byte("collector:\n  idle_timeout: 1s\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := append(os.Environ(), "SEPA_CONFIG="+cfg, "XDG_CONFIG_HOME="+filepath.Join(home, "noconfig"), "SEPA_HOME="+home, "HOME="+filepath.Join(home, "nohome"))
 			cmd := exec.Command(sepadBin, "run", "--home", home, "--log-level", "info")
 			cmd.Env = env
 			var logBuf bytes.Buffer
@@ -123,7 +130,7 @@ func TestDaemonMatchesScore(t *testing.T) {
 				byID[g.ID] = g
 			}
 			if len(got) != len(want) {
-				t.Errorf("daemon stored %d executions, sepad score finds %d", len(got), len(want))
+				t.Errorf("daemon stored %d executions, sepad score finds %d; its log:\n%s", len(got), len(want), logBuf.String())
 			}
 			for _, w := range want {
 				g, ok := byID[w.ID]
@@ -155,10 +162,15 @@ type daemonExec struct {
 
 func daemonExecutions(t *testing.T, env []string, home string) []daemonExec {
 	t.Helper()
-	cmd := exec.Command(sepadBin, "executions", "--json", "--limit", "100000", "--home", home)
+	cmd := exec.Command(sepadBin, "executions", "--json", "--limit", "10000", "--home", home)
 	cmd.Env = env
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
 	out, err := cmd.Output()
 	if err != nil {
+		if strings.Contains(errOut.String(), "usage") {
+			t.Fatalf("sepad executions: %v: %s", err, errOut.String())
+		}
 		return nil // the socket is not up yet
 	}
 	var doc struct {
