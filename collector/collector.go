@@ -749,6 +749,18 @@ func (c *Collector) commit(now time.Time) error {
 		return fmt.Errorf("commit %d lines: %w", c.batchLines, err)
 	}
 	lat := time.Since(start)
+	for _, col := range b.Collisions {
+		c.log.Error("execution not stored: its ID is taken; quarantined", "id", col.ID, "held", col.Held, "refused", col.New)
+	}
+	// Only what this commit stored goes on: a replayed or refused
+	// execution has no sequence number.
+	stored := b.Executions[:0:0]
+	for _, x := range b.Executions {
+		if x.Seq != 0 {
+			stored = append(stored, x)
+		}
+	}
+	b.Executions = stored
 	c.committed, c.keysDirty = keys, false
 	c.mu.Lock()
 	c.stats.Lines += int64(c.batchLines)
