@@ -366,7 +366,7 @@ func changesFiles(tool string) bool {
 func (g *Grouper) startPart(t *thread, ev *event.Event, skill, kind, prompt string) *Execution {
 	t.Seq++
 	x := &Execution{
-		ID:        execID(t.Session, t.Agent, t.Seq, startKey(ev)),
+		ID:        execID(t.Session, t.Agent, t.Seq, ev),
 		SessionID: t.Session,
 		AgentID:   t.Agent,
 		Skill:     skill,
@@ -593,23 +593,21 @@ func (t *thread) findCall(id string) (*ToolCall, *Execution) {
 	return nil, nil
 }
 
-// execID is a short stable identifier: the same events give the same IDs.
-// A session can go on after its SessionEnd (--resume, --continue) or after
-// the idle timeout with the same session_id, and its parts are numbered
-// from 1 again then: the starting event's own time (sepa.ts) or its
-// prompt_id keeps those IDs apart.
-func execID(session, agent string, seq int, start string) string {
-	h := sha256.Sum256([]byte(session + "\x00" + agent + "\x00" + strconv.Itoa(seq) + "\x00" + start))
-	return hex.EncodeToString(h[:6])
-}
-
-// startKey is what makes an execution's start unique beyond its thread and
-// number: the event's time, else its prompt_id, else nothing.
-func startKey(ev *event.Event) string {
-	if !ev.Time.IsZero() {
-		return ev.Time.UTC().Format(time.RFC3339Nano)
+// execID is a short stable identifier: the same events give the same IDs,
+// however they were read. A session can go on after its SessionEnd
+// (--resume, --continue) or after the idle timeout with the same
+// session_id, and the daemon numbers its parts from 1 again then while an
+// uninterrupted reading does not: so an execution started by an event with
+// its own time (sepa.ts, nanoseconds) is named by that time, and only
+// events without one (raw payloads, the original SEPA hook's lines, whose
+// times are seconds) fall back to the part's number and prompt_id.
+func execID(session, agent string, seq int, ev *event.Event) string {
+	key := strconv.Itoa(seq) + "\x00" + ev.PromptID
+	if !ev.Time.IsZero() && ev.Format != event.FormatLegacy {
+		key = "t\x00" + ev.Time.UTC().Format(time.RFC3339Nano)
 	}
-	return ev.PromptID
+	h := sha256.Sum256([]byte(session + "\x00" + agent + "\x00" + key))
+	return hex.EncodeToString(h[:6])
 }
 
 // inputHash identifies a tool input: the first 16 hex digits of the sha256

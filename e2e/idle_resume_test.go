@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/hooks"
+)
+
+// turnLines is one turn of session sid, in the enriched format: a prompt,
+// n Bash calls (the last one failing) and a Stop, at times from t0.
+func turnLines(sid, prompt string, n int, t0 time.Time) [][]byte {
+	var out [][]byte
+	at := t0
+	add := func(m map[string]any) {
+		m["session_id"] = sid
+		m["cwd"] = "/nonexistent/proj"
+		m["sepa"] = map[string]any{"v": 1, "ts": at.UTC().Format(time.RFC3339Nano), "project": "/nonexistent/proj"}
+		b, _ := json.Marshal(m)
+		out = append(out, b)
+		at = at.Add(time.Second)
+	}
+	add(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": prompt})
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("toolu_%s_%d", prompt, i)
+		in := map[string]any{"command": fmt.Sprintf("step %d", i)}
+		add(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": id, "tool_input": in})
+		if i == n-1 {
+			add(map[string]any{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_use_id": id, "tool_input": in, "error": "Exit code 1"})
+		} else {
+			add(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": id, "tool_input": in, "tool_response": map[string]any{"stdout": "ok"}})
+		}
+	}
+	add(map[string]any{"hook_event_name": "Stop", "last_assistant_message": "## Done\n\n- " + prompt})
+	return out
+}
+
+// A session that goes on after the idle timeout closed it keeps the same
+// session_id and numbers its parts from 1 again: its executions must still
+// get new IDs and all be stored (issue 14 item 4; 65% were lost).
+func TestSessionContinuesAfterIdleTimeout(t *testing.T) {
+	home := shortTempDir(t)
+	cfg := filepath.Join(home, "config.yaml")
+	writeFile(t, cfg, "collector:\n  idle_timeout: 1s\n")
+	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	var all [][]byte
+	for s := 0; s < 5; s++ {
+		all = append(all, turnLines(fmt.Sprintf("sess-%d", s), "first", 3, t0.Add(time.Duration(s)*time.Minute))...)
+	}
+	writeSpool(t, home, all)
+	startDaemon(t, home, "--config", cfg)
+	waitExecutions(t, home, 5) // each session's turn closes at the idle timeout
+	// The same sessions go on, hours later by their own clocks.
+	f, err := os.OpenFile(hooks.SpoolPath(home), os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var more [][]byte
+	for s := 0; s < 5; s++ {
+		more = append(more, turnLines(fmt.Sprintf("sess-%d", s), "second", 2, t0.Add(3*time.Hour+time.Duration(s)*time.Minute))...)
+	}
+	for _, l := range more {
+		f.Write(append(l, '\n'))
+	}
+	f.Close()
+	got := waitExecutions(t, home, 10)
+	ids := map[string]bool{}
+	for _, x := range got {
+		if ids[x.ID] {
+			t.Fatalf("execution ID %s twice", x.ID)
+		}
+		ids[x.ID] = true
+	}
+	// sepad score over the same lines finds the same executions.
+	out, errOut, code := sepad(t, []string{"SEPA_CONFIG=" + cfg}, nil, "score", "--json", hooks.SpoolPath(home))
+	if code != 0 {
+		t.Fatalf("score: %d %s", code, errOut)
+	}
+	var doc struct {
+		Executions []struct {
+			ID string `json:"id"`
+		} `json:"executions"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Executions) != 10 {
+		t.Fatalf("sepad score finds %d executions, want 10", len(doc.Executions))
+	}
+	for _, x := range doc.Executions {
+		if !ids[x.ID] {
+			t.Errorf("execution %s of sepad score is not in the daemon's store", x.ID)
+		}
+	}
+	if st := status(t, home); st.Quarantined != 0 {
+		t.Errorf("%d lines or executions quarantined", st.Quarantined)
+	}
+}
+
+type idRow struct {
+	ID string `json:"id"`
+}
+
+// waitExecutions polls the daemon until it has stored n executions.
+func waitExecutions(t *testing.T, home string, n int) []idRow {
+	t.Helper()
+	var doc struct {
+		Executions []idRow `json:"executions"`
+	}
+	for i := 0; i < 200; i++ {
+		out, _, code := sepad(t, queryEnv(home), nil, "executions", "--json", "--limit", "1000", "--home", home)
+		if code == 0 && json.Unmarshal([]byte(out), &doc) == nil && len(doc.Executions) >= n {
+			return doc.Executions
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the daemon stored %d executions, want %d", len(doc.Executions), n)
+	return nil
+}
