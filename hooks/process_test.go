@@ -546,10 +546,12 @@ func TestInstallCommand(t *testing.T) {
 	os.MkdirAll(filepath.Dir(settingsFile), 0o755)
 	orig, _ := os.ReadFile("settings/testdata/settings/nested_settings.json")
 	os.WriteFile(settingsFile, orig, 0o644)
+	state := t.TempDir() // install records the project as a write root there
 	sepad := func(args ...string) string {
 		t.Helper()
 		c := exec.Command(bin, args...)
 		c.Dir = proj
+		c.Env = append(os.Environ(), "SEPA_HOME="+state)
 		out, err := c.CombinedOutput()
 		if err != nil {
 			t.Fatalf("sepad %v: %v\n%s", args, err, out)
