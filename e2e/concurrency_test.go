@@ -96,10 +96,6 @@ func ingest(t *testing.T, home string, lines [][]byte, during func(c *http.Clien
 	return took, d
 }
 
-func cpuSeconds(r syscall.Rusage) float64 {
-	return float64(r.Utime.Sec+r.Stime.Sec) + float64(r.Utime.Usec+r.Stime.Usec)/1e6
-}
-
 // procCPU reads a process's user+system CPU time from /proc (Linux).
 func procCPU(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -358,8 +354,7 @@ func loadRound(t *testing.T, lines [][]byte, clients int, think time.Duration) f
 
 	busy := shortTempDir(t)
 	var requests atomic.Int64
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	cpu0 := selfCPUSeconds()
 	errs := make(chan error, clients)
 	loaded, db := ingest(t, busy, lines, func(c *http.Client, stop <-chan struct{}) {
 		var wg sync.WaitGroup
@@ -375,7 +370,7 @@ func loadRound(t *testing.T, lines [][]byte, clients int, think time.Duration) f
 		}
 		wg.Wait()
 	})
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu1 := selfCPUSeconds()
 	close(errs)
 	for err := range errs {
 		t.Error(err)
@@ -384,7 +379,7 @@ func loadRound(t *testing.T, lines [][]byte, clients int, think time.Duration) f
 	t.Logf("%d events: alone %.2fs (%.0f events/s, daemon CPU %s); with %d clients (%d requests, %.0f/s) %.2fs (%.0f events/s, daemon CPU %s, clients CPU %.2fs): ingestion time ratio %.2f",
 		len(lines), alone.Seconds(), float64(len(lines))/alone.Seconds(), quietCPU, clients, requests.Load(),
 		float64(requests.Load())/loaded.Seconds(), loaded.Seconds(), float64(len(lines))/loaded.Seconds(),
-		procCPU(db.cmd.Process.Pid), cpuSeconds(ru1)-cpuSeconds(ru0), ratio)
+		procCPU(db.cmd.Process.Pid), cpu1-cpu0, ratio)
 	if requests.Load() < int64(clients) {
 		t.Errorf("only %d requests were answered", requests.Load())
 	}
