@@ -1,0 +1,218 @@
+package mutation
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/sepad/sepad/store"
+)
+
+// skillAndState loads a skill with its versions and the engine's state of
+// it; the caller holds e.mu.
+func (e *Engine) skillAndState(key string) (*store.Skill, *SkillState, error) {
+	sk, err := e.db.Skill(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := e.state(key)
+	return sk, st, err
+}
+
+// skillFile is the prompt file of a skill.
+func skillFile(sk *store.Skill) string {
+	if sk.Kind == "session" {
+		return filepath.Join(sk.Project, "CLAUDE.md")
+	}
+	return sk.Path
+}
+
+// ManualRollback restores version to (a hash, hash prefix or vN; "" means
+// the baseline, else the best graded version) over the skill's file, with
+// the same conflict check as automatic rollbacks. It writes even when
+// auto_rollback is off: a person asked for it.
+func (e *Engine) ManualRollback(key, to string) (Record, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk, st, err := e.skillAndState(key)
+	if err != nil {
+		return Record{}, err
+	}
+	cur, target, err := e.pick(sk, st, to)
+	if err != nil {
+		return Record{}, err
+	}
+	if cur.Hash == target.Hash {
+		return Record{}, &RefusalError{"nothing_to_do", fmt.Sprintf("the file already holds v%d", cur.Seq)}
+	}
+	auto := e.opts.AutoRollback
+	e.opts.AutoRollback = true
+	defer func() { e.opts.AutoRollback = auto }()
+	err = e.rollback(sk, st, cur, target, "manual", nil)
+	if serr := e.saveState(key, st); err == nil {
+		err = serr
+	}
+	return e.lastRecord(key), err
+}
+
+// ManualDecision accepts the skill's current version as the baseline, or
+// rejects it and rolls back to the baseline.
+func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
+	if !accept {
+		return e.ManualRollback(key, "")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk, st, err := e.skillAndState(key)
+	if err != nil {
+		return Record{}, err
+	}
+	var cur *store.Version
+	for i := range sk.Versions {
+		if sk.Versions[i].Hash == sk.Current {
+			cur = &sk.Versions[i]
+		}
+	}
+	if cur == nil {
+		return Record{}, &RefusalError{"no_version", "the skill has no current version"}
+	}
+	if st.Baseline != "" && st.Baseline != cur.Hash {
+		st.Status[st.Baseline] = StatusSuperseded
+	}
+	from := st.Baseline
+	st.Baseline, st.Candidate = cur.Hash, ""
+	st.Status[cur.Hash] = StatusAccepted
+	if err := e.saveState(key, st); err != nil {
+		return Record{}, err
+	}
+	rec := Record{Kind: KindManual, SkillKey: key, Skill: sk.Name, Rule: "manual_accept", From: from, To: cur.Hash, Applied: true,
+		Words: fmt.Sprintf("v%d (%s) accepted by hand as the baseline", cur.Seq, cur.Hash)}
+	return rec, e.record(rec)
+}
+
+// Propose checks a mutator's text and, if every rule passes, writes it to
+// the skill's file and registers it as the candidate.
+func (e *Engine) Propose(key string, content []byte, strategy string, po ProposalOptions) (Record, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk, st, err := e.skillAndState(key)
+	if err != nil {
+		return Record{}, err
+	}
+	var base, cur *store.Version
+	for i := range sk.Versions {
+		v := &sk.Versions[i]
+		if v.Hash == st.Baseline {
+			base = v
+		}
+		if v.Hash == sk.Current {
+			cur = v
+		}
+	}
+	if base == nil {
+		base = cur
+	}
+	h := ProposalHistory{Recent: st.Proposals, Now: e.opts.Now().UTC()}
+	if cur != nil {
+		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: cur.Hash})
+		if err != nil {
+			return Record{}, err
+		}
+		h.SinceChange = len(xs)
+	}
+	recent, err := e.db.Executions(store.Filter{SkillKey: key, Limit: 3})
+	if err != nil {
+		return Record{}, err
+	}
+	for _, x := range recent {
+		h.Last3 = append(h.Last3, x.Result.Score)
+	}
+	var baseContent []byte
+	if base != nil {
+		baseContent = base.Content
+	}
+	if err := CheckProposal(baseContent, content, h, po); err != nil {
+		return Record{}, err
+	}
+	path := skillFile(sk)
+	if !e.isPromptFile(path) {
+		return Record{}, fmt.Errorf("propose: %s: %w", path, ErrOutsideRoots)
+	}
+	if err := WriteFileAtomic(path, content, e.WriteRoots()); err != nil {
+		return Record{}, err
+	}
+	hash := Hash(content)
+	v, err := e.db.PutVersion(store.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path},
+		store.Version{Hash: hash, Content: content, ContentKnown: true, FirstSeen: h.Now, Source: "proposal"})
+	if err != nil {
+		return Record{}, err
+	}
+	st.Proposals = append(st.Proposals, h.Now)
+	if len(st.Proposals) > 50 {
+		st.Proposals = st.Proposals[len(st.Proposals)-50:]
+	}
+	if st.Candidate != "" && st.Status[st.Candidate] == StatusCandidate {
+		st.Status[st.Candidate] = StatusSuperseded
+	}
+	st.Candidate = hash
+	st.Status[hash] = StatusCandidate
+	if err := e.saveState(key, st); err != nil {
+		return Record{}, err
+	}
+	rec := Record{Kind: "proposal", SkillKey: key, Skill: sk.Name, Rule: "proposal", To: hash, Applied: true,
+		Words: fmt.Sprintf("proposal written as v%d (%s), strategy %q; it is the candidate", v.Seq, hash, strategy)}
+	if cur != nil {
+		rec.From = cur.Hash
+	}
+	return rec, e.record(rec)
+}
+
+// pick returns the version in the file now and the version to restore.
+func (e *Engine) pick(sk *store.Skill, st *SkillState, to string) (cur, target *store.Version, err error) {
+	b, err := ReadInRoots(skillFile(sk), e.WriteRoots())
+	if err != nil {
+		return nil, nil, err
+	}
+	h := Hash(b)
+	for i := range sk.Versions {
+		v := &sk.Versions[i]
+		if v.Hash == h {
+			cur = v
+		}
+		switch {
+		case to == "" && v.Hash == st.Baseline:
+			target = v
+		case to != "" && (v.Hash == to || len(to) >= 4 && strings.HasPrefix(v.Hash, to) || fmt.Sprintf("v%d", v.Seq) == to):
+			target = v
+		}
+	}
+	if cur == nil {
+		return nil, nil, &RefusalError{"unknown_content", fmt.Sprintf("%s holds content sepad never recorded (%s): edit it by hand", skillFile(sk), h)}
+	}
+	if target == nil && to == "" {
+		for i := range sk.Versions {
+			v := &sk.Versions[i]
+			if v.Hash != cur.Hash && v.ContentKnown && v.Aggregate.Graded && (target == nil || v.Aggregate.Value > target.Aggregate.Value) {
+				target = v
+			}
+		}
+	}
+	if target == nil {
+		return nil, nil, &RefusalError{"no_target", fmt.Sprintf("no version %q to roll back to", to)}
+	}
+	if !target.ContentKnown {
+		return nil, nil, &RefusalError{"content_unknown", fmt.Sprintf("the content of v%d was never seen", target.Seq)}
+	}
+	return cur, target, nil
+}
+
+func (e *Engine) lastRecord(key string) Record {
+	ds, err := e.db.Decisions(key, 1)
+	if err != nil || len(ds) == 0 {
+		return Record{}
+	}
+	var r Record
+	json.Unmarshal(ds[0].Payload, &r)
+	return r
+}

@@ -1,0 +1,138 @@
+package mutation
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sepad/sepad/store"
+)
+
+// rollback restores target's content over the file holding from, unless
+// someone edited it, and records what happened.
+func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.Version, rule string, d *Decision) error {
+	rec := Record{Kind: KindRollback, SkillKey: sk.Key, Skill: sk.Name, Rule: rule, From: from.Hash, Decision: d}
+	if d != nil {
+		rec.Kind = KindDecision
+	}
+	if target == nil || !target.ContentKnown {
+		rec.Words = "nothing to roll back to: the content of the previous version was never seen"
+		return e.record(rec)
+	}
+	rec.To = target.Hash
+	path := sk.Path
+	if sk.Kind == "session" {
+		path = filepath.Join(sk.Project, "CLAUDE.md")
+	}
+	words := fmt.Sprintf("v%d (%s) → v%d (%s)", from.Seq, from.Hash, target.Seq, target.Hash)
+	prefix := rule + ": "
+	if d != nil {
+		prefix = d.Words + "; "
+	}
+	if st.Status[from.Hash] != StatusRejected {
+		st.Status[from.Hash] = StatusRolledBack
+	}
+	if from.Hash == st.Candidate {
+		st.Candidate = ""
+	}
+	if !e.isPromptFile(path) {
+		rec.Words = fmt.Sprintf("%s is not a prompt file under a watched root: never written", path)
+		return e.record(rec)
+	}
+	roots := e.WriteRoots()
+	if !WithinRoots(path, roots) {
+		rec.Kind = KindConflict
+		rec.Words = fmt.Sprintf("%s%s is outside the roots sepad may write (%s): left alone (would have rolled back %s); "+
+			"run `sepad install --project DIR` in its project or add the project to mutation.extra_roots", prefix, path, describeRoots(roots), words)
+		e.log.Warn("rollback refused: outside the write roots", "skill", sk.Name, "file", path)
+		return e.record(rec)
+	}
+	if !e.opts.AutoRollback {
+		if st.Status[from.Hash] == StatusRolledBack {
+			st.Status[from.Hash] = StatusWouldRollBack // the file still holds it
+		}
+		rec.Words = prefix + "auto_rollback is off: would roll back " + words
+		return e.record(rec)
+	}
+	err := Rollback(path, from.Hash, target.Content, roots)
+	switch {
+	case errors.Is(err, ErrConflict):
+		rec.Kind = KindConflict
+		rec.Words = fmt.Sprintf("%s%s was edited since v%d was measured: left alone (would have rolled back %s)", prefix, path, from.Seq, words)
+		e.log.Warn("rollback skipped: file edited by someone", "skill", sk.Name, "file", path)
+		return e.record(rec)
+	case errors.Is(err, ErrOutsideRoots), errors.Is(err, ErrNotRegular):
+		// A link to outside the root, or something other than a regular
+		// file, where the prompt file was: never written through.
+		rec.Kind = KindConflict
+		rec.Words = fmt.Sprintf("%s%s: left alone (would have rolled back %s): %v", prefix, path, words, err)
+		e.log.Warn("rollback refused: not a regular file inside its root", "skill", sk.Name, "file", path, "err", err)
+		return e.record(rec)
+	case err != nil:
+		rec.Words = "rollback failed: " + err.Error()
+		e.record(rec)
+		return err
+	}
+	rec.Applied = true
+	rec.Words = prefix + "rolled back " + words
+	st.Cooldown = e.opts.Cooldown
+	st.Baseline = target.Hash
+	st.Status[target.Hash] = StatusBaseline
+	e.log.Info("rolled back", "skill", sk.Name, "file", path, "rule", rule, "from", from.Hash, "to", target.Hash)
+	if _, err := e.db.PutVersion(store.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path},
+		store.Version{Hash: target.Hash, Content: target.Content, ContentKnown: true, FirstSeen: e.opts.Now().UTC(), Source: "rollback"}); err != nil {
+		return err
+	}
+	return e.record(rec)
+}
+
+// WriteRoots returns the directories rollbacks and proposals may write
+// in: the user's Claude Code directory, mutation.extra_roots and the
+// projects where `sepad install` ran; never "/" or the user's home itself,
+// and never a directory only seen in events.
+func (e *Engine) WriteRoots() []string {
+	cands := []string{e.opts.ClaudeDir}
+	cands = append(cands, e.opts.ExtraRoots...)
+	if e.opts.InstalledRoots != nil {
+		cands = append(cands, e.opts.InstalledRoots()...)
+	}
+	home := ""
+	if e.opts.UserHome != "" {
+		home = filepath.Clean(e.opts.UserHome)
+	}
+	var out []string
+	for _, r := range cands {
+		if r == "" || !filepath.IsAbs(r) {
+			continue
+		}
+		r = filepath.Clean(r)
+		if r == filepath.Dir(r) || r == home || slices.Contains(out, r) {
+			continue // "/" (or a volume root) and $HOME are never roots
+		}
+		if rr, err := filepath.EvalSymlinks(r); err == nil && (rr == filepath.Dir(rr) || rr == home) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func describeRoots(roots []string) string {
+	if len(roots) == 0 {
+		return "none"
+	}
+	return strings.Join(roots, ", ")
+}
+
+// isPromptFile reports whether path is a prompt file (skill, agent,
+// command, CLAUDE.md) under a watched root: the only files sepad writes.
+func (e *Engine) isPromptFile(path string) bool {
+	for _, r := range e.roots {
+		if _, ok := Classify(r, path, RootProject|RootUser); ok {
+			return true
+		}
+	}
+	return false
+}
