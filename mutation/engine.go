@@ -25,6 +25,9 @@ const (
 	// off: the version is judged as if rolled back, but is still in the file.
 	StatusWouldRollBack = "would roll back"
 	StatusSuperseded    = "superseded"
+	// StatusConflict: a rollback was due but the file had been edited
+	// since the version was measured; the edit was left alone.
+	StatusConflict = "conflict"
 )
 
 // Decision kinds recorded in the store.
@@ -303,7 +306,7 @@ func (e *Engine) saveState(key string, st *SkillState) error {
 
 // final statuses: a version that was decided is not decided again.
 func final(status string) bool {
-	return status == StatusRejected || status == StatusRolledBack || status == StatusWouldRollBack || status == StatusAccepted
+	return status == StatusRejected || status == StatusRolledBack || status == StatusWouldRollBack || status == StatusAccepted || status == StatusConflict
 }
 
 // evaluateAt applies the safety rules and the decision method to the skill

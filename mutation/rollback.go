@@ -17,6 +17,15 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if d != nil {
 		rec.Kind = KindDecision
 	}
+	// The version's status says what happened to the file: "rolled back"
+	// only when it was rewritten; "conflict" when a person's edit was left
+	// alone; "would roll back" when the file still holds the version.
+	mark := func(status string) {
+		if st.Status[from.Hash] != StatusRejected {
+			st.Status[from.Hash] = status
+		}
+	}
+	mark(StatusWouldRollBack)
 	if target == nil || !target.ContentKnown {
 		rec.Words = "nothing to roll back to: the content of the previous version was never seen"
 		return e.record(rec)
@@ -30,9 +39,6 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	prefix := rule + ": "
 	if d != nil {
 		prefix = d.Words + "; "
-	}
-	if st.Status[from.Hash] != StatusRejected {
-		st.Status[from.Hash] = StatusRolledBack
 	}
 	if from.Hash == st.Candidate {
 		st.Candidate = ""
@@ -50,9 +56,6 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		return e.record(rec)
 	}
 	if !e.opts.AutoRollback {
-		if st.Status[from.Hash] == StatusRolledBack {
-			st.Status[from.Hash] = StatusWouldRollBack // the file still holds it
-		}
 		rec.Words = prefix + "auto_rollback is off: would roll back " + words
 		return e.record(rec)
 	}
@@ -60,6 +63,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	switch {
 	case errors.Is(err, ErrConflict):
 		rec.Kind = KindConflict
+		mark(StatusConflict)
 		rec.Words = fmt.Sprintf("%s%s was edited since v%d was measured: left alone (would have rolled back %s)", prefix, path, from.Seq, words)
 		e.log.Warn("rollback skipped: file edited by someone", "skill", sk.Name, "file", path)
 		return e.record(rec)
@@ -76,6 +80,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		return err
 	}
 	rec.Applied = true
+	mark(StatusRolledBack)
 	rec.Words = prefix + "rolled back " + words
 	st.Cooldown = e.opts.Cooldown
 	st.Baseline = target.Hash

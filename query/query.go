@@ -65,6 +65,9 @@ const (
 	// mutation.auto_rollback is off, so still in the file.
 	StatusWouldRollBack = "would roll back"
 	StatusUngraded      = "ungraded"
+	// StatusConflict: a rollback was due, but a person had edited the
+	// file since; the edit was left alone.
+	StatusConflict = "conflict"
 	// StatusSuperseded is derived (until the mutation engine's state
 	// exists): an older graded version that is no longer the baseline.
 	StatusSuperseded = "superseded"

@@ -249,7 +249,9 @@ func versionRows(sk *store.Skill) []GradeRow {
 	vs := sk.Versions
 	statuses := deriveStatuses(vs, sk.State)
 	current := sk.Current
-	if current == "" && len(vs) > 0 {
+	if h, ok := InForce(sk); ok {
+		current = h
+	} else if current == "" && len(vs) > 0 {
 		current = vs[len(vs)-1].Hash
 	}
 	rows := make([]GradeRow, len(vs))

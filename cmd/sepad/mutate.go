@@ -16,6 +16,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
 )
 
@@ -154,13 +155,17 @@ func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		Content   bool    `json:"content_known"`
 	}
 	var rows []row
+	inFile := sk.Current
+	if h, ok := query.InForce(sk); ok {
+		inFile = h // the file's content now, not the version that ran last
+	}
 	for _, v := range sk.Versions {
 		g := "-"
 		if v.Aggregate.Graded {
 			g = string(fitness.GradeOf(v.Aggregate.Value))
 		}
 		r := row{Version: fmt.Sprintf("v%d", v.Seq), Hash: v.Hash, Status: st[v.Hash], Source: v.Source, Parent: v.Parent,
-			N: v.Aggregate.N, Aggregate: v.Aggregate.Value, Grade: g, Current: v.Hash == sk.Current, Content: v.ContentKnown}
+			N: v.Aggregate.N, Aggregate: v.Aggregate.Value, Grade: g, Current: v.Hash == inFile, Content: v.ContentKnown}
 		if !v.FirstSeen.IsZero() {
 			r.FirstSeen = v.FirstSeen.Format(time.RFC3339)
 		}
