@@ -211,7 +211,7 @@ func TestMutationLoop(t *testing.T) {
 	// v4: graded F: rolled back to the best version, v3.
 	p.writeSkill("Just try random commands.")
 	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 5; i++ { // a safety rollback needs min_samples runs
 		p.turn(4, badAnswer)
 	}
 	p.release()
@@ -329,7 +329,7 @@ func TestAutoRollbackOffChangesNothing(t *testing.T) {
 	p.writeSkill("Just try random commands.")
 	bad, _ := os.ReadFile(p.skill)
 	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 5; i++ { // a safety rollback needs min_samples runs
 		p.turn(4, badAnswer)
 	}
 	p.release()

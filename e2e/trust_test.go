@@ -113,3 +113,68 @@ func TestViewsTellTheTruth(t *testing.T) {
 		}
 	}
 }
+
+// TestEnoughEvidence (issue 15 point 3), with the daemon as a subprocess:
+// a safety rollback waits for mutation.min_samples runs of the version and
+// says its numbers; `sepad accept` below min_samples warns that the
+// baseline is thin and records it.
+func TestEnoughEvidence(t *testing.T) {
+	p := newProject(t)
+	p.config("")
+	p.writeSkill("Run the checks, then make deploy.")
+	v1, _ := os.ReadFile(p.skill)
+	d := startDaemonEnv(t, p)
+	for i := 0; i < 5; i++ {
+		p.turn(0, goodAnswer)
+	}
+	p.release()
+	time.Sleep(300 * time.Millisecond)
+	p.writeSkill("Just try random commands.")
+	v2b, _ := os.ReadFile(p.skill)
+	v2 := mutation.Hash(v2b)
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 4; i++ {
+		p.turn(4, badAnswer)
+	}
+	p.release()
+	waitFor(t, "four runs of v2 scored", func() bool {
+		r := rowOf(gradeRows(t, p), v2)
+		return r != nil && r["n"] == 4.0
+	})
+	time.Sleep(300 * time.Millisecond)
+	if b, _ := os.ReadFile(p.skill); string(b) != string(v2b) {
+		t.Fatalf("rolled back after 4 runs (graded F from 3; min_samples is 5)")
+	}
+	p.turn(4, badAnswer)
+	p.release()
+	waitFor(t, "v2 rolled back after its fifth run", fileIs(p.skill, string(v1)))
+	time.Sleep(700 * time.Millisecond)
+
+	// v3 runs twice; accepted by hand, it is a thin baseline.
+	p.writeSkill("Run the checks in parallel, deploy, then verify.")
+	time.Sleep(600 * time.Millisecond)
+	p.turn(0, goodAnswer)
+	p.turn(0, goodAnswer)
+	p.release()
+	time.Sleep(1200 * time.Millisecond)
+	d.stop(t)
+
+	out, errOut, code := sepad(t, p.env(), nil, "decisions", "--home", p.home)
+	if code != 0 {
+		t.Fatalf("decisions: %d %s", code, errOut)
+	}
+	for _, w := range []string{"grade_f", "(F) over 5 runs", "at least 5 runs", "over 5 runs"} {
+		contains(t, out, w)
+	}
+	out, errOut, code = sepad(t, p.env(), nil, "accept", "deploy", "--home", p.home, "--json")
+	if code != 0 {
+		t.Fatalf("accept: %d %s %s", code, out, errOut)
+	}
+	var rec mutation.Record
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !rec.ThinBaseline || !strings.Contains(rec.Warning, "2 scored run(s), fewer than mutation.min_samples (5)") {
+		t.Fatalf("accept on 2 runs: %+v", rec)
+	}
+}

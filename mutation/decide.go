@@ -54,6 +54,14 @@ const (
 	ReasonNoEvidence = "undecided_at_max_samples"
 	// ReasonTooFew: a version has fewer than min_samples scored executions.
 	ReasonTooFew = "insufficient_samples"
+	// ReasonThinBaseline: the baseline has fewer than two scored
+	// executions, too few to compare with; the candidate is settled at
+	// max_samples (ReasonSettled).
+	ReasonThinBaseline = "baseline_too_thin"
+	// ReasonSettled: the candidate reached max_samples against a baseline
+	// too thin to compare with: it becomes the baseline, so that a skill
+	// is never undecided for ever.
+	ReasonSettled = "settled_at_max_samples"
 )
 
 // Options configure decisions.
@@ -142,11 +150,14 @@ type Decision struct {
 	// Draw is the exploration draw, when one was made.
 	Draw *float64 `json:"draw,omitempty"`
 	// NeededMore estimates the candidate's executions still needed.
-	NeededMore int       `json:"needed_more,omitempty"`
-	Look       *Look     `json:"look,omitempty"`
-	Baseline   Sample    `json:"baseline"`
-	Candidate  Sample    `json:"candidate"`
-	Options    OptionsAt `json:"options"`
+	NeededMore int `json:"needed_more,omitempty"`
+	// ThinBaseline: the baseline had fewer than min_samples scored
+	// executions (accepted by hand early); it was judged on what it had.
+	ThinBaseline bool      `json:"thin_baseline,omitempty"`
+	Look         *Look     `json:"look,omitempty"`
+	Baseline     Sample    `json:"baseline"`
+	Candidate    Sample    `json:"candidate"`
+	Options      OptionsAt `json:"options"`
 }
 
 // OptionsAt are the options a decision was made with, recorded with it.
@@ -173,16 +184,40 @@ func Decide(skillKey, baseHash, candHash string, base, cand Sample, o Options) D
 	}
 	d := Decision{Method: o.Method, Baseline: base, Candidate: cand,
 		Options: OptionsAt{o.MinSamples, o.MaxSamples, o.Confidence, o.Exploration}}
-	if base.N < o.MinSamples || cand.N < o.MinSamples {
+	switch {
+	case cand.N < o.MinSamples:
 		d.Outcome, d.Reason = Undecided, ReasonTooFew
 		d.NeededMore = max(o.MinSamples-cand.N, 0)
-		d.Words = fmt.Sprintf("waiting for %d scored executions of each version (baseline %d, candidate %d)", o.MinSamples, base.N, cand.N)
+		d.Words = fmt.Sprintf("waiting for %d scored executions of each version (baseline %d, candidate %d): needs about %d more runs",
+			o.MinSamples, base.N, cand.N, d.NeededMore)
+		return d
+	case base.N < 2 && cand.N >= o.MaxSamples:
+		// The baseline stopped running when the candidate replaced it:
+		// it will never have the runs to compare with.
+		d.Outcome, d.Reason, d.ThinBaseline = Accept, ReasonSettled, true
+		d.Delta = round2(cand.Mean - base.Mean)
+		d.Words = fmt.Sprintf("settled at max_samples: the candidate held %.2f over %d runs; the baseline has %d run(s), too few to compare with (min_samples %d), and cannot gain more while the candidate is in the file: the candidate becomes the baseline",
+			cand.Mean, cand.N, base.N, o.MinSamples)
+		return d
+	case base.N < 2:
+		d.Outcome, d.Reason, d.ThinBaseline = Undecided, ReasonThinBaseline, true
+		d.NeededMore = o.MaxSamples - cand.N
+		d.Words = fmt.Sprintf("the baseline has %d run(s), too few to compare with (min_samples %d): the candidate is settled at max_samples %d; needs about %d more runs",
+			base.N, o.MinSamples, o.MaxSamples, d.NeededMore)
 		return d
 	}
 	if o.Method == MethodSepa {
-		return decideSepa(skillKey, d, o)
+		d = decideSepa(skillKey, d, o)
+	} else {
+		d = decideSequential(skillKey, d, o)
 	}
-	return decideSequential(skillKey, d, o)
+	if base.N < o.MinSamples {
+		// A baseline accepted by hand on few runs stops running when a
+		// candidate replaces it: judge against what it has, never wait.
+		d.ThinBaseline = true
+		d.Words += fmt.Sprintf("; judged against the baseline's %d runs only (thin: fewer than min_samples %d)", base.N, o.MinSamples)
+	}
+	return d
 }
 
 // normalised fills unset or out-of-range options with the defaults, so a

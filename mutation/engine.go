@@ -93,6 +93,10 @@ type Record struct {
 	Applied  bool      `json:"applied"`
 	Words    string    `json:"words"`
 	Decision *Decision `json:"decision,omitempty"`
+	// ThinBaseline: a version accepted by hand with fewer than
+	// mutation.min_samples scored executions; Warning says so in words.
+	ThinBaseline bool   `json:"thin_baseline,omitempty"`
+	Warning      string `json:"warning,omitempty"`
 }
 
 // Engine ties versions, decisions and rollbacks to the store.
@@ -114,8 +118,11 @@ type Engine struct {
 	// bestOther caches, per skill, what the baseline's safety check needs
 	// of the other versions (see clearlySafe).
 	bestOther map[string]bestOther
-	done      chan struct{}
-	cancel    context.CancelFunc
+	// kept marks the instruction files (path NUL hash) whose content is
+	// kept for _session rollbacks (session.go).
+	kept   map[string]bool
+	done   chan struct{}
+	cancel context.CancelFunc
 }
 
 // NewEngine returns an engine over db; call Open.
@@ -134,7 +141,7 @@ func NewEngine(db *store.DB, o EngineOptions) *Engine {
 	}
 	return &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
 		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{},
-		bestOther: map[string]bestOther{}}
+		bestOther: map[string]bestOther{}, kept: map[string]bool{}}
 }
 
 type discard struct{}
@@ -232,6 +239,9 @@ func (e *Engine) recordChange(c Change, source string) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if c.Kind == KindSession {
+		return e.sessionFileChange(c)
+	}
 	sk := store.Skill{Key: c.Key, Name: c.Name, Kind: c.Kind, Project: c.Project}
 	if c.Kind != "session" {
 		sk.Path = c.Path
@@ -260,6 +270,7 @@ func (e *Engine) Observe(execs []store.Scored) {
 	}
 	for i := range execs {
 		s := &execs[i]
+		e.keepInstructions(s)
 		if err := e.evaluateAt(s); err != nil {
 			e.log.Error("evaluate skill", "skill", s.SkillKey, "err", err)
 		}
@@ -373,9 +384,8 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 			}
 		}
 		e.bestOther[key] = bestOther{baseline: version, best: best}
-		if rule, target := e.safety(sk, cur, vers, st); rule != "" {
-			st.Status[cur.Hash] = StatusRolledBack
-			return e.rollback(sk, st, cur, target, rule, nil)
+		if plan, target := e.safety(sk, cur, vers, st); plan.Rule != "" {
+			return e.rollback(sk, st, cur, target, plan.Rule, plan.Words, nil)
 		}
 		return nil
 	}
@@ -394,9 +404,8 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		st.Candidate = cur.Hash
 		st.Status[cur.Hash] = StatusCandidate
 	}
-	if rule, target := e.safety(sk, cur, vers, st); rule != "" {
-		st.Status[cur.Hash] = StatusRolledBack
-		return e.rollback(sk, st, cur, target, rule, nil)
+	if plan, target := e.safety(sk, cur, vers, st); plan.Rule != "" {
+		return e.rollback(sk, st, cur, target, plan.Rule, plan.Words, nil)
 	}
 	bs, _ := e.sampleOf(key, st.Baseline, x.Seq+1)
 	base, cand := bs.sample(vers[st.Baseline]), cs.sample(cur)
@@ -411,7 +420,7 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 	case Reject:
 		st.Status[cur.Hash] = StatusRejected
 		e.log.Info("mutation rejected", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "reason", d.Reason, "delta", d.Delta)
-		return e.rollback(sk, st, cur, vers[st.Baseline], d.Reason, &d)
+		return e.rollback(sk, st, cur, vers[st.Baseline], d.Reason, "", &d)
 	}
 	return nil
 }
@@ -428,8 +437,8 @@ type bestOther struct {
 // false: a false only costs a full check.
 func (e *Engine) clearlySafe(cs *versionSample, best float64) bool {
 	agg := cs.aggregate()
-	if !agg.Graded || agg.N < e.opts.GradeMin {
-		return true // safety rules never judge an ungraded version
+	if !agg.Graded || agg.N < e.safetyMin() {
+		return true // safety rules never judge a version on little evidence
 	}
 	switch {
 	case e.opts.RollbackOnF && fitness.GradeOf(agg.Value) == fitness.F:
@@ -440,6 +449,12 @@ func (e *Engine) clearlySafe(cs *versionSample, best float64) bool {
 		return false
 	}
 	return true
+}
+
+// safetyMin is the scored executions a version needs before a safety
+// rule may roll it back: mutation.min_samples, and at least graded.
+func (e *Engine) safetyMin() int {
+	return max(e.opts.GradeMin, e.opts.Decide.MinSamples)
 }
 
 // versionSample is a version's scored executions in commit order.
@@ -527,7 +542,7 @@ func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, erro
 
 // safety applies the protocol's rules (CheckSafety) to the version in
 // force and returns the rule that fired and the version to go back to.
-func (e *Engine) safety(sk *store.Skill, cur *store.Version, vers map[string]*store.Version, st *SkillState) (string, *store.Version) {
+func (e *Engine) safety(sk *store.Skill, cur *store.Version, vers map[string]*store.Version, st *SkillState) (RollbackPlan, *store.Version) {
 	stat := func(v *store.Version) VersionStat {
 		return VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
 			Graded: v.Aggregate.Graded && v.Aggregate.N >= e.opts.GradeMin, Aggregate: v.Aggregate.Value,
@@ -540,11 +555,11 @@ func (e *Engine) safety(sk *store.Skill, cur *store.Version, vers map[string]*st
 		}
 	}
 	r, ok := CheckSafety(stat(cur), all, SafetyOptions{RollbackOnF: e.opts.RollbackOnF, RollbackRatio: e.opts.RollbackRatio,
-		RollbackFailRate: e.opts.RollbackFailRate, Cooldown: e.opts.Cooldown})
+		RollbackFailRate: e.opts.RollbackFailRate, Cooldown: e.opts.Cooldown, MinSamples: e.safetyMin()})
 	if !ok {
-		return "", nil
+		return RollbackPlan{}, nil
 	}
-	return r.Rule, vers[r.Target]
+	return r, vers[r.Target]
 }
 
 func (e *Engine) record(r Record) error {

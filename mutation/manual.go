@@ -49,7 +49,7 @@ func (e *Engine) ManualRollback(key, to string) (Record, error) {
 	auto := e.opts.AutoRollback
 	e.opts.AutoRollback = true
 	defer func() { e.opts.AutoRollback = auto }()
-	err = e.rollback(sk, st, cur, target, "manual", nil)
+	err = e.rollback(sk, st, cur, target, "manual", "", nil)
 	if serr := e.saveState(key, st); err == nil {
 		err = serr
 	}
@@ -88,6 +88,13 @@ func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
 	}
 	rec := Record{Kind: KindManual, SkillKey: key, Skill: sk.Name, Rule: "manual_accept", From: from, To: cur.Hash, Applied: true,
 		Words: fmt.Sprintf("v%d (%s) accepted by hand as the baseline", cur.Seq, cur.Hash)}
+	if n, min := cur.Aggregate.N, e.opts.Decide.MinSamples; n < min {
+		rec.ThinBaseline = true
+		rec.Warning = fmt.Sprintf("warning: v%d has %d scored run(s), fewer than mutation.min_samples (%d): the baseline is thin. "+
+			"It stops running once a candidate replaces it, so candidates will be judged against these %d run(s) only "+
+			"(with fewer than 2, a candidate is settled at max_samples)", cur.Seq, n, min, n)
+		rec.Words += "; " + rec.Warning
+	}
 	return rec, e.record(rec)
 }
 

@@ -11,8 +11,9 @@ import (
 )
 
 // rollback restores target's content over the file holding from, unless
-// someone edited it, and records what happened.
-func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.Version, rule string, d *Decision) error {
+// someone edited it, and records what happened. why is the safety rule's
+// verdict in words, with its numbers ("" for a decision or by hand).
+func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.Version, rule, why string, d *Decision) error {
 	rec := Record{Kind: KindRollback, SkillKey: sk.Key, Skill: sk.Name, Rule: rule, From: from.Hash, Decision: d}
 	if d != nil {
 		rec.Kind = KindDecision
@@ -28,6 +29,9 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	mark(StatusWouldRollBack)
 	if target == nil || !target.ContentKnown {
 		rec.Words = "nothing to roll back to: the content of the previous version was never seen"
+		if why != "" {
+			rec.Words = rule + ": " + why + "; " + rec.Words
+		}
 		return e.record(rec)
 	}
 	rec.To = target.Hash
@@ -37,11 +41,17 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	}
 	words := fmt.Sprintf("v%d (%s) → v%d (%s)", from.Seq, from.Hash, target.Seq, target.Hash)
 	prefix := rule + ": "
+	if why != "" {
+		prefix = rule + ": " + why + "; "
+	}
 	if d != nil {
 		prefix = d.Words + "; "
 	}
 	if from.Hash == st.Candidate {
 		st.Candidate = ""
+	}
+	if sk.Kind == KindSession && (from.Source == store.SourceManifest || target.Source == store.SourceManifest) {
+		return e.rollbackSession(sk, st, from, target, rec, prefix, words, mark, rule == "manual")
 	}
 	if !e.isPromptFile(path) {
 		rec.Words = fmt.Sprintf("%s is not a prompt file under a watched root: never written", path)

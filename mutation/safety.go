@@ -46,6 +46,10 @@ type SafetyOptions struct {
 	// RollbackFailRate is RuleFailRate's threshold (a share of tool calls);
 	// 1 or more turns the rule off.
 	RollbackFailRate float64
+	// MinSamples is the scored executions a version needs before a rule
+	// may roll it back (mutation.min_samples): a rollback is a verdict, and
+	// needs as much evidence as a decision.
+	MinSamples int
 	// Cooldown is the executions after a rollback during which no new
 	// decision is made for the skill; 0 turns it off. CheckSafety does not
 	// use it: the caller starts it after a rollback and counts it down
@@ -72,7 +76,7 @@ type RollbackPlan struct {
 // version to go back to; ok is false when none does. A version that is not
 // graded yet is never rolled back: one bad execution is not a verdict.
 func CheckSafety(cur VersionStat, versions []VersionStat, o SafetyOptions) (r RollbackPlan, ok bool) {
-	if !cur.Graded {
+	if !cur.Graded || cur.N < o.MinSamples {
 		return RollbackPlan{}, false
 	}
 	curGrade := fitness.GradeOf(cur.Aggregate)
@@ -101,21 +105,21 @@ func CheckSafety(cur VersionStat, versions []VersionStat, o SafetyOptions) (r Ro
 	}
 	if o.RollbackOnF && curGrade == fitness.F && bestEarlier != nil {
 		return RollbackPlan{Rule: RuleGradeF, From: cur.Hash, Target: bestEarlier.Hash,
-			Words: fmt.Sprintf("v%d is graded F (aggregate %.2f over %d executions): back to v%d, the best earlier version above F (%.2f, %s)",
-				cur.Seq, cur.Aggregate, cur.N, bestEarlier.Seq, bestEarlier.Aggregate, fitness.GradeOf(bestEarlier.Aggregate))}, true
+			Words: fmt.Sprintf("v%d scored %.2f (F) over %d runs (rule: a version graded F, below 50, with at least %d runs goes back): back to v%d, the best earlier version above F, which held %.2f (%s) over %d runs",
+				cur.Seq, cur.Aggregate, cur.N, max(o.MinSamples, 1), bestEarlier.Seq, bestEarlier.Aggregate, fitness.GradeOf(bestEarlier.Aggregate), bestEarlier.N)}, true
 	}
 	if o.RollbackRatio > 0 && best != nil && cur.Aggregate < o.RollbackRatio*best.Aggregate {
 		return RollbackPlan{Rule: RuleBelowRatio, From: cur.Hash, Target: best.Hash,
-			Words: fmt.Sprintf("v%d's aggregate %.2f is below %.2f × %.2f = %.2f, the best version v%d's: back to v%d",
-				cur.Seq, cur.Aggregate, o.RollbackRatio, best.Aggregate, o.RollbackRatio*best.Aggregate, best.Seq, best.Seq)}, true
+			Words: fmt.Sprintf("v%d scored %.2f over %d runs, below %.2f × %.2f = %.2f (rule: a version below rollback_ratio times the best version's score goes back): back to v%d, the best version, which held %.2f (%s) over %d runs",
+				cur.Seq, cur.Aggregate, cur.N, o.RollbackRatio, best.Aggregate, o.RollbackRatio*best.Aggregate, best.Seq, best.Aggregate, fitness.GradeOf(best.Aggregate), best.N)}, true
 	}
 	if o.RollbackFailRate < 1 && cur.FailRate > o.RollbackFailRate && cur.Parent != "" {
 		for i := range versions {
 			p := versions[i]
 			if p.Hash == cur.Parent && p.Hash != cur.Hash {
 				return RollbackPlan{Rule: RuleFailRate, From: cur.Hash, Target: p.Hash,
-					Words: fmt.Sprintf("v%d's executions fail %.0f%% of their tool calls (more than %.0f%%): back to its parent v%d",
-						cur.Seq, 100*cur.FailRate, 100*o.RollbackFailRate, p.Seq)}, true
+					Words: fmt.Sprintf("v%d's runs failed %.0f%% of their tool calls over %d runs, scoring %.2f (rule: more than %.0f%% failed tool calls goes back to the parent): back to its parent v%d, which held %.2f over %d runs",
+						cur.Seq, 100*cur.FailRate, cur.N, cur.Aggregate, 100*o.RollbackFailRate, p.Seq, p.Aggregate, p.N)}, true
 			}
 		}
 	}

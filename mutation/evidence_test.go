@@ -1,0 +1,95 @@
+package mutation
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func trustOptions() EngineOptions {
+	return EngineOptions{Decide: Options{Method: MethodSequential, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3}
+}
+
+// TestSafetyRollbackNeedsMinSamples (issue 15 point 3): a safety rule
+// rolls a version back only once it has mutation.min_samples scored
+// executions, graded or not before, and the record says its numbers.
+func TestSafetyRollbackNeedsMinSamples(t *testing.T) {
+	r := newEngineRig(t, trustOptions())
+	v1body := "---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n"
+	v1 := r.write(v1body)
+	for i := 0; i < 6; i++ {
+		r.run(v1, 85)
+	}
+	v2 := r.write("---\nname: deploy\n---\n# Deploy\n\nJust try things.\n")
+	for i := 0; i < 4; i++ {
+		r.run(v2, 20)
+	}
+	if recs := r.records(); len(recs) != 0 {
+		t.Fatalf("rolled back on 4 runs (graded from 3, min_samples 5): %+v", recs)
+	}
+	r.run(v2, 20)
+	recs := r.records()
+	if len(recs) != 1 || recs[0].Kind != KindRollback || !recs[0].Applied || recs[0].From != v2 || recs[0].To != v1 {
+		t.Fatalf("after 5 runs: %+v", recs)
+	}
+	for _, w := range []string{"20.00 (F) over 5 runs", "at least 5 runs", "held 85.00 (A) over 6 runs", "v1"} {
+		if !strings.Contains(recs[0].Words, w) {
+			t.Errorf("rollback words %q lack %q", recs[0].Words, w)
+		}
+	}
+	if b, _ := os.ReadFile(r.skill); string(b) != v1body {
+		t.Fatalf("file not rolled back: %q", b)
+	}
+}
+
+// TestThinBaselineIsNeverWaitedForEver (issue 15 point 3): a version
+// accepted by hand below min_samples is recorded as a thin baseline with a
+// warning, and a candidate is decided against what that baseline has
+// instead of waiting for runs it can never get.
+func TestThinBaselineIsNeverWaitedForEver(t *testing.T) {
+	r := newEngineRig(t, trustOptions())
+	v1 := r.write("---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n")
+	for _, s := range []float64{40, 45, 42} {
+		r.run(v1, s)
+	}
+	rec, err := r.e.ManualDecision(r.skill, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.ThinBaseline || !strings.Contains(rec.Warning, "3 scored run(s), fewer than mutation.min_samples (5)") {
+		t.Fatalf("accept below min_samples: %+v", rec)
+	}
+	v2 := r.write("---\nname: deploy\n---\n# Deploy\n\nRun the checks in parallel, deploy, verify.\n")
+	for i := 0; i < 60 && len(r.records()) < 2; i++ {
+		r.run(v2, 85+float64(i%3))
+	}
+	recs := r.records()
+	if len(recs) != 2 {
+		t.Fatalf("the candidate is still undecided after 60 runs: %+v", recs)
+	}
+	d := recs[1].Decision
+	if d == nil || d.Outcome != Accept || !d.ThinBaseline || !strings.Contains(d.Words, "baseline's 3 runs only") {
+		t.Fatalf("decision %+v", recs[1])
+	}
+	// Three baseline runs give little information: the sequential test
+	// decides at its last look at the latest, on what the baseline has.
+	if d.Candidate.N > 60 {
+		t.Errorf("decided after %d candidate runs, want at most max_samples 60", d.Candidate.N)
+	}
+}
+
+// TestDecideSettlesAgainstAnEmptyBaseline: with fewer than two baseline
+// runs nothing can be compared; the candidate is settled at max_samples,
+// and says how many more runs that is.
+func TestDecideSettlesAgainstAnEmptyBaseline(t *testing.T) {
+	o := DefaultOptions()
+	d := Decide(skillKey, "b", "c", Sample{Scores: []float64{50}}, Sample{Scores: scores(10, 80, 5)}, o)
+	if d.Outcome != Undecided || d.Reason != ReasonThinBaseline || d.NeededMore != 50 || !strings.Contains(d.Words, "needs about 50 more runs") {
+		t.Fatalf("10 runs against 1: %+v", d)
+	}
+	d = Decide(skillKey, "b", "c", Sample{Scores: []float64{50}}, Sample{Scores: scores(60, 80, 5)}, o)
+	if d.Outcome != Accept || d.Reason != ReasonSettled || !d.ThinBaseline {
+		t.Fatalf("60 runs against 1: %+v", d)
+	}
+}
