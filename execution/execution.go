@@ -40,6 +40,9 @@ type ToolCall struct {
 	Response string `json:"response,omitempty"`
 	// done is true once a post event was seen.
 	Done bool `json:"done,omitempty"`
+	// Source is "transcript" for a failed call no hook reported, found in
+	// the session transcript (package transcript); "" for hook events.
+	Source string `json:"source,omitempty"`
 }
 
 // OK reports whether the call succeeded.
@@ -82,6 +85,13 @@ type Execution struct {
 	Events int `json:"events"`
 	// LastEvent is the time of the newest event, for idle timeouts.
 	LastEvent time.Time `json:"last_event,omitempty"`
+	// TranscriptPath is the session transcript named by the events
+	// (transcript_path); the daemon reads Usage and hidden failures there.
+	TranscriptPath string `json:"transcript_path,omitempty"`
+	// Usage is the tokens and cost read from the transcript; nil when it
+	// was not read, with the reason in UsageReason.
+	Usage       *Usage `json:"usage,omitempty"`
+	UsageReason string `json:"usage_reason,omitempty"`
 }
 
 // Key returns the identity of the skill measured: the prompt file when

@@ -397,6 +397,9 @@ func (g *Grouper) attribute(x *Execution, ev *event.Event, skill string) {
 
 func (g *Grouper) touch(x *Execution, ev *event.Event) {
 	x.Events++
+	if ev.TranscriptPath != "" {
+		x.TranscriptPath = ev.TranscriptPath
+	}
 	if !ev.Time.IsZero() {
 		if x.StartedAt.IsZero() || ev.Time.Before(x.StartedAt) {
 			x.StartedAt = ev.Time

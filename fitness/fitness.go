@@ -17,7 +17,7 @@ import (
 
 // RubricVersion is the version of the scoring rules. Bump it whenever a
 // change could change a score: aggregates never mix rubric versions.
-const RubricVersion = "1.1.0"
+const RubricVersion = "1.2.0"
 
 // Signal names, in rubric order. Other tools parse them: keep them.
 const (
@@ -102,6 +102,9 @@ type ErrorCounts struct {
 	StopFailures int `json:"stop_failures"`
 	// Total is the sum of the above.
 	Total int `json:"total"`
+	// TranscriptFailures are the ToolFailures no hook reported, found in
+	// the session transcript (since 1.2.0); already in ToolFailures.
+	TranscriptFailures int `json:"transcript_failures,omitempty"`
 }
 
 // Result is the score of one execution.
@@ -233,6 +236,9 @@ func toolSuccess(x *execution.Execution) Signal {
 	s.Value = float64(ok) / float64(n)
 	s.SubScore = s.Value
 	s.Detail = fmt.Sprintf("%d/%d tool calls succeeded", ok, n)
+	if h := transcriptFailures(x); h > 0 {
+		s.Detail += fmt.Sprintf(" (%d refused before any hook, seen in the transcript)", h)
+	}
 	return s
 }
 
@@ -311,6 +317,9 @@ func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 		}
 	}
 	add(ec.ToolFailures, "failed call", "failed calls")
+	if ec.TranscriptFailures > 0 {
+		parts[len(parts)-1] += fmt.Sprintf(" (%d seen only in the transcript)", ec.TranscriptFailures)
+	}
 	add(ec.Retries, "retry", "retries")
 	add(ec.OutputPatterns, "error pattern in the output", "error patterns in the output")
 	if ec.OutputPatterns > 0 {
@@ -334,7 +343,7 @@ func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 }
 
 func countErrors(x *execution.Execution, out *analysis) ErrorCounts {
-	ec := ErrorCounts{ToolFailures: x.Failures(), Retries: x.Retries(), Corrections: max(x.Corrections, 0)}
+	ec := ErrorCounts{ToolFailures: x.Failures(), Retries: x.Retries(), Corrections: max(x.Corrections, 0), TranscriptFailures: transcriptFailures(x)}
 	if x.StopError != "" {
 		ec.StopFailures = 1
 	}
@@ -378,4 +387,16 @@ func structure(out *analysis) Signal {
 		s.Detail = "has " + joinDetail(have)
 	}
 	return s
+}
+
+// transcriptFailures counts the failed calls found only in the session
+// transcript (ToolCall.Source "transcript"): refused before any hook fired.
+func transcriptFailures(x *execution.Execution) int {
+	n := 0
+	for i := range x.Calls {
+		if x.Calls[i].Source == "transcript" && !x.Calls[i].OK() {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,187 @@
+package transcript
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sepad/sepad/execution"
+)
+
+// Price is what one model costs, in US dollars per million tokens.
+type Price struct {
+	Input         float64
+	Output        float64
+	CacheRead     float64
+	CacheCreation float64
+}
+
+// Prices maps a model name, or a prefix of model names, to its price.
+type Prices map[string]Price
+
+// For returns the price of a model: its exact entry, else the longest
+// prefix that names it ("claude-sonnet-4-5" prices
+// "claude-sonnet-4-5-20250929").
+func (p Prices) For(model string) (Price, bool) {
+	if pr, ok := p[model]; ok {
+		return pr, true
+	}
+	best, found := "", false
+	for k := range p {
+		if k != "" && strings.HasPrefix(model, k) && len(k) > len(best) {
+			best, found = k, true
+		}
+	}
+	if !found {
+		return Price{}, false
+	}
+	return p[best], true
+}
+
+// CostNanoUSD is the cost of tokens by model in billionths of a dollar,
+// and whether every model with tokens had a price.
+func (p Prices) CostNanoUSD(byModel map[string]Usage) (int64, bool) {
+	var nano int64
+	known := true
+	for m, u := range byModel {
+		pr, ok := p.For(m)
+		if !ok {
+			if u != (Usage{}) {
+				known = false
+			}
+			continue
+		}
+		// $ per Mtok = 1000 nano-$ per token.
+		nano += int64(math.Round(float64(u.Input)*pr.Input*1000 + float64(u.Output)*pr.Output*1000 +
+			float64(u.CacheRead)*pr.CacheRead*1000 + float64(u.CacheCreation)*pr.CacheCreation*1000))
+	}
+	return nano, known
+}
+
+// Apply merges a window into an execution: its usage and cost, and a
+// failed call (Source "transcript") for every error result whose tool_use
+// is in the window and whose tool_use_id no hook reported.
+func Apply(x *execution.Execution, w Window, prices Prices) {
+	cost, known := prices.CostNanoUSD(w.ByModel)
+	x.Usage = &execution.Usage{
+		InputTokens: w.Usage.Input, OutputTokens: w.Usage.Output,
+		CacheReadTokens: w.Usage.CacheRead, CacheCreationTokens: w.Usage.CacheCreation,
+		Messages: w.Messages, Models: w.Models(), CostNanoUSD: cost, CostKnown: known,
+		SkippedLines: w.Skipped,
+	}
+	x.UsageReason = ""
+	seen := map[string]bool{}
+	for i := range x.Calls {
+		if x.Calls[i].ID != "" {
+			seen[x.Calls[i].ID] = true
+		}
+	}
+	for _, f := range w.Failures {
+		// Only a call whose tool_use was written in this window: a hook's
+		// failed call of the previous execution can have its result
+		// written just past that execution's end.
+		if seen[f.ToolUseID] || f.Tool == "" {
+			continue
+		}
+		seen[f.ToolUseID] = true
+		x.Calls = append(x.Calls, execution.ToolCall{
+			ID: f.ToolUseID, Name: f.Tool, Failed: true, Done: true, Source: "transcript",
+			Error: "refused before any hook (" + f.Kind + "); seen only in the transcript",
+		})
+	}
+}
+
+// Tracker reads the transcripts of the executions it is given, each from
+// where the previous execution of the same file stopped. It remembers one
+// State per file; Dirty returns those that moved, for the store.
+type Tracker struct {
+	// ClaudeDir is the user's Claude Code configuration directory:
+	// transcripts are only read below its projects/.
+	ClaudeDir string
+	// Prices price the tokens.
+	Prices Prices
+	// MaxLine bounds a line (default DefaultMaxLine).
+	MaxLine int
+	// Wait bounds how long after an execution's end its transcript may
+	// still be written (default 2s): a window with no record past the
+	// end is read again until then.
+	Wait time.Duration
+
+	states map[string]State
+	dirty  map[string]bool
+}
+
+// Restore sets the remembered positions (from the store).
+func (t *Tracker) Restore(states []State) {
+	t.states = map[string]State{}
+	for _, s := range states {
+		t.states[s.Path] = s
+	}
+}
+
+// Dirty returns the positions that moved since the last call, sorted by
+// path, and forgets that they moved.
+func (t *Tracker) Dirty() []State {
+	var out []State
+	for p := range t.dirty {
+		out = append(out, t.states[p])
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	t.dirty = nil
+	return out
+}
+
+// Enrich reads the execution's window and applies it. now and sleep are
+// the caller's clock: while the window has no record past the
+// execution's end and now is before end + Wait, it sleeps a little and
+// reads again (the transcript lags behind the hooks). It never fails: a
+// window that cannot be read leaves Usage nil and says why in
+// UsageReason.
+func (t *Tracker) Enrich(x *execution.Execution, now func() time.Time, sleep func(time.Duration)) {
+	if t.states == nil {
+		t.states = map[string]State{}
+	}
+	path := Locate(x.TranscriptPath, x.SessionID, x.AgentID)
+	if path == "" {
+		x.UsageReason = "no transcript_path in the events"
+		return
+	}
+	if x.EndedAt.IsZero() {
+		x.UsageReason = "no event times: the execution cannot be placed in its transcript"
+		return
+	}
+	wait := t.Wait
+	if wait <= 0 {
+		wait = 2 * time.Second
+	}
+	deadline := x.EndedAt.Add(wait)
+	st, ok := t.states[path]
+	if !ok {
+		st = State{Path: path}
+	}
+	for {
+		w, nst, reason := ReadFile(t.ClaudeDir, st, Options{Until: x.EndedAt, MaxLine: t.MaxLine})
+		lagging := reason == ReasonMissing || reason == "" && !w.Past
+		if lagging && now().Before(deadline) {
+			sleep(min(100*time.Millisecond, deadline.Sub(now())))
+			continue
+		}
+		if nst != st {
+			t.states[path] = nst
+			if t.dirty == nil {
+				t.dirty = map[string]bool{}
+			}
+			t.dirty[path] = true
+		}
+		if reason != "" {
+			x.Usage, x.UsageReason = nil, reason
+			return
+		}
+		Apply(x, w, t.Prices)
+		if w.Partial && w.Messages == 0 {
+			x.UsageReason = "transcript ends in an incomplete line"
+		}
+		return
+	}
+}
