@@ -33,7 +33,6 @@ type Config struct {
 	Collector         Collector         `yaml:"collector"`
 	Hook              Hook              `yaml:"hook"`
 	Mutation          Mutation          `yaml:"mutation"`
-	Pricing           Pricing           `yaml:"pricing"`
 
 	// Source names the user file applied on top of the defaults, or "".
 	Source string `yaml:"-"`
@@ -81,24 +80,6 @@ type Mutation struct {
 	CooldownExecutions int           `yaml:"cooldown_executions"`
 	Debounce           time.Duration `yaml:"debounce"`
 	ExtraRoots         []string      `yaml:"extra_roots"`
-}
-
-// Pricing is the price table of the models, for the cost of executions
-// read from their transcripts.
-type Pricing struct {
-	// Taken is the date (YYYY-MM-DD) the prices were taken.
-	Taken string `yaml:"taken"`
-	// Models maps a model name, or a prefix of names (the longest
-	// matching wins), to its prices.
-	Models map[string]ModelPrice `yaml:"models"`
-}
-
-// ModelPrice is what a model costs, in US dollars per million tokens.
-type ModelPrice struct {
-	Input      float64 `yaml:"input"`
-	Output     float64 `yaml:"output"`
-	CacheRead  float64 `yaml:"cache_read"`
-	CacheWrite float64 `yaml:"cache_write"`
 }
 
 // Error is a configuration error located in a file.
@@ -340,9 +321,6 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	case m.Debounce < 0:
 		return bad("mutation.debounce", "must not be negative")
 	}
-	if err := c.Pricing.validate(bad); err != nil {
-		return err
-	}
 	home, _ := os.UserHomeDir()
 	for _, r := range m.ExtraRoots {
 		switch {
@@ -384,10 +362,6 @@ func (c *Config) clone() Config {
 	out.Aggregate.Weights = append([]float64(nil), c.Aggregate.Weights...)
 	out.Collector.ExtraFiles = append([]string(nil), c.Collector.ExtraFiles...)
 	out.Mutation.ExtraRoots = append([]string(nil), c.Mutation.ExtraRoots...)
-	out.Pricing.Models = map[string]ModelPrice{}
-	for k, v := range c.Pricing.Models {
-		out.Pricing.Models[k] = v
-	}
 	return out
 }
 
@@ -458,24 +432,4 @@ func yamlErrLine(err error) int {
 		fmt.Sscanf(s[i:], "line %d", &line)
 	}
 	return line
-}
-
-func (p *Pricing) validate(bad func(key, format string, a ...any) error) error {
-	if _, err := time.Parse("2006-01-02", p.Taken); err != nil {
-		return bad("pricing.taken", "%q is not a date such as 2025-11-24", p.Taken)
-	}
-	for name, m := range p.Models {
-		if strings.TrimSpace(name) == "" {
-			return bad("pricing.models", "a model name is empty")
-		}
-		for _, f := range []struct {
-			key string
-			v   float64
-		}{{"input", m.Input}, {"output", m.Output}, {"cache_read", m.CacheRead}, {"cache_write", m.CacheWrite}} {
-			if !(f.v >= 0) || f.v > 1e6 {
-				return bad("pricing.models."+name+"."+f.key, "must be a price in dollars per million tokens (0 or more), got %v", f.v)
-			}
-		}
-	}
-	return nil
 }

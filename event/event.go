@@ -38,6 +38,9 @@ const (
 	SubagentStop        = "SubagentStop"
 	SessionStart        = "SessionStart"
 	SessionEnd          = "SessionEnd"
+	// InstructionsLoaded names one instruction file (CLAUDE.md, a rule,
+	// an import) Claude Code loaded: file_path, memory_type, load_reason.
+	InstructionsLoaded = "InstructionsLoaded"
 	// Legacy is the synthetic event name given to lines of the original
 	// SEPA hook, each of which records one finished tool call.
 	Legacy = "SEPALegacy"
@@ -95,6 +98,25 @@ type Sepa struct {
 	Quarantine string `json:"quarantine,omitempty"`
 	// Raw holds a payload that could not be parsed, as a (valid UTF-8) string.
 	Raw string `json:"raw,omitempty"`
+	// Instructions is the session's instruction files as found on disk
+	// (SessionStart: Version and Files), or the hash of the file an
+	// InstructionsLoaded names (Files only).
+	Instructions *Instructions `json:"instructions,omitempty"`
+}
+
+// Instructions is sepa.instructions (docs/events.md, "Instruction files").
+type Instructions struct {
+	// Version is the first 12 hex digits of the sha256 of the manifest's
+	// text (execution.ManifestText).
+	Version string            `json:"version,omitempty"`
+	Files   []InstructionFile `json:"files,omitempty"`
+}
+
+// InstructionFile is one instruction file and the first 12 hex digits of
+// the sha256 of its content ("" when the hook could not read it).
+type InstructionFile struct {
+	Path string `json:"path"`
+	Hash string `json:"hash"`
 }
 
 // Cut records one field shortened by the hook.
@@ -129,6 +151,10 @@ type Event struct {
 	CommandName   string // UserPromptExpansion command_name
 	ExpansionType string
 	PromptID      string
+	// FilePath, MemoryType and LoadReason are InstructionsLoaded's.
+	FilePath   string
+	MemoryType string
+	LoadReason string
 	// Sepa is the enrichment object, nil for raw payloads and legacy lines.
 	Sepa *Sepa
 	// Legacy holds the fields of an original SEPA hook line.
@@ -175,6 +201,9 @@ type payload struct {
 	CommandName    string  `json:"command_name"`
 	ExpansionType  string  `json:"expansion_type"`
 	PromptID       string  `json:"prompt_id"`
+	FilePath       string  `json:"file_path"`
+	MemoryType     string  `json:"memory_type"`
+	LoadReason     string  `json:"load_reason"`
 	Sepa           *Sepa   `json:"sepa"`
 
 	// legacy keys
@@ -247,6 +276,9 @@ func ParseLine(line []byte) (Event, error) {
 		CommandName:    p.CommandName,
 		ExpansionType:  p.ExpansionType,
 		PromptID:       p.PromptID,
+		FilePath:       p.FilePath,
+		MemoryType:     p.MemoryType,
+		LoadReason:     p.LoadReason,
 	}
 	if d, ok := looseInt(json.RawMessage(p.DurationMS)); ok {
 		ev.DurationMS, ev.HasDuration = d, true

@@ -306,6 +306,12 @@ func (p *payload) set(key string, v []byte, sawSepa *bool) bool {
 		return str(&p.ExpansionType)
 	case "prompt_id":
 		return str(&p.PromptID)
+	case "file_path":
+		return str(&p.FilePath)
+	case "memory_type":
+		return str(&p.MemoryType)
+	case "load_reason":
+		return str(&p.LoadReason)
 	case "ts":
 		return ptr(&p.TS)
 	case "tool":
@@ -355,7 +361,7 @@ func (p *payload) set(key string, v []byte, sawSepa *bool) bool {
 
 var fieldNames = []string{"session_id", "hook_event_name", "cwd", "transcript_path", "tool_name", "tool_input",
 	"tool_response", "tool_use_id", "error", "is_interrupt", "duration_ms", "prompt", "last_assistant_message",
-	"agent_id", "agent_type", "command_name", "expansion_type", "prompt_id", "sepa", "ts", "tool", "exit",
+	"agent_id", "agent_type", "command_name", "expansion_type", "prompt_id", "file_path", "memory_type", "load_reason", "sepa", "ts", "tool", "exit",
 	"success", "version", "session"}
 
 // foldsToField reports whether key might match a field name under
@@ -391,7 +397,7 @@ func asciiEqualFold(a, b string) bool {
 	return true
 }
 
-var sepaNames = []string{"v", "ts", "skill", "skill_path", "skill_version", "project", "cut", "quarantine", "raw"}
+var sepaNames = []string{"v", "ts", "skill", "skill_path", "skill_version", "project", "cut", "quarantine", "raw", "instructions"}
 
 // fastSepa decodes the hook's enrichment object in one pass; false means
 // "let encoding/json do it" (a cut list, an unusual shape or type).

@@ -9,7 +9,8 @@ import (
 )
 
 // SessionSkill is the pseudo-skill for tool calls made before any skill is
-// invoked in a turn: the session's base prompt (the project's CLAUDE.md).
+// invoked in a turn: the session's base prompt (every instruction file
+// loaded at the session's start, see instructions.go).
 const SessionSkill = "_session"
 
 // ToolCall is one tool invocation inside an execution.
@@ -64,6 +65,13 @@ type Execution struct {
 	// Project is the project directory that qualifies Skill.
 	Project      string `json:"project,omitempty"`
 	SkillVersion string `json:"skill_version,omitempty"`
+	// Instructions is the manifest of a _session execution: the
+	// instruction files loaded at the session's start, whose version is
+	// SkillVersion (instructions.go).
+	Instructions []InstructionFile `json:"instructions,omitempty"`
+	// Loaded lists the instruction files Claude Code loaded while it ran
+	// (nested CLAUDE.md files, rules matched by paths:).
+	Loaded []LoadedFile `json:"loaded,omitempty"`
 	// Prompt is the user prompt or invocation arguments that started it.
 	Prompt    string     `json:"prompt,omitempty"`
 	StartedAt time.Time  `json:"started_at,omitempty"`

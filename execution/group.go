@@ -67,6 +67,11 @@ type thread struct {
 	// Fork is the ID of the main thread's execution whose `context: fork`
 	// skill this subagent runs: its calls are charged to that execution.
 	Fork string `json:"fork,omitempty"`
+	// Instructions is the session's manifest from its latest SessionStart
+	// (main thread); Loaded the instruction files loaded while no part
+	// was open (instructions.go).
+	Instructions *Manifest    `json:"instructions,omitempty"`
+	Loaded       []LoadedFile `json:"loaded,omitempty"`
 }
 
 // NewGrouper returns an empty Grouper.
@@ -213,6 +218,10 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 				g.startPart(t, ev, g.baseSkill(t), "agent", "")
 			}
 		}
+	case event.SessionStart:
+		g.sessionStart(t, ev)
+	case event.InstructionsLoaded:
+		g.instructionsLoaded(t, ev)
 	case event.SessionEnd:
 		// A turn still open here was cut short (Ctrl-C, a killed
 		// process): incomplete, and it lasted until now.
@@ -378,6 +387,7 @@ func (g *Grouper) startPart(t *thread, ev *event.Event, skill, kind, prompt stri
 	if kind != "session" {
 		g.attribute(x, ev, skill)
 	}
+	g.sessionVersion(t, x)
 	t.Parts = append(t.Parts, x)
 	return x
 }

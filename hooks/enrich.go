@@ -140,6 +140,9 @@ type sepaObj struct {
 	cuts                                    []cutRec
 	repairs                                 int
 	quarantine, raw                         string
+	// instructions is the session's instruction files (SessionStart) or
+	// the one file an InstructionsLoaded names (instructions.go).
+	instructions *instructionSet
 }
 
 type cutRec struct {
@@ -166,6 +169,7 @@ func (s *sepaObj) appendTo(b []byte) []byte {
 	str("skill_path", s.skillPath)
 	str("skill_version", s.skillVersion)
 	str("project", s.project)
+	b = s.instructions.appendTo(b)
 	str("quarantine", s.quarantine)
 	str("raw", s.raw)
 	if len(s.cuts) > 0 {
@@ -268,10 +272,11 @@ const (
 	topPrompt
 	topCommand
 	topAgentType
+	topFilePath
 	nTop
 )
 
-var topKeys = [nTop]string{"hook_event_name", "cwd", "tool_name", "tool_input", "prompt", "command_name", "agent_type"}
+var topKeys = [nTop]string{"hook_event_name", "cwd", "tool_name", "tool_input", "prompt", "command_name", "agent_type", "file_path"}
 
 func (w *walker) fail(msg string) {
 	if w.err == "" {

@@ -33,6 +33,9 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 			}
 		}
 	}
+	if !opts.NoFiles {
+		w.instructions(s, cwd, opts)
+	}
 	name, agent := w.invoked()
 	if name == "" {
 		return

@@ -114,7 +114,7 @@ func resolveAll(db *store.DB, arg string) ([]store.Skill, error) {
 	}
 	ss := matchSkills(all, arg)
 	if len(ss) == 0 {
-		return nil, unknownSkill(arg, all) // names the known skills (errors.go)
+		return nil, fmt.Errorf("no skill named %q: %w", arg, ErrNotFound)
 	}
 	return ss, nil
 }
@@ -261,8 +261,7 @@ func versionRows(sk *store.Skill) []GradeRow {
 		a := v.Aggregate
 		r := GradeRow{SkillKey: sk.Key, Skill: sk.Name, Kind: sk.Kind, Project: sk.Project,
 			Version: v.Seq, Hash: v.Hash, Current: v.Hash == current, Status: statuses[i], N: a.N,
-			FailRate: round4(v.FailRate), FirstSeen: timePtr(v.FirstSeen),
-			Source: v.Source, Parent: v.Parent, ContentKnown: v.ContentKnown}
+			FailRate: round4(v.FailRate), FirstSeen: timePtr(v.FirstSeen)}
 		if a.N > 0 {
 			r.Aggregate, r.Mean, r.SD, r.LastScore = ptr(a.Value), ptr(a.Mean), ptr(a.SD), ptr(a.Last)
 		}

@@ -26,7 +26,7 @@ func init() {
 
 // hookEvents are the events `sepad install` registers.
 var hookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "UserPromptExpansion",
-	"Stop", "StopFailure", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd"}
+	"Stop", "StopFailure", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "InstructionsLoaded"}
 
 type doctor struct {
 	w      io.Writer

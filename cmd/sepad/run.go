@@ -131,7 +131,6 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		RotateBytes:   cfg.Collector.RotateBytes,
 		Score:         d.score,
 		Logger:        logger,
-		Transcripts:   transcriptTracker(cfg, f.userHome),
 		OnCommit: func(ci collector.CommitInfo) {
 			for _, fn := range d.onCommit {
 				fn(ci)

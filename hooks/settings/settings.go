@@ -26,6 +26,7 @@ var Events = []string{
 	"Stop", "StopFailure",
 	"SubagentStart", "SubagentStop",
 	"SessionStart", "SessionEnd",
+	"InstructionsLoaded",
 }
 
 // toolEvents take a tool-name matcher; sepad's entries match every tool.

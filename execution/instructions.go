@@ -1,0 +1,136 @@
+package execution
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/sepad/sepad/event"
+)
+
+// The session's base prompt (_session) is every instruction file Claude
+// Code loaded at the start of the session (docs/executions.md, "Identity
+// of a skill"): the hook lists them with their hashes at SessionStart
+// (sepa.instructions), and that manifest's version is the version of
+// every _session execution of the session until the next SessionStart
+// (a resume, a /clear, a compaction: Claude Code reads the files again
+// then). Files loaded later in a turn (nested_traversal, path_glob_match)
+// are recorded with the execution they joined and change no version.
+
+// InstructionFile is one instruction file of a manifest.
+type InstructionFile = event.InstructionFile
+
+// Manifest is the instruction set of a session: its version and files.
+type Manifest struct {
+	Version string            `json:"version"`
+	Files   []InstructionFile `json:"files,omitempty"`
+}
+
+// LoadedFile is an instruction file loaded while an execution ran.
+type LoadedFile struct {
+	Path string `json:"path"`
+	Hash string `json:"hash,omitempty"`
+	// Reason is the InstructionsLoaded load_reason: nested_traversal,
+	// path_glob_match, or session_start/include/compact for a file the
+	// SessionStart manifest did not hold (or held with another hash).
+	Reason string `json:"reason,omitempty"`
+}
+
+// ManifestText is what a _session version holds: one line "<path>  <hash>"
+// per file, in the manifest's order (sorted by path). hooks.ManifestText
+// is the same function, tested equal.
+func ManifestText(files []InstructionFile) string {
+	var b strings.Builder
+	for _, f := range files {
+		b.WriteString(f.Path)
+		b.WriteString("  ")
+		b.WriteString(f.Hash)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ManifestVersion is the first 12 hex digits of the sha256 of the
+// manifest's text: the _session version.
+func ManifestVersion(files []InstructionFile) string {
+	h := sha256.Sum256([]byte(ManifestText(files)))
+	return hex.EncodeToString(h[:6])
+}
+
+// ParseManifest reads a ManifestText back ("path  hash" lines); false when
+// text is not one.
+func ParseManifest(text string) ([]InstructionFile, bool) {
+	var out []InstructionFile
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		i := strings.LastIndex(line, "  ")
+		if i <= 0 {
+			return nil, false
+		}
+		out = append(out, InstructionFile{Path: line[:i], Hash: line[i+2:]})
+	}
+	return out, len(out) > 0
+}
+
+// sessionStart takes the session's manifest from a SessionStart the hook
+// enriched. A SessionStart without one (raw payloads, an older hook)
+// leaves the version to the store, as before.
+func (g *Grouper) sessionStart(t *thread, ev *event.Event) {
+	if t.Agent != "" || ev.Sepa == nil || ev.Sepa.Instructions == nil || ev.Sepa.Instructions.Version == "" {
+		return
+	}
+	in := ev.Sepa.Instructions
+	t.Instructions = &Manifest{Version: in.Version, Files: append([]InstructionFile(nil), in.Files...)}
+}
+
+// instructionsLoaded records an instruction file loaded after the start
+// with the execution it joined (the open part, else the one held from the
+// last turn, else the next part to start). A file loaded at the start is
+// recorded only when the manifest does not hold it with the same hash, so
+// a scan that missed what Claude Code loaded shows.
+func (g *Grouper) instructionsLoaded(t *thread, ev *event.Event) {
+	if ev.FilePath == "" {
+		return
+	}
+	f := LoadedFile{Path: ev.FilePath, Reason: ev.LoadReason}
+	if ev.Sepa != nil && ev.Sepa.Instructions != nil && len(ev.Sepa.Instructions.Files) == 1 {
+		f.Hash = ev.Sepa.Instructions.Files[0].Hash
+	}
+	switch ev.LoadReason {
+	case "session_start", "include", "compact":
+		if t.Instructions != nil && t.Instructions.holds(f) {
+			return
+		}
+	}
+	switch {
+	case t.current() != nil:
+		t.current().Loaded = append(t.current().Loaded, f)
+	case t.Pending != nil:
+		t.Pending.Loaded = append(t.Pending.Loaded, f)
+	default:
+		t.Loaded = append(t.Loaded, f)
+	}
+}
+
+// holds reports whether the manifest lists f's path with f's hash (or f
+// has no hash to compare).
+func (m *Manifest) holds(f LoadedFile) bool {
+	for _, x := range m.Files {
+		if x.Path == f.Path {
+			return f.Hash == "" || x.Hash == f.Hash
+		}
+	}
+	return false
+}
+
+// sessionVersion gives a new _session part the session's manifest, and a
+// new part the files loaded while no part was open.
+func (g *Grouper) sessionVersion(t *thread, x *Execution) {
+	if len(t.Loaded) > 0 {
+		x.Loaded, t.Loaded = t.Loaded, nil
+	}
+	if x.Kind != "session" || t.Instructions == nil {
+		return
+	}
+	x.SkillVersion = t.Instructions.Version
+	x.Instructions = t.Instructions.Files
+}

@@ -1,0 +1,317 @@
+package hooks
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/sepad/sepad/internal/sha256sum"
+)
+
+// Instruction files: what Claude Code loads at the start of a session
+// (docs/events.md, "Instruction files"). At SessionStart the hook lists
+// them as found on disk, with each file's hash, so that the session's base
+// prompt (_session) has a version that names every file it is made of; on
+// InstructionsLoaded it hashes the one file the event names.
+
+const (
+	evSessionStart       = "SessionStart"       // event.SessionStart
+	evInstructionsLoaded = "InstructionsLoaded" // event.InstructionsLoaded
+
+	// maxInstructionFiles bounds a session's manifest; maxImportDepth is
+	// Claude Code's bound on @import chains; maxRulesDepth bounds the
+	// directories walked below a rules directory.
+	maxInstructionFiles = 256
+	maxImportDepth      = 5
+	maxRulesDepth       = 4
+)
+
+// InstructionFile is one instruction file and the first 12 hex digits of
+// the sha256 of its content ("" when it could not be read or is over
+// 4 MiB).
+type InstructionFile struct {
+	Path string
+	Hash string
+}
+
+// instructionSet is sepa.instructions: the manifest and its version at
+// SessionStart, one file at InstructionsLoaded (no version).
+type instructionSet struct {
+	version string
+	files   []InstructionFile
+}
+
+func (s *instructionSet) appendTo(b []byte) []byte {
+	if s == nil {
+		return b
+	}
+	b = append(b, `,"instructions":{`...)
+	if s.version != "" {
+		b = append(b, `"version":"`...)
+		b = append(b, s.version...)
+		b = append(b, `",`...)
+	}
+	b = append(b, `"files":[`...)
+	for i, f := range s.files {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"path":`...)
+		b = appendString(b, []byte(f.Path))
+		b = append(b, `,"hash":"`...)
+		b = append(b, f.Hash...)
+		b = append(b, `"}`...)
+	}
+	return append(b, "]}"...)
+}
+
+// instructions fills sepa.instructions for SessionStart (the manifest) and
+// InstructionsLoaded (the named file's hash).
+func (w *walker) instructions(s *sepaObj, cwd string, opts Options) {
+	switch w.topString(topEvent) {
+	case evSessionStart:
+		if cwd == "" || w.topString(topAgentType) != "" {
+			return
+		}
+		home := opts.UserHome
+		if home == "" {
+			home = userHome()
+		}
+		cfg := opts.ClaudeDir
+		if cfg == "" {
+			cfg = claudeConfigDir(getenv, home)
+		}
+		version, files := ScanInstructions(cwd, cfg)
+		s.instructions = &instructionSet{version: version, files: files}
+	case evInstructionsLoaded:
+		p := w.topString(topFilePath)
+		if !isAbsPath(p) || !hasSuffix(p, ".md") {
+			return
+		}
+		s.instructions = &instructionSet{files: []InstructionFile{{Path: p, Hash: hashFile(p)}}}
+	}
+}
+
+// ScanInstructions lists the instruction files Claude Code loads at the
+// start of a session in cwd, as found on disk, sorted by path, and the
+// manifest's version: the first 12 hex digits of the sha256 of
+// ManifestText(files). cfg is the user's Claude Code directory
+// ($CLAUDE_CONFIG_DIR or ~/.claude; "" for none). The set, as seen on
+// Claude Code 2.1.328 and 2.1.197:
+//
+//   - cfg/CLAUDE.md with its imports, and cfg/rules/**/*.md;
+//   - in cwd and every parent up to the filesystem root: CLAUDE.md,
+//     .claude/CLAUDE.md and CLAUDE.local.md with their imports, and
+//     .claude/rules/**/*.md;
+//   - rules only when their front matter has no paths: key (those load
+//     later, when a matching file is touched);
+//   - imports (@path, outside code blocks and code spans, relative to the
+//     importing file, at most 5 deep) only when they lie inside cwd,
+//     except from the user's files (Claude Code asks before loading
+//     anything else, and -p never asks).
+func ScanInstructions(cwd, cfg string) (version string, files []InstructionFile) {
+	sc := instrScan{cwd: cwd, seen: map[string]bool{}}
+	if cfg != "" {
+		sc.file(joinPath(cfg, "CLAUDE.md"), true, 0)
+		sc.rules(joinPath(cfg, "rules"), true, 0)
+	}
+	for d := cwd; d != ""; {
+		sc.file(joinPath(d, "CLAUDE.md"), false, 0)
+		sc.file(joinPath(d, ".claude", "CLAUDE.md"), false, 0)
+		sc.file(joinPath(d, "CLAUDE.local.md"), false, 0)
+		sc.rules(joinPath(d, ".claude", "rules"), false, 0)
+		p := dirPath(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	slices.SortFunc(sc.files, func(a, b InstructionFile) int {
+		switch {
+		case a.Path < b.Path:
+			return -1
+		case a.Path > b.Path:
+			return 1
+		}
+		return 0
+	})
+	return ManifestVersion(sc.files), sc.files
+}
+
+// ManifestText is the text a _session version holds: one line
+// "<path>  <hash>" per file, in the order given (sorted by path).
+// execution.ManifestText is the same function (tested equal).
+func ManifestText(files []InstructionFile) string {
+	var b []byte
+	for _, f := range files {
+		b = append(b, f.Path...)
+		b = append(b, "  "...)
+		b = append(b, f.Hash...)
+		b = append(b, '\n')
+	}
+	return string(b)
+}
+
+// ManifestVersion is the version of a manifest: the first 12 hex digits
+// of the sha256 of its ManifestText.
+func ManifestVersion(files []InstructionFile) string {
+	sum := sha256sum.Sum256([]byte(ManifestText(files)))
+	return string(sha256sum.AppendHex(nil, sum[:6]))
+}
+
+type instrScan struct {
+	cwd   string
+	seen  map[string]bool
+	files []InstructionFile
+}
+
+// add records path once; it returns its content (nil when unreadable).
+func (sc *instrScan) add(path string) ([]byte, bool) {
+	if sc.seen[path] || len(sc.files) >= maxInstructionFiles {
+		return nil, false
+	}
+	if _, ok := statRegular(path); !ok {
+		return nil, false
+	}
+	sc.seen[path] = true
+	b, err := readFile(path, maxSkillFile)
+	f := InstructionFile{Path: path}
+	if err == nil && int64(len(b)) <= maxSkillFile {
+		f.Hash = hashOf(b)
+	} else {
+		b = nil
+	}
+	sc.files = append(sc.files, f)
+	return b, true
+}
+
+// file adds a memory file and what it imports.
+func (sc *instrScan) file(path string, user bool, depth int) {
+	b, ok := sc.add(path)
+	if !ok || b == nil || depth >= maxImportDepth {
+		return
+	}
+	dir := dirPath(path)
+	for _, imp := range importsOf(b) {
+		p := imp
+		if hasPrefix(p, "~/") {
+			p = joinPath(userHome(), p[2:])
+		} else if !isAbsPath(p) {
+			p = joinPath(dir, p)
+		}
+		if !user && !within(sc.cwd, p) {
+			continue
+		}
+		sc.file(p, user, depth+1)
+	}
+}
+
+// rules adds the unconditional rules under dir (.md files, recursively).
+func (sc *instrScan) rules(dir string, user bool, depth int) {
+	if depth > maxRulesDepth || !isDir(dir) {
+		return
+	}
+	names, err := readDirNames(dir)
+	if err != nil {
+		return
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if hasPrefix(n, ".") {
+			continue
+		}
+		p := joinPath(dir, n)
+		if isDir(p) {
+			sc.rules(p, user, depth+1)
+			continue
+		}
+		if !hasSuffix(n, ".md") || sc.seen[p] {
+			continue
+		}
+		if _, ok := statRegular(p); !ok {
+			continue
+		}
+		b, err := readFile(p, maxSkillFile)
+		if err == nil && hasPathsKey(b) {
+			continue // loaded when a matching file is touched, not at start
+		}
+		sc.file(p, user, 0)
+	}
+}
+
+// hasPathsKey reports whether a rule's YAML front matter has a paths: key.
+func hasPathsKey(b []byte) bool {
+	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	if !bytes.HasPrefix(b, []byte("---\n")) {
+		return false
+	}
+	for rest := b[4:]; ; {
+		line, more, found := bytes.Cut(rest, []byte("\n"))
+		if trimSpace(string(line)) == "---" {
+			return false
+		}
+		if bytes.HasPrefix(line, []byte("paths:")) {
+			return true
+		}
+		if !found {
+			return false
+		}
+		rest = more
+	}
+}
+
+// importsOf returns the @path imports of a memory file: an @ at the start
+// of a line or after a blank, up to the next blank, outside fenced code
+// blocks and code spans.
+func importsOf(b []byte) []string {
+	var out []string
+	fence := false
+	for rest := b; len(rest) > 0; {
+		line, more, _ := bytes.Cut(rest, []byte("\n"))
+		rest = more
+		if t := trimSpace(string(line)); hasPrefix(t, "```") || hasPrefix(t, "~~~") {
+			fence = !fence
+			continue
+		}
+		if fence {
+			continue
+		}
+		span := false
+		for i := 0; i < len(line); i++ {
+			switch c := line[i]; {
+			case c == '`':
+				span = !span
+			case c == '@' && !span && (i == 0 || isBlank(line[i-1])):
+				j := i + 1
+				for j < len(line) && !isBlank(line[j]) && line[j] != '`' {
+					j++
+				}
+				if p := string(line[i+1 : j]); p != "" && p != "/" {
+					out = append(out, p)
+				}
+				i = j - 1
+			}
+		}
+	}
+	return out
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+
+// hashFile hashes an instruction file named by an InstructionsLoaded
+// event: "" when it is not a regular file, cannot be read, or is over
+// 4 MiB. It is stat'ed first, so a FIFO never blocks the hook.
+func hashFile(path string) string {
+	if _, ok := statRegular(path); !ok {
+		return ""
+	}
+	b, err := readFile(path, maxSkillFile)
+	if err != nil || int64(len(b)) > maxSkillFile {
+		return ""
+	}
+	return hashOf(b)
+}
+
+func hashOf(b []byte) string {
+	sum := sha256sum.Sum256(b)
+	return string(sha256sum.AppendHex(nil, sum[:6]))
+}
