@@ -23,6 +23,8 @@ type ErrorBody struct {
 	Status int    `json:"status"`
 	// Candidates lists the skills an ambiguous name matched (409).
 	Candidates []query.SkillRef `json:"candidates,omitempty"`
+	// Rule names the rule that refused a write (409), e.g. too_soon.
+	Rule string `json:"rule,omitempty"`
 }
 
 // handler routes the API. Views are computed with no store transaction
@@ -92,6 +94,9 @@ func NewHandler(o Options) http.Handler {
 	get("/v1/skills/{skill}", h.skill, true)
 	get("/v1/skills/{skill}/versions", h.versions, true)
 	get("/v1/skills/{skill}/history", h.history, true)
+	get("/v1/skills/{skill}/versions/{version}", h.version, true)
+	get("/v1/skills/{skill}/diff", h.diff, true)
+	h.registerWrites() // POST: accept, reject, rollback, propose (writes.go)
 	get("/v1/executions", h.executions, true)
 	get("/v1/executions/{id}", h.explain, true)
 	get("/v1/sessions", h.sessions, true)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
 )
@@ -64,6 +65,10 @@ type Options struct {
 	Daemon query.Daemon
 	// Metrics serves /metrics (404 when nil).
 	Metrics *Metrics
+	// Engine, when set, applies the write endpoints (writes.go): the
+	// daemon's own mutation engine, or the CLI's over a database it
+	// opened for writing when no daemon runs.
+	Engine *mutation.Engine
 	// Hook, when set, enables POST /v1/hook with these options.
 	Hook *hooks.Options
 	// Cache keeps computed answers until the next write to the store

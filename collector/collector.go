@@ -28,6 +28,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/transcript"
 )
 
 // Options configure a Collector.
@@ -62,6 +63,13 @@ type Options struct {
 	// OnCommit, if set, is called after every commit with what it held
 	// (metrics, the mutation engine).
 	OnCommit func(CommitInfo)
+	// Transcripts, if set, reads each closed execution's part of its
+	// session transcript (tokens, cost, calls refused before any hook)
+	// before it is scored; nil reads none.
+	Transcripts *transcript.Tracker
+	// Sleep waits for a lagging transcript (default time.Sleep); tests
+	// step it with Now.
+	Sleep func(time.Duration)
 }
 
 // CommitInfo describes one committed batch.
@@ -188,6 +196,9 @@ func New(db *store.DB, o Options) *Collector {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Sleep == nil {
+		o.Sleep = time.Sleep
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(discard{}, nil))
 	}
@@ -295,6 +306,9 @@ func (c *Collector) restore() error {
 		return fmt.Errorf("restore open executions: %w", err)
 	}
 	if err := c.g.Restore(states); err != nil {
+		return err
+	}
+	if err := c.restoreTranscripts(); err != nil {
 		return err
 	}
 	offs, err := c.db.Offsets()
@@ -706,6 +720,7 @@ func (c *Collector) quarantine(l line, reason string, now time.Time) {
 func (c *Collector) addExecutions(xs []execution.Execution) {
 	for i := range xs {
 		x := xs[i]
+		c.enrich(&x)
 		c.batch.Executions = append(c.batch.Executions, store.Scored{Exec: x, Result: c.opts.Score(&x)})
 	}
 }

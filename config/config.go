@@ -33,10 +33,7 @@ type Config struct {
 	Collector         Collector         `yaml:"collector"`
 	Hook              Hook              `yaml:"hook"`
 	Mutation          Mutation          `yaml:"mutation"`
-
-	// SkillMutation holds the per-skill mutation overrides
-	// (skills.<name>.mutation), by skill name.
-	SkillMutation map[string]MutationOverride `yaml:"-"`
+	Pricing           Pricing           `yaml:"pricing"`
 
 	// Source names the user file applied on top of the defaults, or "".
 	Source string `yaml:"-"`
@@ -84,9 +81,24 @@ type Mutation struct {
 	CooldownExecutions int           `yaml:"cooldown_executions"`
 	Debounce           time.Duration `yaml:"debounce"`
 	ExtraRoots         []string      `yaml:"extra_roots"`
-	// RollbackEdits: ask (a person's version is never rewritten
-	// automatically: "would roll back" and a notice) or auto.
-	RollbackEdits string `yaml:"rollback_edits"`
+}
+
+// Pricing is the price table of the models, for the cost of executions
+// read from their transcripts.
+type Pricing struct {
+	// Taken is the date (YYYY-MM-DD) the prices were taken.
+	Taken string `yaml:"taken"`
+	// Models maps a model name, or a prefix of names (the longest
+	// matching wins), to its prices.
+	Models map[string]ModelPrice `yaml:"models"`
+}
+
+// ModelPrice is what a model costs, in US dollars per million tokens.
+type ModelPrice struct {
+	Input      float64 `yaml:"input"`
+	Output     float64 `yaml:"output"`
+	CacheRead  float64 `yaml:"cache_read"`
+	CacheWrite float64 `yaml:"cache_write"`
 }
 
 // Error is a configuration error located in a file.
@@ -179,9 +191,6 @@ func Parse(name string, data []byte, base *Config) (*Config, error) {
 		root := doc.Content[0]
 		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 			return c, c.validate(name, lines)
-		}
-		if err := c.splitSkills(name, root, lines); err != nil {
-			return nil, err
 		}
 		if err := decodeNode(name, root, reflect.ValueOf(c).Elem(), "", lines); err != nil {
 			return nil, err
@@ -311,10 +320,27 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		return bad("hook.max_field", "must be at least 1024 bytes, got %d", c.Hook.MaxField)
 	}
 	m := c.Mutation
-	if err := validateMutation(m, "mutation.", bad); err != nil {
-		return err
+	switch {
+	case m.Method != "sequential" && m.Method != "sepa":
+		return bad("mutation.method", "%q is not sequential or sepa", m.Method)
+	case m.MinSamples < 1:
+		return bad("mutation.min_samples", "must be at least 1")
+	case m.MaxSamples < m.MinSamples:
+		return bad("mutation.max_samples", "must be at least min_samples (%d)", m.MinSamples)
+	case m.Confidence <= 0.5 || m.Confidence >= 1:
+		return bad("mutation.confidence", "must be in (0.5, 1), got %v", m.Confidence)
+	case m.Exploration < 0 || m.Exploration > 1:
+		return bad("mutation.exploration", "must be in [0, 1], got %v", m.Exploration)
+	case m.RollbackRatio < 0 || m.RollbackRatio > 1:
+		return bad("mutation.rollback_ratio", "must be in [0, 1] (0 turns it off), got %v", m.RollbackRatio)
+	case m.RollbackFailRate < 0 || m.RollbackFailRate > 1:
+		return bad("mutation.rollback_fail_rate", "must be in [0, 1] (1 turns it off), got %v", m.RollbackFailRate)
+	case m.CooldownExecutions < 0:
+		return bad("mutation.cooldown_executions", "must not be negative")
+	case m.Debounce < 0:
+		return bad("mutation.debounce", "must not be negative")
 	}
-	if err := c.validateSkills(bad); err != nil {
+	if err := c.Pricing.validate(bad); err != nil {
 		return err
 	}
 	home, _ := os.UserHomeDir()
@@ -358,9 +384,9 @@ func (c *Config) clone() Config {
 	out.Aggregate.Weights = append([]float64(nil), c.Aggregate.Weights...)
 	out.Collector.ExtraFiles = append([]string(nil), c.Collector.ExtraFiles...)
 	out.Mutation.ExtraRoots = append([]string(nil), c.Mutation.ExtraRoots...)
-	out.SkillMutation = map[string]MutationOverride{}
-	for k, v := range c.SkillMutation {
-		out.SkillMutation[k] = v
+	out.Pricing.Models = map[string]ModelPrice{}
+	for k, v := range c.Pricing.Models {
+		out.Pricing.Models[k] = v
 	}
 	return out
 }
@@ -432,4 +458,24 @@ func yamlErrLine(err error) int {
 		fmt.Sscanf(s[i:], "line %d", &line)
 	}
 	return line
+}
+
+func (p *Pricing) validate(bad func(key, format string, a ...any) error) error {
+	if _, err := time.Parse("2006-01-02", p.Taken); err != nil {
+		return bad("pricing.taken", "%q is not a date such as 2025-11-24", p.Taken)
+	}
+	for name, m := range p.Models {
+		if strings.TrimSpace(name) == "" {
+			return bad("pricing.models", "a model name is empty")
+		}
+		for _, f := range []struct {
+			key string
+			v   float64
+		}{{"input", m.Input}, {"output", m.Output}, {"cache_read", m.CacheRead}, {"cache_write", m.CacheWrite}} {
+			if !(f.v >= 0) || f.v > 1e6 {
+				return bad("pricing.models."+name+"."+f.key, "must be a price in dollars per million tokens (0 or more), got %v", f.v)
+			}
+		}
+	}
+	return nil
 }

@@ -185,6 +185,18 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 		{"executions", "--grade", "E"},
 		{"quarantine"},
 		{"quarantine", "--limit", "2", "--json"},
+		// Versions and decisions (writes: writes_test.go). The prompt
+		// files of this stream were never read: contents are unknown.
+		{"versions", "shop#deploy"},
+		{"versions", "triage", "--json"},
+		{"versions", "deploy"}, // ambiguous
+		{"show", "shop#deploy@v1", "--json"},
+		{"show", "triage"},
+		{"show", "triage@v7"},
+		{"diff", "shop#deploy", "v1", "v2"},
+		{"diff", "shop#deploy", "v1", "v2", "--json"},
+		{"decisions"},
+		{"decisions", "triage", "--json"},
 	}
 	esc := url.PathEscape
 	endpoints := []string{
@@ -193,6 +205,8 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 		"/v1/skills/" + esc(shopDeploy) + "/history?limit=30", "/v1/executions/" + deployID,
 		"/v1/executions?skill=triage&limit=4", "/v1/decisions", "/v1/sessions?limit=3", "/v1/quarantine",
 		"/v1/skills/deploy", "/v1/skills/nope", "/v1/executions?limit=-1",
+		"/v1/skills/" + esc(shopDeploy) + "/versions/v2", "/v1/skills/triage/versions/current",
+		"/v1/skills/" + esc("shop#deploy") + "/diff?from=v1&to=v2",
 	}
 
 	up := map[string]run{}
@@ -279,6 +293,15 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 	if up["history deploy"].code != 1 || up["grades nope"].code != 1 || up["explain zzzzzzzz"].code != 1 || up["executions --grade E"].code != 2 {
 		t.Errorf("exit codes: history %d, grades %d, explain %d, executions %d", up["history deploy"].code, up["grades nope"].code,
 			up["explain zzzzzzzz"].code, up["executions --grade E"].code)
+	}
+	contains(t, up["versions shop#deploy"].stdout, "v2 *")
+	contains(t, up["versions triage --json"].stdout, `"version": 1,`)
+	contains(t, up["show shop#deploy@v1 --json"].stdout, `"content_known": false`)
+	contains(t, up["show triage"].stderr, "content is unknown")
+	contains(t, up["show triage@v7"].stderr, "its versions: v1 (cccccccccccc)")
+	contains(t, up["diff shop#deploy v1 v2"].stderr, "never seen")
+	if up["versions deploy"].code != 1 || up["show triage"].code != 1 || up["diff shop#deploy v1 v2 --json"].code != 1 {
+		t.Errorf("exit codes: versions %d, show %d, diff %d", up["versions deploy"].code, up["show triage"].code, up["diff shop#deploy v1 v2 --json"].code)
 	}
 	h := up["history shop#deploy"].stdout
 	contains(t, h, "scores  ")

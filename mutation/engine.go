@@ -36,12 +36,6 @@ const (
 	KindRollback = "rollback"
 	KindConflict = "conflict"
 	KindManual   = "manual"
-	// KindWouldRollBack: a rule or a decision would roll back a version a
-	// person wrote; it was not rewritten (mutation.rollback_edits: ask).
-	KindWouldRollBack = "would_roll_back"
-	// KindPin and KindUnpin: a person pinned or unpinned a skill.
-	KindPin   = "pin"
-	KindUnpin = "unpin"
 )
 
 // EngineOptions configure the engine.
@@ -68,15 +62,9 @@ type EngineOptions struct {
 	// hook; rollbacks may write in them. It is called at every write, so
 	// a project installed while the daemon runs counts at once.
 	InstalledRoots func() []string
-	// RollbackEdits says whether a version a person wrote is rolled back
-	// automatically (RollbackEditsAuto) or only recorded as "would roll
-	// back" and told (RollbackEditsAsk, also when empty).
-	RollbackEdits string
-	// Skills holds per-skill overrides (skills.<name>.mutation), by name.
-	Skills   map[string]Override
-	Debounce time.Duration
-	Now      func() time.Time
-	Logger   *slog.Logger
+	Debounce       time.Duration
+	Now            func() time.Time
+	Logger         *slog.Logger
 }
 
 // SkillState is the engine's per-skill state, stored as JSON in the store.
@@ -88,9 +76,6 @@ type SkillState struct {
 	Cooldown int `json:"cooldown,omitempty"`
 	// Proposals are the times of accepted proposals (rate limit).
 	Proposals []time.Time `json:"proposals,omitempty"`
-	// Pinned is the version a person pinned (sepad pin): while set, the
-	// skill's file is never written and no version is decided against.
-	Pinned string `json:"pinned,omitempty"`
 }
 
 // Record is one entry of the decision log.
@@ -133,8 +118,11 @@ type Engine struct {
 	// bestOther caches, per skill, what the baseline's safety check needs
 	// of the other versions (see clearlySafe).
 	bestOther map[string]bestOther
-	done      chan struct{}
-	cancel    context.CancelFunc
+	// kept marks the instruction files (path NUL hash) whose content is
+	// kept for _session rollbacks (session.go).
+	kept   map[string]bool
+	done   chan struct{}
+	cancel context.CancelFunc
 }
 
 // NewEngine returns an engine over db; call Open.
@@ -153,7 +141,7 @@ func NewEngine(db *store.DB, o EngineOptions) *Engine {
 	}
 	return &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
 		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{},
-		bestOther: map[string]bestOther{}}
+		bestOther: map[string]bestOther{}, kept: map[string]bool{}}
 }
 
 type discard struct{}
@@ -251,6 +239,9 @@ func (e *Engine) recordChange(c Change, source string) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if c.Kind == KindSession {
+		return e.sessionFileChange(c)
+	}
 	sk := store.Skill{Key: c.Key, Name: c.Name, Kind: c.Kind, Project: c.Project}
 	if c.Kind != "session" {
 		sk.Path = c.Path
@@ -279,6 +270,7 @@ func (e *Engine) Observe(execs []store.Scored) {
 	}
 	for i := range execs {
 		s := &execs[i]
+		e.keepInstructions(s)
 		if err := e.evaluateAt(s); err != nil {
 			e.log.Error("evaluate skill", "skill", s.SkillKey, "err", err)
 		}
@@ -348,10 +340,6 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 			e.log.Error("save skill state", "skill", key, "err", err)
 		}
 	}()
-	if st.Pinned != "" {
-		return nil // a person pinned the skill: nothing is decided
-	}
-	o := e.optsFor(x.Exec.Skill)
 	var may bool
 	if st.Cooldown, may = CooldownTick(st.Cooldown); !may {
 		return nil
@@ -362,7 +350,7 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 	isBase := st.Baseline != "" && version == st.Baseline
 	if !isBase {
 		delete(e.bestOther, key) // other versions' aggregates may move
-	} else if b, ok := e.bestOther[key]; ok && b.baseline == version && e.clearlySafe(o, cs, b.best) {
+	} else if b, ok := e.bestOther[key]; ok && b.baseline == version && e.clearlySafe(cs, b.best) {
 		// Most executions are of the baseline: skip the store read and the
 		// other versions' aggregates when no safety rule can fire.
 		return nil
@@ -391,21 +379,18 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		// rules watch it too: an accepted version can degrade later.
 		best := 0.0
 		for h, v := range vers {
-			if h != version && v.Aggregate.Graded && v.Aggregate.N >= o.GradeMin && fitness.GradeOf(v.Aggregate.Value) != fitness.F {
+			if h != version && v.Aggregate.Graded && v.Aggregate.N >= e.opts.GradeMin && fitness.GradeOf(v.Aggregate.Value) != fitness.F {
 				best = max(best, v.Aggregate.Value)
 			}
 		}
 		e.bestOther[key] = bestOther{baseline: version, best: best}
-		if s := st.Status[version]; s == StatusWouldRollBack || s == StatusConflict {
-			return nil // already told; a person decides (sepad rollback, pin)
-		}
-		if plan, target := e.safety(o, sk, cur, vers); plan.Rule != "" {
+		if plan, target := e.safety(sk, cur, vers, st); plan.Rule != "" {
 			return e.rollback(sk, st, cur, target, plan.Rule, plan.Words, nil)
 		}
 		return nil
 	}
 	if st.Baseline == "" || vers[st.Baseline] == nil {
-		if cur.Aggregate.N >= o.Decide.MinSamples {
+		if cur.Aggregate.N >= e.opts.Decide.MinSamples {
 			st.Baseline = cur.Hash
 			st.Status[cur.Hash] = StatusBaseline
 			e.log.Info("baseline", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "aggregate", cur.Aggregate.Value)
@@ -419,12 +404,12 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		st.Candidate = cur.Hash
 		st.Status[cur.Hash] = StatusCandidate
 	}
-	if plan, target := e.safety(o, sk, cur, vers); plan.Rule != "" {
+	if plan, target := e.safety(sk, cur, vers, st); plan.Rule != "" {
 		return e.rollback(sk, st, cur, target, plan.Rule, plan.Words, nil)
 	}
 	bs, _ := e.sampleOf(key, st.Baseline, x.Seq+1)
 	base, cand := bs.sample(vers[st.Baseline]), cs.sample(cur)
-	d := Decide(key, base.Hash, cand.Hash, base, cand, o.Decide)
+	d := Decide(key, base.Hash, cand.Hash, base, cand, e.opts.Decide)
 	switch d.Outcome {
 	case Accept:
 		st.Status[cur.Hash] = StatusAccepted
@@ -450,17 +435,17 @@ type bestOther struct {
 // clearlySafe reports whether no safety rule can fire for a baseline with
 // sample cs, given the best other version's aggregate. It errs towards
 // false: a false only costs a full check.
-func (e *Engine) clearlySafe(o EngineOptions, cs *versionSample, best float64) bool {
+func (e *Engine) clearlySafe(cs *versionSample, best float64) bool {
 	agg := cs.aggregate()
-	if !agg.Graded || agg.N < safetyMin(o) {
+	if !agg.Graded || agg.N < e.safetyMin() {
 		return true // safety rules never judge a version on little evidence
 	}
 	switch {
-	case o.RollbackOnF && fitness.GradeOf(agg.Value) == fitness.F:
+	case e.opts.RollbackOnF && fitness.GradeOf(agg.Value) == fitness.F:
 		return false
-	case o.RollbackRatio > 0 && agg.Value <= o.RollbackRatio*best:
+	case e.opts.RollbackRatio > 0 && agg.Value <= e.opts.RollbackRatio*best:
 		return false
-	case o.RollbackFailRate < 1 && cs.failRate() >= o.RollbackFailRate:
+	case e.opts.RollbackFailRate < 1 && cs.failRate() >= e.opts.RollbackFailRate:
 		return false
 	}
 	return true
@@ -468,8 +453,8 @@ func (e *Engine) clearlySafe(o EngineOptions, cs *versionSample, best float64) b
 
 // safetyMin is the scored executions a version needs before a safety
 // rule may roll it back: mutation.min_samples, and at least graded.
-func safetyMin(o EngineOptions) int {
-	return max(o.GradeMin, o.Decide.MinSamples)
+func (e *Engine) safetyMin() int {
+	return max(e.opts.GradeMin, e.opts.Decide.MinSamples)
 }
 
 // versionSample is a version's scored executions in commit order.
@@ -557,10 +542,10 @@ func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, erro
 
 // safety applies the protocol's rules (CheckSafety) to the version in
 // force and returns the rule that fired and the version to go back to.
-func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, vers map[string]*store.Version) (RollbackPlan, *store.Version) {
+func (e *Engine) safety(sk *store.Skill, cur *store.Version, vers map[string]*store.Version, st *SkillState) (RollbackPlan, *store.Version) {
 	stat := func(v *store.Version) VersionStat {
 		return VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
-			Graded: v.Aggregate.Graded && v.Aggregate.N >= o.GradeMin, Aggregate: v.Aggregate.Value,
+			Graded: v.Aggregate.Graded && v.Aggregate.N >= e.opts.GradeMin, Aggregate: v.Aggregate.Value,
 			FailRate: v.FailRate}
 	}
 	all := make([]VersionStat, 0, len(sk.Versions))
@@ -569,8 +554,8 @@ func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, ve
 			all = append(all, stat(vv))
 		}
 	}
-	r, ok := CheckSafety(stat(cur), all, SafetyOptions{RollbackOnF: o.RollbackOnF, RollbackRatio: o.RollbackRatio,
-		RollbackFailRate: o.RollbackFailRate, Cooldown: o.Cooldown, MinSamples: safetyMin(o)})
+	r, ok := CheckSafety(stat(cur), all, SafetyOptions{RollbackOnF: e.opts.RollbackOnF, RollbackRatio: e.opts.RollbackRatio,
+		RollbackFailRate: e.opts.RollbackFailRate, Cooldown: e.opts.Cooldown, MinSamples: e.safetyMin()})
 	if !ok {
 		return RollbackPlan{}, nil
 	}
@@ -596,11 +581,8 @@ func Statuses(db *store.DB, key string) (map[string]string, error) {
 	for h, s := range st.Status {
 		out[h] = s
 	}
-	if s := out[st.Baseline]; st.Baseline != "" && s != StatusWouldRollBack && s != StatusConflict {
+	if st.Baseline != "" {
 		out[st.Baseline] = StatusBaseline
-	}
-	if st.Pinned != "" {
-		out[st.Pinned] = StatusPinned
 	}
 	return out, nil
 }

@@ -68,9 +68,6 @@ const (
 	// StatusConflict: a rollback was due, but a person had edited the
 	// file since; the edit was left alone.
 	StatusConflict = "conflict"
-	// StatusPinned: a person pinned the skill to this version (sepad
-	// pin): its file is never written, nothing is decided.
-	StatusPinned = "pinned"
 	// StatusSuperseded is derived (until the mutation engine's state
 	// exists): an older graded version that is no longer the baseline.
 	StatusSuperseded = "superseded"
@@ -107,6 +104,13 @@ type GradeRow struct {
 	// FirstSeen is when sepad first saw the file's content; null for a
 	// version only known from executions that named it.
 	FirstSeen *time.Time `json:"first_seen"`
+	// Source is how sepad learned of the version (edit, proposal,
+	// rollback, or observed: named by executions before its content was
+	// seen), Parent the hash of the version it replaced, ContentKnown
+	// whether sepad holds its content (sepad show, diff).
+	Source       string `json:"source,omitempty"`
+	Parent       string `json:"parent,omitempty"`
+	ContentKnown bool   `json:"content_known"`
 }
 
 // Grades is the answer of `sepad grades` and GET /v1/skills.

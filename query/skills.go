@@ -114,7 +114,7 @@ func resolveAll(db *store.DB, arg string) ([]store.Skill, error) {
 	}
 	ss := matchSkills(all, arg)
 	if len(ss) == 0 {
-		return nil, fmt.Errorf("no skill named %q: %w", arg, ErrNotFound)
+		return nil, unknownSkill(arg, all) // names the known skills (errors.go)
 	}
 	return ss, nil
 }
@@ -261,7 +261,8 @@ func versionRows(sk *store.Skill) []GradeRow {
 		a := v.Aggregate
 		r := GradeRow{SkillKey: sk.Key, Skill: sk.Name, Kind: sk.Kind, Project: sk.Project,
 			Version: v.Seq, Hash: v.Hash, Current: v.Hash == current, Status: statuses[i], N: a.N,
-			FailRate: round4(v.FailRate), FirstSeen: timePtr(v.FirstSeen)}
+			FailRate: round4(v.FailRate), FirstSeen: timePtr(v.FirstSeen),
+			Source: v.Source, Parent: v.Parent, ContentKnown: v.ContentKnown}
 		if a.N > 0 {
 			r.Aggregate, r.Mean, r.SD, r.LastScore = ptr(a.Value), ptr(a.Mean), ptr(a.SD), ptr(a.Last)
 		}
@@ -293,15 +294,12 @@ func deriveStatuses(vs []store.Version, state []byte) []string {
 	var st struct {
 		Baseline string            `json:"baseline"`
 		Status   map[string]string `json:"status"`
-		Pinned   string            `json:"pinned"`
 	}
-	if len(state) > 0 && json.Unmarshal(state, &st) == nil && (st.Baseline != "" || len(st.Status) > 0 || st.Pinned != "") {
+	if len(state) > 0 && json.Unmarshal(state, &st) == nil && (st.Baseline != "" || len(st.Status) > 0) {
 		for i := range vs {
 			s := st.Status[vs[i].Hash]
 			switch {
-			case vs[i].Hash == st.Pinned:
-				s = StatusPinned
-			case vs[i].Hash == st.Baseline && s != StatusWouldRollBack && s != StatusConflict:
+			case vs[i].Hash == st.Baseline:
 				s = StatusBaseline
 			case s == "" && !vs[i].Aggregate.Graded:
 				s = StatusUngraded

@@ -43,6 +43,7 @@ func CheckInvariants(db *DB) error {
 		// Recount every aggregate from the version index (newest first).
 		recount := map[string][]float64{}
 		calls := map[string][2]int{}
+		tokens := map[string]Tokens{}
 		err := tx.Bucket(bByVersion).ForEach(func(k, id []byte) error {
 			v := ex.Get(id)
 			if v == nil {
@@ -65,6 +66,11 @@ func CheckInvariants(db *DB) error {
 				c[0] += len(s.Exec.Calls)
 				c[1] += s.Exec.Failures()
 				calls[ak] = c
+				if s.Exec.Usage != nil {
+					tk := tokens[ak]
+					tk.add(s.Exec.Usage)
+					tokens[ak] = tk
+				}
 			}
 			return nil
 		})
@@ -91,6 +97,9 @@ func CheckInvariants(db *DB) error {
 			}
 			if c := calls[ak]; c[0] != st.Calls || c[1] != st.Failed {
 				return fmt.Errorf("aggregate %q calls %d/%d, recount %d/%d", ak, st.Failed, st.Calls, c[1], c[0])
+			}
+			if tk := tokens[ak]; st.Tokens == nil && tk.N > 0 || st.Tokens != nil && *st.Tokens != tk {
+				return fmt.Errorf("aggregate %q tokens %+v, recount %+v", ak, st.Tokens, tk)
 			}
 		}
 		return nil

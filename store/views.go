@@ -213,8 +213,9 @@ type aggStateNoIDs struct {
 		aggregate.State
 		IDs skipJSON `json:"ids"`
 	} `json:"state"`
-	Calls  int `json:"calls"`
-	Failed int `json:"failed"`
+	Calls  int     `json:"calls"`
+	Failed int     `json:"failed"`
+	Tokens *Tokens `json:"tokens,omitempty"`
 }
 
 // versionsLite is versions without contents and window IDs: the same
@@ -239,6 +240,7 @@ func (db *DB) versionsLite(tx *bolt.Tx, key string) ([]Version, error) {
 			if st.Calls > 0 {
 				ver.FailRate = float64(st.Failed) / float64(st.Calls)
 			}
+			ver.Tokens = st.Tokens
 		}
 		vs = append(vs, ver.Version)
 	}

@@ -31,6 +31,7 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 		Daemon: query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
 			IngestFunc: func() query.Ingest { return ingestHealth(d.col) }},
 		Metrics: m,
+		Engine:  d.mut, // the write endpoints: no second writer
 		Hook:    &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
 		Cache:   true,
 		Logger:  d.logger,

@@ -4,57 +4,57 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
+	"strings"
 
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
 )
 
 func init() {
 	register("decisions", "list decisions, rollbacks and conflicts [SKILL]", runDecisions)
 }
 
+// runDecisions is `sepad decisions [SKILL]`: GET /v1/decisions.
 func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var m mutFlags
-	pos, err := m.parse("decisions", args, stderr, nil)
+	fs := newFlagSet("decisions", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	limit := fs.Int("limit", query.DefaultLimit, "newest decisions to show")
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	db, err := m.openStore(false)
+	if len(pos) > 1 {
+		return usageErrorf("decisions takes at most one SKILL")
+	}
+	v := url.Values{"limit": {fmt.Sprint(*limit)}}
+	if len(pos) == 1 {
+		v.Set("skill", skillArgument(pos[0]))
+	}
+	var doc query.Decisions
+	body, err := fetch(qf, "/v1/decisions?"+v.Encode(), &doc)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	key := ""
-	if len(pos) > 0 {
-		sk, err := findSkill(db, pos[0])
-		if err != nil {
-			return err
-		}
-		key = sk.Key
+	if qf.json {
+		return printJSON(stdout, body)
 	}
-	ds, err := db.Decisions(key, 0)
-	if err != nil {
-		return err
-	}
-	var recs []mutation.Record
-	for _, d := range ds {
-		var r mutation.Record
-		if err := json.Unmarshal(d.Payload, &r); err == nil {
-			recs = append(recs, r)
-		}
-	}
-	if m.json {
-		return writeJSON(stdout, map[string]any{"decisions": recs})
-	}
-	if len(recs) == 0 {
+	if len(doc.Decisions) == 0 {
 		fmt.Fprintln(stdout, "no decisions yet")
 		return nil
 	}
-	for _, r := range recs {
+	for _, d := range doc.Decisions {
+		var r mutation.Record
+		if b, err := json.Marshal(d.Payload); err == nil {
+			json.Unmarshal(b, &r)
+		}
 		applied := ""
 		if !r.Applied {
 			applied = " (not applied)"
 		}
-		fmt.Fprintf(stdout, "%s  %-8s %-10s %-26s%s\n    %s\n", r.Time.Format("2006-01-02 15:04:05"), r.Skill, r.Kind, r.Rule, applied, r.Words)
+		head := strings.TrimRight(fmt.Sprintf("%s  %-8s %-10s %-26s", fmtTime(d.Time), r.Skill, r.Kind, r.Rule), " ")
+		fmt.Fprintf(stdout, "%s%s\n    %s\n", head, applied, r.Words)
 	}
 	return nil
 }

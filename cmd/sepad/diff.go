@@ -3,70 +3,55 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
+	"net/url"
+
+	"github.com/sepad/sepad/query"
 )
 
 func init() {
 	register("diff", "compare two versions of a skill: SKILL A B", runDiff)
 }
 
+// runDiff is `sepad diff SKILL A B`: GET /v1/skills/{skill}/diff?from=A&to=B,
+// printed as a unified diff.
 func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var m mutFlags
-	db, sk, pos, err := m.readSkill("diff", "sepad diff SKILL A B (versions as vN or hash)", args, 3, stderr)
+	fs := newFlagSet("diff", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	a, err := db.Version(sk.Key, pos[1])
+	if len(pos) != 3 {
+		return usageErrorf("diff takes a SKILL and two versions (vN or a hash), e.g. sepad diff deploy v1 v2")
+	}
+	var doc query.Diff
+	v := url.Values{"from": {pos[1]}, "to": {pos[2]}}
+	body, err := fetch(qf, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/diff?"+v.Encode(), &doc)
 	if err != nil {
 		return err
 	}
-	b, err := db.Version(sk.Key, pos[2])
-	if err != nil {
-		return err
+	if qf.json {
+		return printJSON(stdout, body)
 	}
-	if !a.ContentKnown || !b.ContentKnown {
-		return fmt.Errorf("the content of v%d or v%d was never seen", a.Seq, b.Seq)
-	}
-	fmt.Fprintf(stdout, "--- %s v%d (%s)\n+++ %s v%d (%s)\n", sk.Name, a.Seq, a.Hash, sk.Name, b.Seq, b.Hash)
-	for _, l := range lineDiff(strings.Split(string(a.Content), "\n"), strings.Split(string(b.Content), "\n")) {
-		fmt.Fprintln(stdout, l)
-	}
+	printDiff(stdout, &doc)
 	return nil
 }
 
-// lineDiff is a longest-common-subsequence line diff (prompt files are
-// small).
-func lineDiff(a, b []string) []string {
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
+func printDiff(w io.Writer, d *query.Diff) {
+	fmt.Fprintf(w, "--- %s v%d (%s)\n+++ %s v%d (%s)\n", d.Skill.Name, d.From.Version, d.From.Hash, d.Skill.Name, d.To.Version, d.To.Hash)
+	for _, h := range d.Hunks {
+		fmt.Fprintf(w, "@@ -%s +%s @@\n", hunkRange(h.FromLine, h.FromCount), hunkRange(h.ToLine, h.ToCount))
+		for _, l := range h.Lines {
+			fmt.Fprintf(w, "%s%s\n", l.Op, l.Text)
 		}
 	}
-	var out []string
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			out = append(out, " "+a[i])
-			i++
-			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			out = append(out, "+"+b[j])
-			j++
-		default:
-			out = append(out, "-"+a[i])
-			i++
-		}
+}
+
+// hunkRange is a unified diff's "l,s" (just "l" when s is 1).
+func hunkRange(line, count int) string {
+	if count == 1 {
+		return fmt.Sprint(line)
 	}
-	return out
+	return fmt.Sprintf("%d,%d", line, count)
 }

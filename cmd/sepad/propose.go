@@ -1,45 +1,42 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
-
-	"github.com/sepad/sepad/mutation"
-	"github.com/sepad/sepad/store"
 )
 
 func init() {
 	register("propose", "hand in a mutator's new text for a skill: SKILL FILE", runPropose)
 }
 
+// runPropose is `sepad propose SKILL FILE`: POST
+// /v1/skills/{skill}/propose?strategy=NAME with the text as the body.
 func runPropose(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var m mutFlags
-	var strategy string
-	pos, err := m.parse("propose", args, stderr, func(f *mutFlagSet) {
-		f.fs.StringVar(&strategy, "strategy", "", "name of the mutation strategy, recorded")
-	})
+	fs := newFlagSet("propose", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	strategy := fs.String("strategy", "", "name of the mutation strategy, recorded with the proposal")
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 2 {
-		return usageErrorf("usage: sepad propose SKILL FILE (- for stdin) [--strategy NAME]")
+		return usageErrorf("propose takes a SKILL and a FILE with the new text (- for stdin)")
 	}
 	var text []byte
 	if pos[1] == "-" {
-		text, err = io.ReadAll(bufio.NewReader(stdin))
+		text, err = io.ReadAll(stdin)
 	} else {
 		text, err = os.ReadFile(pos[1])
 	}
 	if err != nil {
-		return fmt.Errorf("read proposal: %w", err)
+		return fmt.Errorf("read the proposal: %w", err)
 	}
-	return m.withEngine(func(e *mutation.Engine, db *store.DB) (mutation.Record, error) {
-		sk, err := findSkill(db, pos[0])
-		if err != nil {
-			return mutation.Record{}, err
-		}
-		return e.Propose(sk.Key, text, strategy, mutation.DefaultProposalOptions())
-	}, stdout)
+	path := "/v1/skills/" + pathArg(skillArgument(pos[0])) + "/propose"
+	if *strategy != "" {
+		path += "?" + url.Values{"strategy": {*strategy}}.Encode()
+	}
+	return write(qf, path, text, stdout)
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"io"
-
-	"github.com/sepad/sepad/mutation"
-	"github.com/sepad/sepad/store"
+	"net/url"
 )
 
 func init() {
@@ -13,45 +11,43 @@ func init() {
 	register("reject", "reject a skill's current version and roll back to the baseline", func(a []string, in io.Reader, o, e io.Writer) error { return runManual(a, o, e, false) })
 }
 
+// runRollback is `sepad rollback SKILL [--to VERSION]`: POST
+// /v1/skills/{skill}/rollback?to=VERSION, applied by the daemon's engine.
 func runRollback(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var m mutFlags
-	var to string
-	pos, err := m.parse("rollback", args, stderr, func(f *mutFlagSet) {
-		f.fs.StringVar(&to, "to", "", "version to restore (vN or hash; default the baseline)")
-	})
+	fs := newFlagSet("rollback", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	to := fs.String("to", "", "version to restore (vN or a hash; default the baseline, else the best graded version)")
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("usage: sepad rollback SKILL [--to VERSION]")
+		return usageErrorf("rollback takes one SKILL")
 	}
-	return m.withEngine(func(e *mutation.Engine, db *store.DB) (mutation.Record, error) {
-		sk, err := findSkill(db, pos[0])
-		if err != nil {
-			return mutation.Record{}, err
-		}
-		return e.ManualRollback(sk.Key, to)
-	}, stdout)
+	path := "/v1/skills/" + pathArg(skillArgument(pos[0])) + "/rollback"
+	if *to != "" {
+		path += "?" + url.Values{"to": {*to}}.Encode()
+	}
+	return write(qf, path, nil, stdout)
 }
 
+// runManual is `sepad accept SKILL` and `sepad reject SKILL`: POST
+// /v1/skills/{skill}/accept or /reject.
 func runManual(args []string, stdout, stderr io.Writer, accept bool) error {
-	var m mutFlags
 	name := "reject"
 	if accept {
 		name = "accept"
 	}
-	pos, err := m.parse(name, args, stderr, nil)
+	fs := newFlagSet(name, stderr)
+	var qf queryFlags
+	qf.add(fs)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("usage: sepad %s SKILL", name)
+		return usageErrorf("%s takes one SKILL", name)
 	}
-	return m.withEngine(func(e *mutation.Engine, db *store.DB) (mutation.Record, error) {
-		sk, err := findSkill(db, pos[0])
-		if err != nil {
-			return mutation.Record{}, err
-		}
-		return e.ManualDecision(sk.Key, accept)
-	}, stdout)
+	return write(qf, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/"+name, nil, stdout)
 }

@@ -131,6 +131,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		RotateBytes:   cfg.Collector.RotateBytes,
 		Score:         d.score,
 		Logger:        logger,
+		Transcripts:   transcriptTracker(cfg, f.userHome),
 		OnCommit: func(ci collector.CommitInfo) {
 			for _, fn := range d.onCommit {
 				fn(ci)
@@ -266,7 +267,6 @@ func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 		RollbackFailRate: m.RollbackFailRate, Cooldown: m.CooldownExecutions, GradeMin: cfg.Aggregate.MinSamples,
 		UserHome: userHome, ClaudeDir: claudedir.From(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
 		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
-		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg),
 	}
 }
 

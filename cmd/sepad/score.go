@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/transcript"
 )
 
 func init() {
@@ -51,6 +52,9 @@ type scoredExecution struct {
 	Corrections int    `json:"corrections"`
 	HasOutput   bool   `json:"has_output"`
 	StopError   string `json:"stop_error,omitempty"`
+	// Read from the session transcript (issue 16), when it is readable.
+	Usage       *execution.Usage `json:"usage,omitempty"`
+	UsageReason string           `json:"usage_reason,omitempty"`
 }
 
 type skippedLine struct {
@@ -69,6 +73,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("score", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	explain := fs.Bool("explain", false, "print every signal of every execution")
+	noTranscripts := fs.Bool("no-transcripts", false, "do not read the session transcripts (tokens, cost, calls refused before any hook)")
 	cfgPath := fs.String("config", "", "configuration file (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: sepad score [--json] [--explain] [--config FILE] FILE... (- for stdin)")
@@ -85,7 +90,11 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := scoreFiles(files, stdin, cfg)
+	tr := scoreTracker(cfg)
+	if *noTranscripts {
+		tr = nil
+	}
+	rep, err := scoreFiles(files, stdin, cfg, tr)
 	if err != nil {
 		return err
 	}
@@ -101,11 +110,14 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // scoreFiles reads every file in order, groups its events and scores the
 // executions. Unreadable files are an error; malformed lines are skipped and
 // reported.
-func scoreFiles(files []string, stdin io.Reader, cfg *config.Config) (*scoreReport, error) {
+func scoreFiles(files []string, stdin io.Reader, cfg *config.Config, tr *transcript.Tracker) (*scoreReport, error) {
 	g := execution.NewGrouper(execution.Options{ProjectOf: projectDir})
 	rep := &scoreReport{RubricVersion: fitness.RubricVersion, Executions: []scoredExecution{}, Skipped: []skippedLine{}}
 	emit := func(xs []execution.Execution) {
 		for i := range xs {
+			if tr != nil {
+				tr.Enrich(&xs[i], time.Now, func(time.Duration) {})
+			}
 			rep.Executions = append(rep.Executions, scoreOne(&xs[i], cfg))
 		}
 	}
@@ -155,6 +167,7 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 		ToolCalls: len(x.Calls), ToolFailures: x.Failures(), Errors: res.Errors.Total,
 		Complexity: cx, Complete: x.Complete, Scored: res.Scored, Grade: string(res.Grade), Signals: res.Signals,
 		Kind: x.Kind, Retries: x.Retries(), Corrections: x.Corrections, HasOutput: x.HasOutput, StopError: x.StopError,
+		Usage: x.Usage, UsageReason: x.UsageReason,
 	}
 	if !x.StartedAt.IsZero() {
 		t := x.StartedAt

@@ -3,33 +3,54 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/sepad/sepad/query"
 )
 
 func init() {
 	register("show", "print a version's content: SKILL[@VERSION]", runShow)
 }
 
+// runShow is `sepad show SKILL[@VERSION]`: GET
+// /v1/skills/{skill}/versions/{version} ("current" when no version is
+// given).
 func runShow(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var m mutFlags
-	db, sk, pos, err := m.readSkill("show", "sepad show SKILL[@VERSION]", args, 1, stderr)
+	fs := newFlagSet("show", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	_, ver := splitAt(pos[0])
+	if len(pos) != 1 {
+		return usageErrorf("show takes one SKILL[@VERSION]")
+	}
+	skill, ver := splitAt(pos[0])
 	if ver == "" {
-		ver = sk.Current
+		ver = "current"
 	}
-	v, err := db.Version(sk.Key, ver)
+	var doc query.VersionContent
+	body, err := fetch(qf, "/v1/skills/"+pathArg(skillArgument(skill))+"/versions/"+pathArg(ver), &doc)
 	if err != nil {
 		return err
 	}
-	if m.json {
-		return writeJSON(stdout, v)
+	if qf.json {
+		return printJSON(stdout, body)
 	}
-	if !v.ContentKnown {
-		return fmt.Errorf("v%d (%s) of %s was attributed by executions, but its content was never seen", v.Seq, v.Hash, sk.Name)
+	if !doc.ContentKnown {
+		return fmt.Errorf("v%d (%s) of %s was named by executions, but sepad never read the file while it held it: its content is unknown",
+			doc.Version.Version, doc.Version.Hash, doc.Skill.Name)
 	}
-	_, err = stdout.Write(v.Content)
+	_, err = io.WriteString(stdout, doc.Content)
 	return err
+}
+
+// splitAt splits SKILL@VERSION; a path holding @ keeps it when no version
+// follows the last one.
+func splitAt(arg string) (string, string) {
+	if i := strings.LastIndex(arg, "@"); i > 0 && !strings.ContainsAny(arg[i+1:], "/\\") {
+		return arg[:i], arg[i+1:]
+	}
+	return arg, ""
 }

@@ -124,6 +124,15 @@ type env struct {
 	State   string // SEPA_HOME
 	API     *fakeclaude.Server
 	Extra   []string // more environment for claude
+	// Env is more environment for both sepad and claude (e.g.
+	// CLAUDE_CONFIG_DIR, which baseEnv otherwise leaves out).
+	Env []string
+	// PermissionMode is claude's --permission-mode ("" is
+	// bypassPermissions; "default" runs without the flag, as a person
+	// would, so a call that needs a permission is denied in -p mode).
+	PermissionMode string
+	// Cwd is where claude runs ("" is Project).
+	Cwd string
 }
 
 // newEnv makes a scratch project with a git repository and sepad
@@ -185,13 +194,13 @@ func (e *env) baseEnv() []string {
 		}
 		keep = append(keep, kv)
 	}
-	return append(keep,
+	return append(append(keep,
 		"HOME="+e.Home,
 		"SEPA_HOME="+e.State,
 		"SEPA_CONFIG=",
 		"XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"),
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
-	)
+	), e.Env...)
 }
 
 // sepad runs a sepad command in the scratch environment.
@@ -227,10 +236,20 @@ func (e *env) claudeEnv() []string {
 
 // claudeCmd prepares a headless Claude Code run in the project.
 func (e *env) claudeCmd(ctx context.Context, args ...string) *exec.Cmd {
-	base := []string{"--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions"}
+	base := []string{"--output-format", "stream-json", "--verbose"}
+	switch e.PermissionMode {
+	case "":
+		base = append(base, "--permission-mode", "bypassPermissions")
+	case "default":
+	default:
+		base = append(base, "--permission-mode", e.PermissionMode)
+	}
 	cmd := exec.CommandContext(ctx, e.c.Bin, append(base, args...)...)
 	cmd.Env = append(e.claudeEnv(), e.Extra...)
 	cmd.Dir = e.Project
+	if e.Cwd != "" {
+		cmd.Dir = e.Cwd
+	}
 	return cmd
 }
 

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/transcript"
+)
+
+// prices converts the configuration's price table.
+func prices(cfg *config.Config) transcript.Prices {
+	p := transcript.Prices{}
+	for name, m := range cfg.Pricing.Models {
+		p[name] = transcript.Price{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheCreation: m.CacheWrite}
+	}
+	return p
+}
+
+// transcriptTracker reads the transcripts below the user's Claude Code
+// directory (userHome/.claude for the demo's own user, else
+// $CLAUDE_CONFIG_DIR or ~/.claude).
+func transcriptTracker(cfg *config.Config, userHome string) *transcript.Tracker {
+	dir := ""
+	if userHome != "" {
+		dir = filepath.Join(userHome, ".claude")
+	} else {
+		home, _ := os.UserHomeDir()
+		dir = claudedir.From(os.Getenv, home)
+	}
+	return &transcript.Tracker{ClaudeDir: dir, Prices: prices(cfg)}
+}
+
+// scoreTracker is the tracker of `sepad score`: the same reading as the
+// daemon's, without waiting for a lagging transcript.
+func scoreTracker(cfg *config.Config) *transcript.Tracker {
+	tr := transcriptTracker(cfg, "")
+	tr.Wait = time.Nanosecond
+	return tr
+}
