@@ -72,7 +72,7 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, fn func(r *http.
 		if ref, err = query.Resolve(h.o.DB, s); err == nil {
 			var rec mutation.Record
 			if rec, err = fn(r, ref.Key); err == nil {
-				writeJSON(w, http.StatusOK, rec)
+				writeJSON(w, http.StatusOK, h.stored(ref.Key, rec))
 				return
 			}
 		}
@@ -115,4 +115,21 @@ func refusal(r *http.Request, e *mutation.RefusalError) string {
 		what = "nothing accepted"
 	}
 	return what + ": " + e.Detail
+}
+
+// stored returns the record as the store keeps it (with its time) when
+// the engine returned it before stamping it.
+func (h *handler) stored(key string, rec mutation.Record) mutation.Record {
+	if !rec.Time.IsZero() {
+		return rec
+	}
+	ds, err := h.o.DB.Decisions(key, 1)
+	if err != nil || len(ds) == 0 {
+		return rec
+	}
+	var last mutation.Record
+	if json.Unmarshal(ds[0].Payload, &last) == nil && last.Words == rec.Words && last.Rule == rec.Rule {
+		return last
+	}
+	return rec
 }

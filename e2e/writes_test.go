@@ -52,7 +52,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 
 	cmds := [][]string{
 		{"versions", "deploy", "--json"},
-		{"show", "deploy@v1"},
+		{"show", "deploy@v1", "--json"},
 		{"diff", "deploy", "v1", "v2", "--json"},
 		{"rollback", "deploy", "--to", "v1"},
 		{"rollback", "deploy", "--to", "v1"}, // nothing to do
@@ -108,7 +108,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		out  string
 	}{
 		{0, `"version": 2,`},
-		{0, "Run the checks, then make deploy."},
+		{0, `"content": "---\nname: deploy\ndescription: deploy the shop\n---\n# Deploy\n\nRun the checks, then make deploy.\n"`},
 		{0, `"op": "+",`},
 		{0, "rolled back v2"},
 		{1, ""},
@@ -126,6 +126,11 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 			t.Errorf("sepad %s: exit %d, want %d, with %q in:\n%s%s", strings.Join(cmds[i], " "), up[i].code, w.code, w.out, up[i].stdout, up[i].stderr)
 		}
 	}
+	// Each --json output has the shape of its example in docs/api.md.
+	checkDocumented(t, "GET /v1/skills/{skill}/versions/{version}", 0, up[1].stdout)
+	checkDocumented(t, "GET /v1/skills/{skill}/diff", 0, up[2].stdout)
+	checkDocumented(t, "POST /v1/skills/{skill}/rollback, /accept, /reject, /propose", 0, up[7].stdout)
+	checkDocumented(t, "GET /v1/decisions", 0, up[11].stdout)
 	contains(t, up[4].stderr, "nothing to do: the file already holds v1")
 	contains(t, up[5].stderr, `no version "v9"`)
 	contains(t, up[9].stderr, "known skills: deploy")
