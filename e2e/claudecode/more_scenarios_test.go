@@ -236,6 +236,36 @@ var moreScenarios = []scenario{
 		},
 	},
 	{
+		// The compaction itself fails ("prompt is too long" to every
+		// request without the marker: the summaries). 2.1.328 sends a
+		// StopFailure for each internal agent (agent_id, no agent_type,
+		// no SubagentStart) and one for the turn; 2.1.197 does not
+		// compact and sends the turn's StopFailure alone. The turn's
+		// execution records the error; the agents make none.
+		name: "compaction_fails",
+		run: func(e *env) {
+			tooLong := fakeclaude.Step{Status: 400, ErrorMessage: "prompt is too long: 250000 tokens > 200000 maximum"}
+			e.API.Set("toolong", fakeclaude.Script{
+				{Tools: []fakeclaude.Tool{bash("echo one")}},
+				tooLong,
+			})
+			e.API.Set("", fakeclaude.Script{tooLong, tooLong, tooLong, tooLong, tooLong, tooLong})
+			e.claude("-p", "start @@toolong@@")
+		},
+		check: func(t *testing.T, v string, xs []scored) {
+			if len(xs) != 1 {
+				t.Errorf("compaction's internal agents were graded:\n%s", dump(xs))
+			}
+			s := one(t, xs, "_session")
+			if s.ToolCalls != 1 || s.HasOutput {
+				t.Errorf("_session: %+v", s)
+			}
+			if s.StopError == "" && s.Complete {
+				t.Errorf("the turn's API error is not recorded: %+v", s)
+			}
+		},
+	},
+	{
 		// apps/web/.claude/skills/deploy, discovered once a file under
 		// apps/web is read, invoked as `deploy`.
 		name: "nested_skill",
