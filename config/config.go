@@ -35,6 +35,10 @@ type Config struct {
 	Mutation          Mutation          `yaml:"mutation"`
 	Pricing           Pricing           `yaml:"pricing"`
 
+	// SkillMutation holds the per-skill mutation overrides
+	// (skills.<name>.mutation), by skill name.
+	SkillMutation map[string]MutationOverride `yaml:"-"`
+
 	// Source names the user file applied on top of the defaults, or "".
 	Source string `yaml:"-"`
 }
@@ -81,6 +85,9 @@ type Mutation struct {
 	CooldownExecutions int           `yaml:"cooldown_executions"`
 	Debounce           time.Duration `yaml:"debounce"`
 	ExtraRoots         []string      `yaml:"extra_roots"`
+	// RollbackEdits: ask (a person's version is never rewritten
+	// automatically: "would roll back" and a notice) or auto.
+	RollbackEdits string `yaml:"rollback_edits"`
 }
 
 // Pricing is the price table of the models, for the cost of executions
@@ -191,6 +198,9 @@ func Parse(name string, data []byte, base *Config) (*Config, error) {
 		root := doc.Content[0]
 		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 			return c, c.validate(name, lines)
+		}
+		if err := c.splitSkills(name, root, lines); err != nil {
+			return nil, err
 		}
 		if err := decodeNode(name, root, reflect.ValueOf(c).Elem(), "", lines); err != nil {
 			return nil, err
@@ -320,25 +330,11 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		return bad("hook.max_field", "must be at least 1024 bytes, got %d", c.Hook.MaxField)
 	}
 	m := c.Mutation
-	switch {
-	case m.Method != "sequential" && m.Method != "sepa":
-		return bad("mutation.method", "%q is not sequential or sepa", m.Method)
-	case m.MinSamples < 1:
-		return bad("mutation.min_samples", "must be at least 1")
-	case m.MaxSamples < m.MinSamples:
-		return bad("mutation.max_samples", "must be at least min_samples (%d)", m.MinSamples)
-	case m.Confidence <= 0.5 || m.Confidence >= 1:
-		return bad("mutation.confidence", "must be in (0.5, 1), got %v", m.Confidence)
-	case m.Exploration < 0 || m.Exploration > 1:
-		return bad("mutation.exploration", "must be in [0, 1], got %v", m.Exploration)
-	case m.RollbackRatio < 0 || m.RollbackRatio > 1:
-		return bad("mutation.rollback_ratio", "must be in [0, 1] (0 turns it off), got %v", m.RollbackRatio)
-	case m.RollbackFailRate < 0 || m.RollbackFailRate > 1:
-		return bad("mutation.rollback_fail_rate", "must be in [0, 1] (1 turns it off), got %v", m.RollbackFailRate)
-	case m.CooldownExecutions < 0:
-		return bad("mutation.cooldown_executions", "must not be negative")
-	case m.Debounce < 0:
-		return bad("mutation.debounce", "must not be negative")
+	if err := validateMutation(m, "mutation.", bad); err != nil {
+		return err
+	}
+	if err := c.validateSkills(bad); err != nil {
+		return err
 	}
 	if err := c.Pricing.validate(bad); err != nil {
 		return err
@@ -384,6 +380,10 @@ func (c *Config) clone() Config {
 	out.Aggregate.Weights = append([]float64(nil), c.Aggregate.Weights...)
 	out.Collector.ExtraFiles = append([]string(nil), c.Collector.ExtraFiles...)
 	out.Mutation.ExtraRoots = append([]string(nil), c.Mutation.ExtraRoots...)
+	out.SkillMutation = map[string]MutationOverride{}
+	for k, v := range c.SkillMutation {
+		out.SkillMutation[k] = v
+	}
 	out.Pricing.Models = map[string]ModelPrice{}
 	for k, v := range c.Pricing.Models {
 		out.Pricing.Models[k] = v

@@ -29,6 +29,8 @@ type project struct {
 	// hookCmd is the command `sepad install` wrote into the project's
 	// settings: the tests run exactly that, as Claude Code would.
 	hookCmd []string
+	// askEdits leaves mutation.rollback_edits at ask (the default).
+	askEdits bool
 }
 
 func newProject(t *testing.T) *project {
@@ -66,7 +68,17 @@ func (p *project) env() []string {
 }
 
 func (p *project) config(extra string) {
-	writeFile(p.t, filepath.Join(p.home, "config.yaml"), "mutation:\n  method: sepa\n  min_samples: 5\n  debounce: 100ms\n  cooldown_executions: 0\n"+extra)
+	writeFile(p.t, filepath.Join(p.home, "config.yaml"), "mutation:\n  method: sepa\n  min_samples: 5\n  debounce: 100ms\n  cooldown_executions: 0\n  rollback_edits: "+p.edits()+"\n"+extra)
+}
+
+// edits is mutation.rollback_edits for the tests' config: the tests edit
+// the skill file by hand to make versions, so they roll edits back like
+// a mutator's, except where a test asks for the default (ask).
+func (p *project) edits() string {
+	if p.askEdits {
+		return "ask"
+	}
+	return "auto"
 }
 
 func (p *project) writeSkill(body string) {

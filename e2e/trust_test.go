@@ -178,3 +178,50 @@ func TestEnoughEvidence(t *testing.T) {
 		t.Fatalf("accept on 2 runs: %+v", rec)
 	}
 }
+
+// TestPersonsEditIsAsked (issue 15 point 2), with the daemon as a
+// subprocess and the default configuration: a version a person wrote is
+// not rewritten when a rule would roll it back; it shows as "would roll
+// back", and `sepad rollback` does it when the person asks.
+func TestPersonsEditIsAsked(t *testing.T) {
+	p := newProject(t)
+	p.askEdits = true
+	p.config("")
+	p.writeSkill("Run the checks, then make deploy.")
+	v1, _ := os.ReadFile(p.skill)
+	d := startDaemonEnv(t, p)
+	for i := 0; i < 5; i++ {
+		p.turn(0, goodAnswer)
+	}
+	p.release()
+	time.Sleep(300 * time.Millisecond)
+	p.writeSkill("Just try random commands.")
+	edit, _ := os.ReadFile(p.skill)
+	v2 := mutation.Hash(edit)
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		p.turn(4, badAnswer)
+	}
+	p.release()
+	waitFor(t, "v2 judged", func() bool {
+		r := rowOf(gradeRows(t, p), v2)
+		return r != nil && r["status"] == "would roll back"
+	})
+	time.Sleep(500 * time.Millisecond)
+	d.stop(t)
+	if b, _ := os.ReadFile(p.skill); string(b) != string(edit) {
+		t.Fatalf("a person's edit was rewritten without asking: %q", b)
+	}
+	recs := decisions(t, p.home)
+	if len(recs) != 1 || recs[0].Kind != mutation.KindWouldRollBack || recs[0].Applied ||
+		!strings.Contains(recs[0].Words, "sepad rollback deploy") {
+		t.Fatalf("decisions %+v", recs)
+	}
+	out, errOut, code := sepad(t, p.env(), nil, "rollback", "deploy", "--home", p.home)
+	if code != 0 {
+		t.Fatalf("sepad rollback: %d %s %s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(p.skill); string(b) != string(v1) {
+		t.Fatalf("sepad rollback did not restore v1: %q", b)
+	}
+}

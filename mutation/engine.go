@@ -36,6 +36,12 @@ const (
 	KindRollback = "rollback"
 	KindConflict = "conflict"
 	KindManual   = "manual"
+	// KindWouldRollBack: a rule or a decision would roll back a version a
+	// person wrote; it was not rewritten (mutation.rollback_edits: ask).
+	KindWouldRollBack = "would_roll_back"
+	// KindPin and KindUnpin: a person pinned or unpinned a skill.
+	KindPin   = "pin"
+	KindUnpin = "unpin"
 )
 
 // EngineOptions configure the engine.
@@ -62,9 +68,15 @@ type EngineOptions struct {
 	// hook; rollbacks may write in them. It is called at every write, so
 	// a project installed while the daemon runs counts at once.
 	InstalledRoots func() []string
-	Debounce       time.Duration
-	Now            func() time.Time
-	Logger         *slog.Logger
+	// RollbackEdits says whether a version a person wrote is rolled back
+	// automatically (RollbackEditsAuto) or only recorded as "would roll
+	// back" and told (RollbackEditsAsk, also when empty).
+	RollbackEdits string
+	// Skills holds per-skill overrides (skills.<name>.mutation), by name.
+	Skills   map[string]Override
+	Debounce time.Duration
+	Now      func() time.Time
+	Logger   *slog.Logger
 }
 
 // SkillState is the engine's per-skill state, stored as JSON in the store.
@@ -76,6 +88,9 @@ type SkillState struct {
 	Cooldown int `json:"cooldown,omitempty"`
 	// Proposals are the times of accepted proposals (rate limit).
 	Proposals []time.Time `json:"proposals,omitempty"`
+	// Pinned is the version a person pinned (sepad pin): while set, the
+	// skill's file is never written and no version is decided against.
+	Pinned string `json:"pinned,omitempty"`
 }
 
 // Record is one entry of the decision log.
@@ -340,6 +355,10 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 			e.log.Error("save skill state", "skill", key, "err", err)
 		}
 	}()
+	if st.Pinned != "" {
+		return nil // a person pinned the skill: nothing is decided
+	}
+	o := e.optsFor(x.Exec.Skill)
 	var may bool
 	if st.Cooldown, may = CooldownTick(st.Cooldown); !may {
 		return nil
@@ -350,7 +369,7 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 	isBase := st.Baseline != "" && version == st.Baseline
 	if !isBase {
 		delete(e.bestOther, key) // other versions' aggregates may move
-	} else if b, ok := e.bestOther[key]; ok && b.baseline == version && e.clearlySafe(cs, b.best) {
+	} else if b, ok := e.bestOther[key]; ok && b.baseline == version && e.clearlySafe(o, cs, b.best) {
 		// Most executions are of the baseline: skip the store read and the
 		// other versions' aggregates when no safety rule can fire.
 		return nil
@@ -379,18 +398,21 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		// rules watch it too: an accepted version can degrade later.
 		best := 0.0
 		for h, v := range vers {
-			if h != version && v.Aggregate.Graded && v.Aggregate.N >= e.opts.GradeMin && fitness.GradeOf(v.Aggregate.Value) != fitness.F {
+			if h != version && v.Aggregate.Graded && v.Aggregate.N >= o.GradeMin && fitness.GradeOf(v.Aggregate.Value) != fitness.F {
 				best = max(best, v.Aggregate.Value)
 			}
 		}
 		e.bestOther[key] = bestOther{baseline: version, best: best}
-		if plan, target := e.safety(sk, cur, vers, st); plan.Rule != "" {
+		if s := st.Status[version]; s == StatusWouldRollBack || s == StatusConflict {
+			return nil // already told; a person decides (sepad rollback, pin)
+		}
+		if plan, target := e.safety(o, sk, cur, vers); plan.Rule != "" {
 			return e.rollback(sk, st, cur, target, plan.Rule, plan.Words, nil)
 		}
 		return nil
 	}
 	if st.Baseline == "" || vers[st.Baseline] == nil {
-		if cur.Aggregate.N >= e.opts.Decide.MinSamples {
+		if cur.Aggregate.N >= o.Decide.MinSamples {
 			st.Baseline = cur.Hash
 			st.Status[cur.Hash] = StatusBaseline
 			e.log.Info("baseline", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "aggregate", cur.Aggregate.Value)
@@ -404,12 +426,12 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		st.Candidate = cur.Hash
 		st.Status[cur.Hash] = StatusCandidate
 	}
-	if plan, target := e.safety(sk, cur, vers, st); plan.Rule != "" {
+	if plan, target := e.safety(o, sk, cur, vers); plan.Rule != "" {
 		return e.rollback(sk, st, cur, target, plan.Rule, plan.Words, nil)
 	}
 	bs, _ := e.sampleOf(key, st.Baseline, x.Seq+1)
 	base, cand := bs.sample(vers[st.Baseline]), cs.sample(cur)
-	d := Decide(key, base.Hash, cand.Hash, base, cand, e.opts.Decide)
+	d := Decide(key, base.Hash, cand.Hash, base, cand, o.Decide)
 	switch d.Outcome {
 	case Accept:
 		st.Status[cur.Hash] = StatusAccepted
@@ -435,17 +457,17 @@ type bestOther struct {
 // clearlySafe reports whether no safety rule can fire for a baseline with
 // sample cs, given the best other version's aggregate. It errs towards
 // false: a false only costs a full check.
-func (e *Engine) clearlySafe(cs *versionSample, best float64) bool {
+func (e *Engine) clearlySafe(o EngineOptions, cs *versionSample, best float64) bool {
 	agg := cs.aggregate()
-	if !agg.Graded || agg.N < e.safetyMin() {
+	if !agg.Graded || agg.N < safetyMin(o) {
 		return true // safety rules never judge a version on little evidence
 	}
 	switch {
-	case e.opts.RollbackOnF && fitness.GradeOf(agg.Value) == fitness.F:
+	case o.RollbackOnF && fitness.GradeOf(agg.Value) == fitness.F:
 		return false
-	case e.opts.RollbackRatio > 0 && agg.Value <= e.opts.RollbackRatio*best:
+	case o.RollbackRatio > 0 && agg.Value <= o.RollbackRatio*best:
 		return false
-	case e.opts.RollbackFailRate < 1 && cs.failRate() >= e.opts.RollbackFailRate:
+	case o.RollbackFailRate < 1 && cs.failRate() >= o.RollbackFailRate:
 		return false
 	}
 	return true
@@ -453,8 +475,8 @@ func (e *Engine) clearlySafe(cs *versionSample, best float64) bool {
 
 // safetyMin is the scored executions a version needs before a safety
 // rule may roll it back: mutation.min_samples, and at least graded.
-func (e *Engine) safetyMin() int {
-	return max(e.opts.GradeMin, e.opts.Decide.MinSamples)
+func safetyMin(o EngineOptions) int {
+	return max(o.GradeMin, o.Decide.MinSamples)
 }
 
 // versionSample is a version's scored executions in commit order.
@@ -542,10 +564,10 @@ func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, erro
 
 // safety applies the protocol's rules (CheckSafety) to the version in
 // force and returns the rule that fired and the version to go back to.
-func (e *Engine) safety(sk *store.Skill, cur *store.Version, vers map[string]*store.Version, st *SkillState) (RollbackPlan, *store.Version) {
+func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, vers map[string]*store.Version) (RollbackPlan, *store.Version) {
 	stat := func(v *store.Version) VersionStat {
 		return VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
-			Graded: v.Aggregate.Graded && v.Aggregate.N >= e.opts.GradeMin, Aggregate: v.Aggregate.Value,
+			Graded: v.Aggregate.Graded && v.Aggregate.N >= o.GradeMin, Aggregate: v.Aggregate.Value,
 			FailRate: v.FailRate}
 	}
 	all := make([]VersionStat, 0, len(sk.Versions))
@@ -554,8 +576,8 @@ func (e *Engine) safety(sk *store.Skill, cur *store.Version, vers map[string]*st
 			all = append(all, stat(vv))
 		}
 	}
-	r, ok := CheckSafety(stat(cur), all, SafetyOptions{RollbackOnF: e.opts.RollbackOnF, RollbackRatio: e.opts.RollbackRatio,
-		RollbackFailRate: e.opts.RollbackFailRate, Cooldown: e.opts.Cooldown, MinSamples: e.safetyMin()})
+	r, ok := CheckSafety(stat(cur), all, SafetyOptions{RollbackOnF: o.RollbackOnF, RollbackRatio: o.RollbackRatio,
+		RollbackFailRate: o.RollbackFailRate, Cooldown: o.Cooldown, MinSamples: safetyMin(o)})
 	if !ok {
 		return RollbackPlan{}, nil
 	}
@@ -581,8 +603,11 @@ func Statuses(db *store.DB, key string) (map[string]string, error) {
 	for h, s := range st.Status {
 		out[h] = s
 	}
-	if st.Baseline != "" {
+	if s := out[st.Baseline]; st.Baseline != "" && s != StatusWouldRollBack && s != StatusConflict {
 		out[st.Baseline] = StatusBaseline
+	}
+	if st.Pinned != "" {
+		out[st.Pinned] = StatusPinned
 	}
 	return out, nil
 }

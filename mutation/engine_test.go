@@ -123,7 +123,7 @@ func (r *engineRig) records() []Record {
 // back to the best earlier version graded above F.
 func TestAcceptedVersionGradedFRollsBack(t *testing.T) {
 	o := EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
-		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3}
+		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3, RollbackEdits: RollbackEditsAuto}
 	r := newEngineRig(t, o)
 	v1body := "---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n"
 	v1 := r.write(v1body)

@@ -8,7 +8,7 @@ import (
 
 func trustOptions() EngineOptions {
 	return EngineOptions{Decide: Options{Method: MethodSequential, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
-		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3}
+		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3, RollbackEdits: RollbackEditsAuto}
 }
 
 // TestSafetyRollbackNeedsMinSamples (issue 15 point 3): a safety rule

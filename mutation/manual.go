@@ -39,6 +39,9 @@ func (e *Engine) ManualRollback(key, to string) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
+	if err := pinnedRefusal(sk.Name, st); err != nil {
+		return Record{}, err
+	}
 	cur, target, err := e.pick(sk, st, to)
 	if err != nil {
 		return Record{}, err
@@ -46,9 +49,6 @@ func (e *Engine) ManualRollback(key, to string) (Record, error) {
 	if cur.Hash == target.Hash {
 		return Record{}, &RefusalError{"nothing_to_do", fmt.Sprintf("the file already holds v%d", cur.Seq)}
 	}
-	auto := e.opts.AutoRollback
-	e.opts.AutoRollback = true
-	defer func() { e.opts.AutoRollback = auto }()
 	err = e.rollback(sk, st, cur, target, "manual", "", nil)
 	if serr := e.saveState(key, st); err == nil {
 		err = serr
@@ -105,6 +105,9 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 	defer e.mu.Unlock()
 	sk, st, err := e.skillAndState(key)
 	if err != nil {
+		return Record{}, err
+	}
+	if err := pinnedRefusal(sk.Name, st); err != nil {
 		return Record{}, err
 	}
 	var base, cur *store.Version

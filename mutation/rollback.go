@@ -14,6 +14,9 @@ import (
 // someone edited it, and records what happened. why is the safety rule's
 // verdict in words, with its numbers ("" for a decision or by hand).
 func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.Version, rule, why string, d *Decision) error {
+	if st.Pinned != "" {
+		return nil // a pinned skill's file is never written
+	}
 	rec := Record{Kind: KindRollback, SkillKey: sk.Key, Skill: sk.Name, Rule: rule, From: from.Hash, Decision: d}
 	if d != nil {
 		rec.Kind = KindDecision
@@ -65,8 +68,18 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		e.log.Warn("rollback refused: outside the write roots", "skill", sk.Name, "file", path)
 		return e.record(rec)
 	}
-	if !e.opts.AutoRollback {
+	manual := rule == "manual"
+	o := e.optsFor(sk.Name)
+	if !manual && !o.AutoRollback {
 		rec.Words = prefix + "auto_rollback is off: would roll back " + words
+		return e.record(rec)
+	}
+	if !manual && personal(from.Source) && o.RollbackEdits != RollbackEditsAuto {
+		// A person wrote this version: tell them, never rewrite it.
+		rec.Kind = KindWouldRollBack
+		rec.Words = fmt.Sprintf("%sv%d is a person's edit, so it is not rewritten (mutation.rollback_edits: ask): would roll back %s; run `sepad rollback %s` to do it, or `sepad pin %s` to keep it",
+			prefix, from.Seq, words, sk.Name, sk.Name)
+		e.log.Warn("would roll back a person's edit", "skill", sk.Name, "file", path, "rule", rule)
 		return e.record(rec)
 	}
 	err := Rollback(path, from.Hash, target.Content, roots)
@@ -92,7 +105,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	rec.Applied = true
 	mark(StatusRolledBack)
 	rec.Words = prefix + "rolled back " + words
-	st.Cooldown = e.opts.Cooldown
+	st.Cooldown = o.Cooldown
 	st.Baseline = target.Hash
 	st.Status[target.Hash] = StatusBaseline
 	e.log.Info("rolled back", "skill", sk.Name, "file", path, "rule", rule, "from", from.Hash, "to", target.Hash)

@@ -12,7 +12,7 @@ import (
 
 func rigOptions() EngineOptions {
 	return EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
-		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3}
+		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3, RollbackEdits: RollbackEditsAuto}
 }
 
 // degrade records v1 as a good baseline and v2 as a worse version that the

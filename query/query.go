@@ -68,6 +68,9 @@ const (
 	// StatusConflict: a rollback was due, but a person had edited the
 	// file since; the edit was left alone.
 	StatusConflict = "conflict"
+	// StatusPinned: a person pinned the skill to this version (sepad
+	// pin): its file is never written, nothing is decided.
+	StatusPinned = "pinned"
 	// StatusSuperseded is derived (until the mutation engine's state
 	// exists): an older graded version that is no longer the baseline.
 	StatusSuperseded = "superseded"

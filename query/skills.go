@@ -294,12 +294,15 @@ func deriveStatuses(vs []store.Version, state []byte) []string {
 	var st struct {
 		Baseline string            `json:"baseline"`
 		Status   map[string]string `json:"status"`
+		Pinned   string            `json:"pinned"`
 	}
-	if len(state) > 0 && json.Unmarshal(state, &st) == nil && (st.Baseline != "" || len(st.Status) > 0) {
+	if len(state) > 0 && json.Unmarshal(state, &st) == nil && (st.Baseline != "" || len(st.Status) > 0 || st.Pinned != "") {
 		for i := range vs {
 			s := st.Status[vs[i].Hash]
 			switch {
-			case vs[i].Hash == st.Baseline:
+			case vs[i].Hash == st.Pinned:
+				s = StatusPinned
+			case vs[i].Hash == st.Baseline && s != StatusWouldRollBack && s != StatusConflict:
 				s = StatusBaseline
 			case s == "" && !vs[i].Aggregate.Graded:
 				s = StatusUngraded
