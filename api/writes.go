@@ -23,6 +23,7 @@ const MaxProposal = 1 << 20
 // CLI query) they answer 503. On TCP they need the secret like every
 // request.
 func (h *handler) registerWrites() {
+	h.registerPins() // pin.go
 	post := func(pattern string, fn func(r *http.Request, key string) (mutation.Record, error)) {
 		h.mux.Handle(pattern, only(http.MethodPost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h.write(w, r, fn)

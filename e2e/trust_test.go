@@ -224,4 +224,22 @@ func TestPersonsEditIsAsked(t *testing.T) {
 	if b, _ := os.ReadFile(p.skill); string(b) != string(v1) {
 		t.Fatalf("sepad rollback did not restore v1: %q", b)
 	}
+	// The person changes their mind: pin the edit (restored first).
+	out, errOut, code = sepad(t, p.env(), nil, "pin", "deploy", "v2", "--home", p.home)
+	if code != 0 || !strings.Contains(out, "pinned to v2") {
+		t.Fatalf("sepad pin: %d %s %s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(p.skill); string(b) != string(edit) {
+		t.Fatalf("sepad pin deploy v2 did not restore v2: %q", b)
+	}
+	if r := rowOf(gradeRows(t, p), v2); r == nil || r["status"] != "pinned" || r["current"] != true {
+		t.Fatalf("the pinned version's row: %v", r)
+	}
+	out, errOut, code = sepad(t, p.env(), nil, "rollback", "deploy", "--home", p.home)
+	if code == 0 || !strings.Contains(out+errOut, "sepad unpin deploy") {
+		t.Fatalf("rollback of a pinned skill: %d %s %s", code, out, errOut)
+	}
+	if _, errOut, code = sepad(t, p.env(), nil, "unpin", "deploy", "--home", p.home); code != 0 {
+		t.Fatalf("sepad unpin: %d %s", code, errOut)
+	}
 }
