@@ -34,6 +34,9 @@ func promptFile(sk *store.Skill) string {
 // falls back to the store's current version. A file holding content no
 // version has gives a hash that matches no row: no row is current.
 func InForce(sk *store.Skill) (hash string, ok bool) {
+	if h, ok, manifest := sessionInForce(sk); manifest {
+		return h, ok
+	}
 	p := promptFile(sk)
 	if p == "" {
 		return "", false
