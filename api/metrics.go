@@ -152,6 +152,8 @@ type storeCollector struct {
 // NewMetrics (not at package init).
 type metricDescs struct {
 	aggregate, n, dropped, lagBytes, lagEvents *prometheus.Desc
+	// From the session transcripts (issue 16).
+	tokens, tokensMean, cost, costMean *prometheus.Desc
 }
 
 func newMetricDescs() metricDescs {
@@ -167,6 +169,14 @@ func newMetricDescs() metricDescs {
 			"Bytes written to the spool files and not yet committed.", nil, nil),
 		lagEvents: prometheus.NewDesc("sepad_spool_lag_events",
 			"Lines written to the spool files and not yet committed.", nil, nil),
+		tokens: prometheus.NewDesc("sepad_skill_version_tokens",
+			"Tokens used by a skill version's executions whose transcript was read, by kind (input, output, cache_read, cache_creation).", append(labels, "kind"), nil),
+		tokensMean: prometheus.NewDesc("sepad_skill_version_tokens_mean",
+			"Mean tokens (all kinds) per execution of a skill version whose transcript was read.", labels, nil),
+		cost: prometheus.NewDesc("sepad_skill_version_cost_usd",
+			"Cost in US dollars of a skill version's executions whose transcript was read (config pricing).", labels, nil),
+		costMean: prometheus.NewDesc("sepad_skill_version_cost_usd_mean",
+			"Mean cost in US dollars per execution of a skill version whose transcript was read.", labels, nil),
 	}
 }
 
@@ -198,6 +208,14 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.d.n, prometheus.GaugeValue, float64(r.N), r.SkillKey, r.Skill, v)
 		if r.Aggregate != nil {
 			ch <- prometheus.MustNewConstMetric(c.d.aggregate, prometheus.GaugeValue, *r.Aggregate, r.SkillKey, r.Skill, v)
+		}
+		if t := r.Tokens; t != nil {
+			for kind, n := range map[string]int64{"input": t.InputTokens, "output": t.OutputTokens, "cache_read": t.CacheReadTokens, "cache_creation": t.CacheCreationTokens} {
+				ch <- prometheus.MustNewConstMetric(c.d.tokens, prometheus.GaugeValue, float64(n), r.SkillKey, r.Skill, v, kind)
+			}
+			ch <- prometheus.MustNewConstMetric(c.d.tokensMean, prometheus.GaugeValue, t.Mean, r.SkillKey, r.Skill, v)
+			ch <- prometheus.MustNewConstMetric(c.d.cost, prometheus.GaugeValue, t.CostUSD, r.SkillKey, r.Skill, v)
+			ch <- prometheus.MustNewConstMetric(c.d.costMean, prometheus.GaugeValue, t.MeanCostUSD, r.SkillKey, r.Skill, v)
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(c.d.dropped, prometheus.GaugeValue, float64(len(rows)-len(sel)))

@@ -117,7 +117,8 @@ func execTime(s *store.Scored) time.Time {
 func execRow(s *store.Scored, seq int) ExecRow {
 	r := ExecRow{ID: s.Exec.ID, SessionID: s.Exec.SessionID, SkillKey: s.SkillKey, Skill: s.Exec.Skill,
 		Project: s.Exec.Project, Version: seq, Hash: s.Version, Time: execTime(s).UTC(),
-		Calls: len(s.Exec.Calls), Failed: s.Exec.Failures(), Complete: s.Exec.Complete, Grade: string(s.Result.Grade)}
+		Calls: len(s.Exec.Calls), Failed: s.Exec.Failures(), Complete: s.Exec.Complete, Grade: string(s.Result.Grade),
+		Usage: s.Exec.Usage, UsageReason: s.Exec.UsageReason}
 	if d, ok := s.Exec.Duration(); ok {
 		r.DurationMS = &d
 	}
@@ -373,7 +374,7 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 }
 
 func callRow(i int, c *execution.ToolCall) CallRow {
-	r := CallRow{Index: i, Tool: c.Name, OK: c.OK(), Retry: c.Retry, Error: c.Error, Status: "ok"}
+	r := CallRow{Index: i, Tool: c.Name, OK: c.OK(), Retry: c.Retry, Error: c.Error, Status: "ok", Source: c.Source}
 	switch {
 	case c.Interrupted:
 		r.Status = "interrupted"

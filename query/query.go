@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 )
 
@@ -114,6 +115,11 @@ type GradeRow struct {
 	Source       string `json:"source,omitempty"`
 	Parent       string `json:"parent,omitempty"`
 	ContentKnown bool   `json:"content_known"`
+	// Tokens is the version's token use and cost (null when no
+	// transcript was read); TokenChange the relative change of its mean
+	// tokens from the nearest older graded version (tokens.go).
+	Tokens      *Tokens  `json:"tokens,omitempty"`
+	TokenChange *float64 `json:"token_change,omitempty"`
 }
 
 // Grades is the answer of `sepad grades` and GET /v1/skills.
@@ -169,6 +175,10 @@ type ExecRow struct {
 	// Score is null for an unscored execution; Grade is then "".
 	Score *float64 `json:"score"`
 	Grade string   `json:"grade"`
+	// Usage is the tokens and cost read from the transcript, or null
+	// with the reason in UsageReason.
+	Usage       *execution.Usage `json:"usage,omitempty"`
+	UsageReason string           `json:"usage_reason,omitempty"`
 }
 
 // Executions is GET /v1/executions and `sepad executions`.
@@ -201,6 +211,8 @@ type CallRow struct {
 	DurationMS *int64     `json:"duration_ms"`
 	Start      *time.Time `json:"start"`
 	Error      string     `json:"error"`
+	// Source is "transcript" for a call refused before any hook.
+	Source string `json:"source,omitempty"`
 }
 
 // ScoreView is an execution's score with its breakdown.

@@ -68,6 +68,7 @@ func printExplain(w io.Writer, e *query.Explain) {
 	if e.StopError != "" {
 		fmt.Fprintf(w, "stopped    on API error %s\n", e.StopError)
 	}
+	fmt.Fprintf(w, "usage      %s\n", fmtUsage(x.Usage, x.UsageReason))
 
 	fmt.Fprintf(w, "\ntool calls (%d, %d failed)\n", x.Calls, x.Failed)
 	if len(e.Calls) > 0 {
@@ -77,6 +78,9 @@ func printExplain(w io.Writer, e *query.Explain) {
 			note := clip(c.Error, 60)
 			if c.Retry {
 				note = strings.TrimSuffix("retry of a failed call; "+note, "; ")
+			}
+			if c.Source == "transcript" {
+				note = "seen only in the transcript: " + note
 			}
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", c.Index, c.Tool, c.Status, fmtDurationMS(c.DurationMS), note)
 		}

@@ -127,14 +127,14 @@ func printGrades(w io.Writer, doc *query.Grades, all bool) {
 	}
 	pl := projectLabels(projects)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SKILL\tPROJECT\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tCHANGE\tLAST\tADVICE")
+	fmt.Fprintln(tw, "SKILL\tPROJECT\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tCHANGE\tLAST\tTOKENS/RUN\tADVICE")
 	for _, r := range doc.Grades {
 		ver := fmtVersion(r.Version, r.Hash)
 		if all && r.Current {
 			ver += " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Skill, pl[r.Project], ver, r.Status, r.N,
-			fmtScore(r.Aggregate), fmtGrade(r.Grade), fmtChange(r.Change), fmtScore(r.LastScore), r.Advice)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Skill, pl[r.Project], ver, r.Status, r.N,
+			fmtScore(r.Aggregate), fmtGrade(r.Grade), fmtChange(r.Change), fmtScore(r.LastScore), fmtTokens(r.Tokens, r.TokenChange), r.Advice)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)

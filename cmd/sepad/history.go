@@ -70,13 +70,17 @@ func printHistory(w io.Writer, h *query.History) {
 			cur = x.Version
 			fmt.Fprintln(tw)
 			if r := rows[cur]; r != nil {
-				fmt.Fprintf(tw, "%s  %s, n %d, aggregate %s %s\n", fmtVersion(r.Version, r.Hash), r.Status, r.N, fmtScore(r.Aggregate), fmtGrade(r.Grade))
+				fmt.Fprintf(tw, "%s  %s, n %d, aggregate %s %s, %s\n", fmtVersion(r.Version, r.Hash), r.Status, r.N, fmtScore(r.Aggregate), fmtGrade(r.Grade), fmtTokens(r.Tokens, r.TokenChange))
 			} else {
 				fmt.Fprintf(tw, "%s\n", fmtVersion(x.Version, x.Hash))
 			}
-			fmt.Fprintln(tw, "  TIME\tEXECUTION\tSCORE\tGRADE\tCALLS\tFAILED\tDURATION")
+			fmt.Fprintln(tw, "  TIME\tEXECUTION\tSCORE\tGRADE\tCALLS\tFAILED\tDURATION\tTOKENS\tCOST")
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%s\n", fmtTime(x.Time), x.ID, fmtScore(x.Score), fmtGrade(x.Grade), x.Calls, x.Failed, fmtDurationMS(x.DurationMS))
+		tok, cost := "-", "-"
+		if x.Usage != nil {
+			tok, cost = fmtCount(float64(x.Usage.Tokens())), fmtUSD(x.Usage.CostUSD())
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", fmtTime(x.Time), x.ID, fmtScore(x.Score), fmtGrade(x.Grade), x.Calls, x.Failed, fmtDurationMS(x.DurationMS), tok, cost)
 	}
 	tw.Flush()
 }

@@ -39,14 +39,14 @@ func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 func printVersions(w io.Writer, doc *query.SkillVersions) {
 	fmt.Fprintf(w, "%s (%s)  %s\n", doc.Skill.Name, orDash(doc.Skill.Project), doc.Skill.Key)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tΔ PREV\tFIRST SEEN")
+	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tΔ PREV\tTOKENS/RUN\tFIRST SEEN")
 	for _, r := range doc.Versions {
 		v := fmt.Sprintf("v%d", r.Version)
 		if r.Current {
 			v += " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", v, r.Hash, orDash(r.Status), r.N, fmtScore(r.Aggregate),
-			fmtGrade(r.Grade), fmtChange(r.Change), fmtTimePtr(r.FirstSeen))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", v, r.Hash, orDash(r.Status), r.N, fmtScore(r.Aggregate),
+			fmtGrade(r.Grade), fmtChange(r.Change), fmtTokens(r.Tokens, r.TokenChange), fmtTimePtr(r.FirstSeen))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "* = the version in the file now")
