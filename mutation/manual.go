@@ -180,11 +180,10 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 
 // pick returns the version in the file now and the version to restore.
 func (e *Engine) pick(sk *store.Skill, st *SkillState, to string) (cur, target *store.Version, err error) {
-	b, err := ReadInRoots(skillFile(sk), e.WriteRoots())
+	h, err := e.inForce(sk)
 	if err != nil {
 		return nil, nil, err
 	}
-	h := Hash(b)
 	for i := range sk.Versions {
 		v := &sk.Versions[i]
 		if v.Hash == h {

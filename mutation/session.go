@@ -120,7 +120,16 @@ func (e *Engine) rollbackSession(sk *store.Skill, st *SkillState, from, target *
 		rec.Words = prefix + "nothing sepad may write differs: would roll back " + words + "; left alone: " + strings.Join(left, "; ")
 		return e.record(rec)
 	}
-	if !e.opts.AutoRollback {
+	o := e.optsFor(sk.Name)
+	if !manual && o.RollbackEdits != RollbackEditsAuto {
+		// Instruction files are people's edits (nothing tells a
+		// mutator's from a person's in a manifest): tell, never rewrite.
+		rec.Kind = KindWouldRollBack
+		rec.Words = fmt.Sprintf("%sv%d is a person's edit, so it is not rewritten (mutation.rollback_edits: ask): would roll back %s (%s)%s; run `sepad rollback %s` to do it, or `sepad pin %s` to keep it",
+			prefix, from.Seq, words, strings.Join(paths(todo), ", "), leftWords(left), sk.Name, sk.Name)
+		return e.record(rec)
+	}
+	if !manual && !o.AutoRollback {
 		var names []string
 		for _, c := range todo {
 			names = append(names, c.path)
@@ -152,7 +161,7 @@ func (e *Engine) rollbackSession(sk *store.Skill, st *SkillState, from, target *
 	}
 	rec.Applied = true
 	mark(StatusRolledBack)
-	st.Cooldown = e.opts.Cooldown
+	st.Cooldown = o.Cooldown
 	if len(conflicts) == 0 && len(left) == 0 {
 		st.Baseline = target.Hash
 		st.Status[target.Hash] = StatusBaseline
@@ -163,6 +172,14 @@ func (e *Engine) rollbackSession(sk *store.Skill, st *SkillState, from, target *
 	}
 	rec.Words += leftWords(left)
 	return e.record(rec)
+}
+
+func paths(cs []fileChange) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.path
+	}
+	return out
 }
 
 func leftWords(left []string) string {
@@ -180,6 +197,53 @@ func (e *Engine) projectFile(sk *store.Skill, path string) bool {
 	}
 	if cd := e.opts.ClaudeDir; cd != "" && WithinRoots(path, []string{filepath.Clean(cd)}) {
 		return false
+	}
+	return true
+}
+
+// inForce is the hash of the version a skill's file holds now. For a
+// _session whose versions are manifests it is the newest manifest whose
+// files all hold their listed content now (sk.Current when none does:
+// a file changed since the last session, and a rollback then finds the
+// change and leaves it alone).
+func (e *Engine) inForce(sk *store.Skill) (string, error) {
+	if sk.Kind == KindSession {
+		found := false
+		for i := len(sk.Versions) - 1; i >= 0; i-- {
+			files, ok := store.ManifestFiles(&sk.Versions[i])
+			if !ok {
+				continue
+			}
+			found = true
+			if e.holdsNow(files) {
+				return sk.Versions[i].Hash, nil
+			}
+		}
+		if found && sk.Current != "" {
+			return sk.Current, nil
+		}
+	}
+	b, err := ReadInRoots(skillFile(sk), e.WriteRoots())
+	if err != nil {
+		return "", err
+	}
+	return Hash(b), nil
+}
+
+// holdsNow reports whether every listed file that lies in a watched
+// root, or the user's directory, has its listed hash now (read with a
+// rollback's checks; files elsewhere are not sepad's to read). The caller
+// holds e.mu.
+func (e *Engine) holdsNow(files []store.InstructionFile) bool {
+	roots := append(append([]string(nil), e.roots...), e.opts.ClaudeDir)
+	for _, f := range files {
+		if !WithinRoots(f.Path, roots) {
+			continue
+		}
+		b, err := ReadInRoots(f.Path, roots)
+		if err != nil || Hash(b) != f.Hash {
+			return false
+		}
 	}
 	return true
 }

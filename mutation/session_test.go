@@ -164,7 +164,7 @@ func TestUserInstructionEditIsANewSessionVersion(t *testing.T) {
 // record.
 func TestSessionRollbackLeavesUserFiles(t *testing.T) {
 	o := EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
-		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 1, GradeMin: 3}
+		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 1, GradeMin: 3, RollbackEdits: RollbackEditsAuto}
 	r := newSessionRig(t, o)
 	good := "# Project\nRun the tests first.\n"
 	r.put(r.userFile, "# User\nBe kind.\n")
@@ -198,5 +198,59 @@ func TestSessionRollbackLeavesUserFiles(t *testing.T) {
 	}
 	if rec == nil || rec.To != v1 || !strings.Contains(rec.Words, "restored "+r.projFile) || !strings.Contains(rec.Words, "left alone: "+r.userFile) {
 		t.Fatalf("record %+v\nall: %+v", rec, r.records())
+	}
+}
+
+// TestManualSessionRollback: a person asks (sepad rollback _session v1):
+// the version in force is found from the files (no CLAUDE.md hash), and
+// the user's CLAUDE.md is restored too, since a person asked.
+func TestManualSessionRollback(t *testing.T) {
+	r := newSessionRig(t, EngineOptions{})
+	r.put(r.userFile, "# User\nBe kind.\n")
+	r.put(r.projFile, "# Project\nTests first.\n")
+	v1 := r.session(80)
+	r.put(r.userFile, "# User\nBe terse.\n")
+	r.put(r.projFile, "# Project\nNo tests.\n")
+	v2 := r.session(80)
+	rec, err := r.e.ManualRollback(r.proj+"#_session", "v1")
+	if err != nil {
+		t.Fatalf("%v: %+v", err, rec)
+	}
+	if !rec.Applied || rec.From != v2 || rec.To != v1 {
+		t.Fatalf("record %+v", rec)
+	}
+	for p, want := range map[string]string{r.userFile: "# User\nBe kind.\n", r.projFile: "# Project\nTests first.\n"} {
+		if b, _ := os.ReadFile(p); string(b) != want {
+			t.Errorf("%s: %q, want %q", p, b, want)
+		}
+	}
+	// Now the files hold v1: asking again has nothing to do.
+	if _, err := r.e.ManualRollback(r.proj+"#_session", "v1"); err == nil {
+		t.Errorf("a second rollback to the version in force was not refused")
+	}
+}
+
+// TestSessionRollbackAsks: with mutation.rollback_edits: ask (the
+// default), a _session version graded F is not rewritten: the record
+// says what would be restored.
+func TestSessionRollbackAsks(t *testing.T) {
+	o := EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 1, GradeMin: 3}
+	r := newSessionRig(t, o)
+	r.put(r.userFile, "# User\n")
+	r.put(r.projFile, "# Project\nTests first.\n")
+	for i := 0; i < 5; i++ {
+		r.session(85)
+	}
+	r.put(r.projFile, "# Project\nNo tests.\n")
+	for i := 0; i < 5; i++ {
+		r.session(20)
+	}
+	if b, _ := os.ReadFile(r.projFile); string(b) != "# Project\nNo tests.\n" {
+		t.Fatalf("a person's CLAUDE.md was rewritten under rollback_edits: ask: %q", b)
+	}
+	recs := r.records()
+	if len(recs) == 0 || recs[len(recs)-1].Kind != KindWouldRollBack || !strings.Contains(recs[len(recs)-1].Words, r.projFile) {
+		t.Fatalf("records %+v", recs)
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"github.com/sepad/sepad/execution"
 )
 
+// InstructionFile is one file of a _session manifest and its hash.
+type InstructionFile = execution.InstructionFile
+
 // SourceManifest is the Source of a _session version recorded from a
 // session's manifest of instruction files (docs/executions.md).
 const SourceManifest = "session manifest"
