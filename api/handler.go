@@ -96,6 +96,7 @@ func NewHandler(o Options) http.Handler {
 	get("/v1/skills/{skill}/history", h.history, true)
 	get("/v1/skills/{skill}/versions/{version}", h.version, true)
 	get("/v1/skills/{skill}/diff", h.diff, true)
+	get("/v1/version", h.build, false)
 	h.registerWrites() // POST: accept, reject, rollback, propose (writes.go)
 	get("/v1/executions", h.executions, true)
 	get("/v1/executions/{id}", h.explain, true)

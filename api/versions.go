@@ -25,3 +25,8 @@ func (h *handler) diff(r *http.Request) (any, error) {
 	q := r.URL.Query()
 	return query.GetDiff(h.o.DB, s, q.Get("from"), q.Get("to"))
 }
+
+// build is GET /v1/version: what the serving binary was built from.
+func (h *handler) build(r *http.Request) (any, error) {
+	return query.ReadBuild(), nil
+}

@@ -206,7 +206,7 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 		"/v1/executions?skill=triage&limit=4", "/v1/decisions", "/v1/sessions?limit=3", "/v1/quarantine",
 		"/v1/skills/deploy", "/v1/skills/nope", "/v1/executions?limit=-1",
 		"/v1/skills/" + esc(shopDeploy) + "/versions/v2", "/v1/skills/triage/versions/current",
-		"/v1/skills/" + esc("shop#deploy") + "/diff?from=v1&to=v2",
+		"/v1/skills/" + esc("shop#deploy") + "/diff?from=v1&to=v2", "/v1/version",
 	}
 
 	up := map[string]run{}
@@ -246,6 +246,7 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 	mb, mc := httpGet(t, tcpClient(t, home), "http://"+st.Daemon.HTTP+"/metrics")
 	for _, want := range []string{"sepad_events_ingested_total{event=\"PreToolUse\"}", "sepad_lines_quarantined_total 3",
 		"sepad_executions_scored_total{grade=", "sepad_commit_duration_seconds_bucket", "sepad_ingestion_lag_seconds",
+		`sepad_build_info{commit="`, `goversion="go`,
 		`sepad_skill_version_aggregate{skill="deploy",skill_key="` + shopDeploy + `",version="bbbbbbbbbbbb"}`} {
 		if mc != 200 || !bytes.Contains(mb, []byte(want)) {
 			t.Errorf("/metrics lacks %s", want)
@@ -294,6 +295,9 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 		t.Errorf("exit codes: history %d, grades %d, explain %d, executions %d", up["history deploy"].code, up["grades nope"].code,
 			up["explain zzzzzzzz"].code, up["executions --grade E"].code)
 	}
+	contains(t, upStatusJSON.stdout, `"build": {`) // the daemon's version
+	contains(t, upStatus.stdout, ", sepad ")
+	contains(t, up["api /v1/version"].stdout, `"go": "go`)
 	contains(t, up["versions shop#deploy"].stdout, "v2 *")
 	contains(t, up["versions triage --json"].stdout, `"version": 1,`)
 	contains(t, up["show shop#deploy@v1 --json"].stdout, `"content_known": false`)

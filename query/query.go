@@ -347,6 +347,8 @@ type Daemon struct {
 	Ingest *Ingest `json:"ingest,omitempty"`
 	// IngestFunc, when set, reports whether the daemon's commits succeed.
 	IngestFunc func() Ingest `json:"-"`
+	// Build is the daemon's binary (sepad version).
+	Build *Build `json:"build,omitempty"`
 }
 
 // Ingest is the daemon's ingestion health: whether its commits succeed.

@@ -24,12 +24,13 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 	m := api.NewMetrics(api.MetricsOptions{DB: d.db, Home: d.home})
 	d.onCommit = append(d.onCommit, m.OnCommit)
 	registerIngestMetrics(m.Registry(), d.col)
+	registerBuildInfo(m.Registry())
 	srv := api.New(api.Options{
 		DB:       d.db,
 		Home:     d.home,
 		HTTPAddr: f.http,
 		Daemon: query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
-			IngestFunc: func() query.Ingest { return ingestHealth(d.col) }},
+			IngestFunc: func() query.Ingest { return ingestHealth(d.col) }, Build: ptrTo(query.ReadBuild())},
 		Metrics: m,
 		Engine:  d.mut, // the write endpoints: no second writer
 		Hook:    &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
@@ -45,3 +46,5 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 	d.logger.Info("api listening", "socket", api.SocketPath(d.home), "http", srv.Addr())
 	return srv, nil
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -3,14 +3,16 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
+	"strings"
 )
 
 // newFlagSet returns a FlagSet that reports errors instead of exiting.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("sepad "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// Errors are returned and printed once by main; help goes to stdout
+	// (help.go).
+	fs.SetOutput(io.Discard)
 	return fs
 }
 
@@ -19,12 +21,18 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 // "--" ends flag parsing.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, &exitError{code: exitOK, err: errors.New("")}
+				return nil, &helpRequest{fs: fs}
 			}
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			msg := err.Error()
+			if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				msg = "unknown flag " + f
+			}
+			return nil, usageErrorf("%s", msg)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -45,10 +45,16 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageErrorf returns an error that maps to exit code 2.
+// usageErrorf returns an error that maps to exit code 2 (errUsage), in
+// its own words.
 func usageErrorf(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+	return &usageError{fmt.Sprintf(format, a...)}
 }
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string        { return e.msg }
+func (e *usageError) Is(target error) bool { return target == errUsage }
 
 // command is one subcommand. run gets the arguments after the subcommand
 // name; stdout and stderr are injected so tests can capture them.
@@ -70,20 +76,27 @@ func main() {
 }
 
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "sepad: unknown command %q\n", args[0])
+	if len(args) == 0 {
 		printUsage(stderr)
 		return exitUsage
 	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		args = []string{"help"}
+	case "-version", "--version", "-V":
+		args = []string{"version"}
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "sepad: %v\n", unknownCommand(args[0]))
+		return exitUsage
+	}
 	err := cmd.run(args[1:], stdin, stdout, stderr)
+	var hr *helpRequest
+	if errors.As(err, &hr) {
+		printCommandHelp(stdout, args[0], hr.fs)
+		return exitOK
+	}
 	return exitCode(stderr, args[0], err)
 }
 
@@ -99,15 +112,16 @@ func exitCode(stderr io.Writer, name string, err error) int {
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "sepad %s: %v\n", name, err)
 	if errors.Is(err, errUsage) {
+		fmt.Fprintf(stderr, "sepad %s: %v (see `sepad help %s`)\n", name, err, name)
 		return exitUsage
 	}
+	fmt.Fprintf(stderr, "sepad %s: %v\n", name, err)
 	return exitFail
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: sepad COMMAND [flags] [args]")
+	fmt.Fprintln(w, "usage: sepad COMMAND [flags] [args]   (sepad help COMMAND: its usage, flags and an example)")
 	fmt.Fprintln(w, "\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {

@@ -48,6 +48,9 @@ func printStatus(w io.Writer, s *query.Status) {
 		if d.HTTP != "" {
 			fmt.Fprintf(w, ", http %s", d.HTTP)
 		}
+		if d.Build != nil {
+			fmt.Fprintf(w, ", sepad %s", d.Build.Version)
+		}
 		fmt.Fprintln(w)
 	} else {
 		fmt.Fprintln(w, "daemon       not running (read the database directly)")

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("SEPA_HOME", home)
+	t.Setenv("HOME", home)
+	t.Setenv("SEPA_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", home)
+	var o, e bytes.Buffer
+	code = runMain(args, strings.NewReader(""), &o, &e)
+	return code, o.String(), e.String()
+}
+
+// Every command has a help page on stdout: a usage line with its
+// positional arguments, what it does, its flags as --flag, one example;
+// `sepad CMD --help` prints the same as `sepad help CMD`.
+func TestHelpEveryCommand(t *testing.T) {
+	for name := range commands {
+		t.Run(name, func(t *testing.T) {
+			h, ok := helps[name]
+			if !ok {
+				t.Fatalf("no help text for %s in help.go", name)
+			}
+			code, out, errOut := runCmd(t, "help", name)
+			if code != 0 || errOut != "" {
+				t.Fatalf("sepad help %s: exit %d, stderr %q", name, code, errOut)
+			}
+			first, _, _ := strings.Cut(out, "\n")
+			if !strings.HasPrefix(first, "usage: sepad "+name) || !strings.HasSuffix(first, h.args) {
+				t.Errorf("usage line %q lacks its arguments %q", first, h.args)
+			}
+			if !strings.Contains(out, "\nexample:\n  sepad "+name) && name != "hook" {
+				t.Errorf("no example:\n%s", out)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasSuffix(l, " ") {
+					t.Errorf("trailing space: %q", l)
+				}
+				if strings.HasPrefix(strings.TrimSpace(l), "-") && !strings.HasPrefix(strings.TrimSpace(l), "--") {
+					t.Errorf("a flag not written --flag: %q", l)
+				}
+			}
+			if name == "hook" || name == "help" {
+				return
+			}
+			code, out2, errOut := runCmd(t, name, "--help")
+			if code != 0 || out2 != out || errOut != "" {
+				t.Errorf("sepad %s --help: exit %d, stderr %q, stdout differs from sepad help %s:\n%s", name, code, errOut, name, out2)
+			}
+		})
+	}
+}
+
+func TestHelpAndErrorsOnce(t *testing.T) {
+	code, out, _ := runCmd(t, "help")
+	if code != 0 || !strings.Contains(out, "  versions ") || !strings.Contains(out, "  version ") {
+		t.Errorf("sepad help: exit %d\n%s", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"grdes"}, `sepad: no command "grdes"; did you mean grades?`},
+		{[]string{"grades", "--nope"}, "sepad grades: unknown flag -nope (see `sepad help grades`)"},
+		{[]string{"history"}, "sepad history: history takes one SKILL"},
+		{[]string{"help", "nope"}, `sepad help: no command "nope"`},
+	} {
+		code, out, errOut := runCmd(t, c.args...)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, c.want) {
+			t.Errorf("sepad %v: exit %d, stdout %q, stderr %q; want one line starting %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := runCmd(t, args...)
+		if code != 0 || !strings.HasPrefix(out, "sepad ") || !strings.Contains(out, runtime.Version()) {
+			t.Errorf("sepad %v: exit %d, %q", args, code, out)
+		}
+	}
+	code, out, _ := runCmd(t, "version", "--json")
+	var b struct{ Version, Go, Platform string }
+	if code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.Go != runtime.Version() || b.Version == "" || b.Platform != runtime.GOOS+"/"+runtime.GOARCH {
+		t.Errorf("version --json: exit %d, %s", code, out)
+	}
+}

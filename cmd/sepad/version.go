@@ -1,0 +1,47 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sepad/sepad/query"
+)
+
+func init() {
+	register("version", "print sepad's version, commit and Go version", runVersion)
+}
+
+// runVersion is `sepad version` (and `sepad --version`): this binary's
+// build. The daemon's is in `sepad status` and GET /v1/version.
+func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", stderr)
+	asJSON := fs.Bool("json", false, "print the JSON document of GET /v1/version")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErrorf("version takes no arguments")
+	}
+	b := query.ReadBuild()
+	if *asJSON {
+		out, _ := json.MarshalIndent(b, "", "  ")
+		_, err := fmt.Fprintf(stdout, "%s\n", out)
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "sepad %s\n", b)
+	return err
+}
+
+// registerBuildInfo adds sepad_build_info{version,commit,goversion} 1 to
+// the daemon's metrics.
+func registerBuildInfo(reg *prometheus.Registry) {
+	b := query.ReadBuild()
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sepad_build_info", Help: "Always 1; the labels say what the daemon was built from.",
+		ConstLabels: prometheus.Labels{"version": b.Version, "commit": b.Commit, "goversion": b.Go}})
+	g.Set(1)
+	reg.MustRegister(g)
+}
