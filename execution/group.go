@@ -162,6 +162,25 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 			g.attribute(cur, ev, name) // same invocation seen by UserPromptSubmit
 			break
 		}
+		if cur != nil && len(t.Parts) == 1 && cur.Kind == "session" && len(cur.Calls) == 0 && !cur.HasOutput &&
+			ev.PromptID != "" && ev.PromptID == t.PromptID {
+			// The prompt's own part, which its UserPromptSubmit could not
+			// tell was a skill (`/apps/web:deploy`: a name with a '/'):
+			// it is the skill's from its start.
+			cur.Skill, cur.Kind, cur.SkillVersion, cur.Instructions = name, "skill", "", nil
+			g.attribute(cur, ev, name)
+			g.touch(cur, ev)
+			break
+		}
+		if t.Agent == "" && ev.PromptID != "" && ev.PromptID != t.PromptID {
+			// The expansion of a new prompt, before its UserPromptSubmit
+			// (2.1.197 sends them in this order): it starts the turn as
+			// the prompt would, and the UserPromptSubmit with the same
+			// prompt_id then continues it.
+			out = append(out, g.endTurn(t, ev, false)...)
+			out = append(out, g.takePending(t, ev.Prompt)...)
+			t.PromptID = ev.PromptID
+		}
 		g.startPart(t, ev, name, "skill", ev.Prompt)
 	case event.PreToolUse, event.PostToolUse, event.PostToolUseFailure, event.Legacy:
 		g.toolEvent(t, ev)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -140,6 +141,13 @@ var moreScenarios = []scenario{
 			}
 			e.Extra = append(e.Extra, "SEPAD_SECRET="+strings.TrimSpace(string(secret)))
 			d := e.startDaemon(addr)
+			// doctor checks the URL with the secret Claude Code would send.
+			e.Env = append(e.Env, "SEPAD_SECRET="+strings.TrimSpace(string(secret)))
+			if out, errOut, code := e.sepad("doctor", "--project", e.Project); code != 0 || strings.Contains(out, "FAIL") {
+				e.t.Errorf("sepad doctor with the daemon up and the secret set: exit %d\n%s%s", code, out, errOut)
+			} else if testing.Verbose() {
+				e.t.Logf("sepad doctor:\n%s", out)
+			}
 			e.write(".claude/skills/deploy/SKILL.md", deploySkill)
 			e.API.Set("plain", plainScript())
 			e.claude("-p", "look around, then deploy @@plain@@")
@@ -319,6 +327,36 @@ var moreScenarios = []scenario{
 		},
 	},
 	{
+		// The nested skill typed as `/apps/web:deploy now` in the turn
+		// after a file under apps/web was read. 2.1.197 sends the
+		// UserPromptExpansion before the UserPromptSubmit (same
+		// prompt_id), 2.1.328 after; a name with a '/' is no command
+		// name to the prompt's grammar, so only the expansion tells.
+		name: "nested_skill_typed",
+		run: func(e *env) {
+			e.write(".claude/skills/deploy/SKILL.md", deploySkill)
+			e.write("apps/web/.claude/skills/deploy/SKILL.md", webDeploySkill)
+			e.write("apps/web/index.js", "console.log('web')\n")
+			e.API.Set("typednested", fakeclaude.Script{
+				{Tools: []fakeclaude.Tool{{Name: "Read", Input: map[string]any{"file_path": filepath.Join(e.Project, "apps/web/index.js")}}}},
+				{Text: "It logs 'web'."},
+				{Tools: []fakeclaude.Tool{bash("echo built web")}},
+				{Text: answer},
+			})
+			e.streamTurns([]string{"look at the web app @@typednested@@", "/apps/web:deploy now"})
+		},
+		check: func(t *testing.T, v string, xs []scored) {
+			w := one(t, xs, "apps/web:deploy")
+			if !strings.HasSuffix(w.SkillPath, "/apps/web/.claude/skills/deploy/SKILL.md") || w.SkillVersion == "" || w.ToolCalls != 1 || !w.HasOutput {
+				t.Errorf("the typed nested skill: %+v\n%s", w, dump(xs))
+			}
+			s := one(t, xs, "_session")
+			if s.ToolCalls != 1 {
+				t.Errorf("_session (the first turn's Read): %+v", s)
+			}
+		},
+	},
+	{
 		// A cwd outside any repository: Claude Code loads the skills of
 		// the parent directories' .claude/skills (up to the home).
 		name: "parent_dir_skill",
@@ -371,6 +409,11 @@ var moreScenarios = []scenario{
 				{Tools: []fakeclaude.Tool{bash("echo notes")}},
 				{Text: answer},
 			})
+			// doctor finds the user install under $CLAUDE_CONFIG_DIR (the
+			// project has none now).
+			if out, errOut, code := e.sepad("doctor"); !regexp.MustCompile(`OK +the hook is installed`).MatchString(out) {
+				e.t.Errorf("sepad doctor (exit %d) does not find the hook in $CLAUDE_CONFIG_DIR/settings.json:\n%s%s", code, out, errOut)
+			}
 			e.claude("-p", "write notes @@cfgdir@@")
 			if _, err := os.Stat(filepath.Join(cfg, "projects")); err != nil {
 				e.t.Errorf("Claude Code did not use CLAUDE_CONFIG_DIR: %v", err)
