@@ -18,6 +18,7 @@ import (
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
 )
 
@@ -191,7 +192,8 @@ func answer(status int, body []byte) ([]byte, error) {
 		e.Error = fmt.Sprintf("HTTP %d: %s", status, bytes.TrimSpace(body))
 	}
 	if status == http.StatusBadRequest {
-		return nil, usageErrorf("%s", e.Error)
+		// The API's words without its "bad request: " label.
+		return nil, usageErrorf("%s", strings.TrimPrefix(e.Error, query.ErrBadRequest.Error()+": "))
 	}
 	return nil, errors.New(e.Error)
 }

@@ -57,9 +57,12 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext(logger)
 	defer stop()
+	if err := alreadyRunning(f.home); err != nil {
+		return err // at once, naming the running daemon (already.go)
+	}
 	d, err := openDaemon(ctx, f, logger)
 	if err != nil {
-		return err
+		return lockedByDaemon(f.home, err)
 	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -267,7 +270,7 @@ func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 		RollbackFailRate: m.RollbackFailRate, Cooldown: m.CooldownExecutions, GradeMin: cfg.Aggregate.MinSamples,
 		UserHome: userHome, ClaudeDir: claudedir.From(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
 		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
-		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg),
+		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg), Notify: noticeWriter(home),
 	}
 }
 

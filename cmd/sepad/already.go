@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/store"
+)
+
+// errAlreadyRunning: `sepad run` found another daemon on the same state
+// directory.
+var errAlreadyRunning = errors.New("sepad is already running")
+
+// alreadyRunning asks the socket of home whether a daemon serves it, and
+// if one does returns an error naming its pid and start time, at once
+// (without waiting for the database lock).
+func alreadyRunning(home string) error {
+	if home == "" {
+		home = hooks.Home()
+	}
+	sock := api.SocketPath(home)
+	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{Timeout: 500 * time.Millisecond}).DialContext(ctx, "unix", sock)
+		}}}
+	resp, err := c.Get("http://sepad/v1/status")
+	if err != nil {
+		return nil // nobody answers: the lock decides
+	}
+	defer resp.Body.Close()
+	var st query.Status
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&st) != nil || !st.Daemon.Running {
+		return fmt.Errorf("%w: a daemon answers on %s; stop it first, or start this one with another --home", errAlreadyRunning, sock)
+	}
+	return fmt.Errorf("%w (pid %d, since %s) on %s; stop it first, or start this one with another --home",
+		errAlreadyRunning, st.Daemon.PID, fmtTime(st.Daemon.Started), home)
+}
+
+// lockedByDaemon words a database lock held when no daemon answered the
+// probe: another process holds it (a daemon starting, or one serving no
+// socket).
+func lockedByDaemon(home string, err error) error {
+	if !errors.Is(err, store.ErrLocked) {
+		return err
+	}
+	if home == "" {
+		home = hooks.Home()
+	}
+	return fmt.Errorf("%w: another process holds %s (a daemon starting or stopping, or one that serves no socket); stop it first, or start this one with another --home",
+		errAlreadyRunning, filepath.Join(home, "sepa.db"))
+}
