@@ -388,7 +388,7 @@ var moreScenarios = []scenario{
 	{
 		// CLAUDE_CONFIG_DIR replaces ~/.claude: `sepad install --user`
 		// writes its settings.json, sessions with it set record events,
-		// and a user skill in it resolves.
+		// and a user skill and a user agent in it resolve.
 		name: "config_dir",
 		run: func(e *env) {
 			cfg := filepath.Join(e.Root, "ccconfig")
@@ -404,10 +404,16 @@ var moreScenarios = []scenario{
 				e.t.Errorf("install --user wrote ~/.claude/settings.json with CLAUDE_CONFIG_DIR set")
 			}
 			e.write(filepath.Join(cfg, "skills", "notes", "SKILL.md"), "---\nname: notes\ndescription: Write release notes. Use when asked for notes.\n---\n# Notes\n\nList the changes.\n")
+			e.write(filepath.Join(cfg, "agents", "checker.md"), "---\nname: checker\ndescription: Checks notes.\n---\nYou check release notes.\n")
 			e.API.Set("cfgdir", fakeclaude.Script{
 				{Tools: []fakeclaude.Tool{skillCall("notes")}},
 				{Tools: []fakeclaude.Tool{bash("echo notes")}},
+				{Tools: []fakeclaude.Tool{{Name: "Agent", Input: map[string]any{"description": "check", "prompt": "check the notes @@cfgsub@@", "subagent_type": "checker", "run_in_background": false}}}},
 				{Text: answer},
+			})
+			e.API.Set("cfgsub", fakeclaude.Script{
+				{Tools: []fakeclaude.Tool{bash("echo checking")}},
+				{Text: "## Check\n\n- fine\n"},
 			})
 			// doctor finds the user install under $CLAUDE_CONFIG_DIR (the
 			// project has none now).
@@ -421,8 +427,12 @@ var moreScenarios = []scenario{
 		},
 		check: func(t *testing.T, v string, xs []scored) {
 			n := one(t, xs, "notes")
-			if !strings.HasSuffix(n.SkillPath, "/ccconfig/skills/notes/SKILL.md") || n.SkillVersion == "" || n.ToolCalls != 2 || n.ToolFailures != 0 || !n.HasOutput {
+			if !strings.HasSuffix(n.SkillPath, "/ccconfig/skills/notes/SKILL.md") || n.SkillVersion == "" || n.ToolCalls != 3 || n.ToolFailures != 0 || !n.HasOutput {
 				t.Errorf("the $CLAUDE_CONFIG_DIR skill: %+v", n)
+			}
+			c := one(t, xs, "checker")
+			if !strings.HasSuffix(c.SkillPath, "/ccconfig/agents/checker.md") || c.SkillVersion == "" || c.ToolCalls != 1 || !c.HasOutput {
+				t.Errorf("the $CLAUDE_CONFIG_DIR agent: %+v", c)
 			}
 		},
 	},
