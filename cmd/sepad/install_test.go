@@ -66,7 +66,7 @@ func TestInstallDryRun(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Model != "opus" || len(v.Hooks) != 11 {
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Model != "opus" || len(v.Hooks) != 12 { // settings.Events, InstructionsLoaded included
 		t.Fatalf("dry run output is not the resulting file (%v):\n%s", err, out)
 	}
 	// Exec form by default: the binary's absolute path, "hook" as argument.
