@@ -75,7 +75,8 @@ type Window struct {
 	// Failures are the is_error tool results, in file order.
 	Failures []Failure
 	// Skipped counts lines over the cap; Malformed counts lines that are
-	// not JSON objects (a torn write, another format).
+	// not JSON objects (a torn write, another format) among those decoded
+	// (a line that cannot hold a message or an error result is not).
 	Skipped, Malformed int
 	// Past is true when a record written after the window's end time was
 	// seen: the window is complete. Partial is true when the file ended
@@ -193,7 +194,25 @@ func Read(r io.Reader, start int64, o Options) (Window, error) {
 			w.End += n
 			continue
 		}
-		if trim[0] != '{' || json.Unmarshal(trim, &rec) != nil {
+		if trim[0] != '{' {
+			w.Malformed++
+			w.End += n
+			w.Lines++
+			continue
+		}
+		if !needed(trim) {
+			// Most of a transcript (prompts, attachments, successful
+			// tool results with their output) holds nothing to count:
+			// only its time is read, without decoding it.
+			if t, ok := quickTime(trim); ok && !o.Until.IsZero() && t.After(o.Until) {
+				w.Past = true
+				break
+			}
+			w.End += n
+			w.Lines++
+			continue
+		}
+		if json.Unmarshal(trim, &rec) != nil {
 			w.Malformed++
 			w.End += n
 			w.Lines++
@@ -320,4 +339,34 @@ func kind(c json.RawMessage) string {
 		return "unknown_tool"
 	}
 	return "error"
+}
+
+var (
+	keyAssistant = []byte(`"assistant"`)
+	keyError     = []byte(`"is_error":true`)
+	keyErrorSp   = []byte(`"is_error": true`)
+	keyTime      = []byte(`"timestamp":"`)
+)
+
+// needed says whether a record may hold something Read counts: an
+// assistant message, or an error result. Inside a JSON string quotes are
+// escaped, so these byte sequences only match keys and values.
+func needed(rec []byte) bool {
+	return bytes.Contains(rec, keyAssistant) || bytes.Contains(rec, keyError) || bytes.Contains(rec, keyErrorSp)
+}
+
+// quickTime finds a record's timestamp without decoding it: the last
+// "timestamp" key (Claude Code writes the record's own after its message).
+func quickTime(rec []byte) (time.Time, bool) {
+	i := bytes.LastIndex(rec, keyTime)
+	if i < 0 {
+		return time.Time{}, false
+	}
+	v := rec[i+len(keyTime):]
+	j := bytes.IndexByte(v, '"')
+	if j < 0 || j > 64 {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(v[:j]))
+	return t, err == nil
 }

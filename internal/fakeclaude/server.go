@@ -36,6 +36,17 @@ type Step struct {
 	// Wait, when set, is closed by the test to release this answer: it lets
 	// a test write to the CLI while a turn is in progress.
 	Wait <-chan struct{}
+	// Usage, when set, is the answer's token counts (default: input
+	// 100 + 10 × step, output 20 + 5 × blocks, no cache).
+	Usage *Usage
+	// Model, when set, is the model the answer names (default: the
+	// requested one).
+	Model string
+}
+
+// Usage is an answer's token counts, as the Messages API reports them.
+type Usage struct {
+	Input, Output, CacheRead, CacheCreation int
 }
 
 // Tool is one tool_use block.
@@ -205,6 +216,9 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	if model == "" {
 		model = "claude-fake"
 	}
+	if st.Model != "" {
+		model = st.Model
+	}
 	s.stream(w, r.Stream, id, key, step, model, st)
 }
 
@@ -229,6 +243,9 @@ func (s *Server) stream(w http.ResponseWriter, streaming bool, id int, key strin
 	}
 	msgID := fmt.Sprintf("msg_fake_%d", id)
 	usage := map[string]int{"input_tokens": 100 + 10*step, "output_tokens": 20 + 5*len(content), "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+	if u := st.Usage; u != nil {
+		usage = map[string]int{"input_tokens": u.Input, "output_tokens": u.Output, "cache_read_input_tokens": u.CacheRead, "cache_creation_input_tokens": u.CacheCreation}
+	}
 	if !streaming {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": model,
@@ -244,7 +261,7 @@ func (s *Server) stream(w http.ResponseWriter, streaming bool, id int, key strin
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": msgID, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": usage["input_tokens"], "output_tokens": 1, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}})
+		"usage": map[string]int{"input_tokens": usage["input_tokens"], "output_tokens": 1, "cache_read_input_tokens": usage["cache_read_input_tokens"], "cache_creation_input_tokens": usage["cache_creation_input_tokens"]}}})
 	for i, b := range content {
 		switch b["type"] {
 		case "text":
