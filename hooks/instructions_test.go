@@ -213,3 +213,33 @@ func TestInstructionsInTheLine(t *testing.T) {
 func quote(s string) string {
 	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
 }
+
+// BenchmarkScanInstructions: the SessionStart scan on a project with a
+// user CLAUDE.md and two rules, a CLAUDE.md with two imports, .claude/CLAUDE.md,
+// CLAUDE.local.md and three project rules (one with paths:), four levels
+// below the temporary directory.
+func BenchmarkScanInstructions(b *testing.B) {
+	base := b.TempDir()
+	writeTree(b, base, map[string]string{
+		"home/.claude/CLAUDE.md":            "# U\n" + strings.Repeat("Be kind.\n", 50),
+		"home/.claude/rules/a.md":           "# a\n",
+		"home/.claude/rules/b.md":           "---\npaths: x\n---\n",
+		"home/src/proj/.git/HEAD":           "ref",
+		"home/src/proj/CLAUDE.md":           "# P\nSee @docs/a.md and @docs/b.md\n" + strings.Repeat("Rule.\n", 200),
+		"home/src/proj/docs/a.md":           "# a\n",
+		"home/src/proj/docs/b.md":           "# b\n",
+		"home/src/proj/.claude/CLAUDE.md":   "# d\n",
+		"home/src/proj/CLAUDE.local.md":     "# l\n",
+		"home/src/proj/.claude/rules/x.md":  "# x\n",
+		"home/src/proj/.claude/rules/y.md":  "# y\n",
+		"home/src/proj/.claude/rules/z.md":  "---\npaths: \"*.go\"\n---\n",
+		"home/src/proj/.claude/settings.js": "{}",
+	})
+	cwd, cfg := filepath.Join(base, "home", "src", "proj"), filepath.Join(base, "home", ".claude")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, files := ScanInstructions(cwd, cfg); len(files) != 9 {
+			b.Fatalf("%d files", len(files))
+		}
+	}
+}
