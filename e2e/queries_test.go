@@ -441,6 +441,9 @@ func TestFailUnderGate(t *testing.T) {
 			}
 		})
 	}
+	if _, errOut, code := sepad(t, env, nil, "grades", "nope", "--home", home, "--fail-under", "B"); code != 3 || !strings.Contains(errOut, "nothing to gate") {
+		t.Errorf("a gate on no skill: exit %d %s; want 3", code, errOut)
+	}
 	if _, errOut, code := sepad(t, env, nil, "grades", "--home", home, "--fail-under", "Z"); code != 2 || !strings.Contains(errOut, "--fail-under") {
 		t.Errorf("bad threshold: exit %d %s", code, errOut)
 	}

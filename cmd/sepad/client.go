@@ -195,7 +195,7 @@ func answer(status int, body []byte) ([]byte, error) {
 		// The API's words without its "bad request: " label.
 		return nil, usageErrorf("%s", strings.TrimPrefix(e.Error, query.ErrBadRequest.Error()+": "))
 	}
-	return nil, errors.New(e.Error)
+	return nil, &apiError{status: status, msg: e.Error}
 }
 
 // recorder is the in-process ResponseWriter of the direct path.
@@ -254,4 +254,18 @@ func skillArgument(s string) string {
 		}
 	}
 	return s
+}
+
+// apiError is an error answer of the API other than 400.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// isNotFound reports a 404 answer (no such skill, version, execution).
+func isNotFound(err error) bool {
+	var ae *apiError
+	return errors.As(err, &ae) && ae.status == http.StatusNotFound
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/url"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/sepad/sepad/fitness"
@@ -35,18 +34,6 @@ func parseGate(s string) (*gate, error) {
 		return nil, usageErrorf("--fail-under %q: want a grade (A+, A, B, C, D, F) or a score from 0 to 100", s)
 	}
 	return &gate{score: f, text: strconv.FormatFloat(f, 'f', -1, 64)}, nil
-}
-
-// below reports whether a graded row is under the gate. Ungraded versions
-// are never below: there is not enough evidence either way.
-func (g *gate) below(r *query.GradeRow) bool {
-	if r.Grade == "" || r.Aggregate == nil {
-		return false
-	}
-	if g.grade != "" {
-		return fitness.Grade(r.Grade).Rank() < g.grade.Rank()
-	}
-	return *r.Aggregate < g.score
 }
 
 func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -85,6 +72,9 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var doc query.Grades
 	body, err := fetch(qf, path, &doc)
 	if err != nil {
+		if g != nil && isNotFound(err) {
+			return &exitError{code: exitNothingToGate, err: fmt.Errorf("nothing to gate: %w", err)}
+		}
 		return err
 	}
 	if qf.json {
@@ -95,23 +85,7 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil || g == nil {
 		return err
 	}
-	return checkGate(g, doc.Grades)
-}
-
-// checkGate fails (exit 1) when a current version is below the gate,
-// naming each.
-func checkGate(g *gate, rows []query.GradeRow) error {
-	var bad []string
-	for i := range rows {
-		r := &rows[i]
-		if r.Current && g.below(r) {
-			bad = append(bad, fmt.Sprintf("%s (%s) %s: %s %s", r.Skill, r.Project, fmtVersion(r.Version, r.Hash), fmtScore(r.Aggregate), r.Grade))
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	return &exitError{code: exitFail, err: fmt.Errorf("%d skill(s) below %s:\n  %s", len(bad), g.text, strings.Join(bad, "\n  "))}
+	return checkGate(g, &doc, len(pos) == 1)
 }
 
 func printGrades(w io.Writer, doc *query.Grades, all bool) {

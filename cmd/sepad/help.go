@@ -30,6 +30,7 @@ var helps = map[string]helpText{
 	"history":    {"SKILL", "sepad history deploy --limit 20"},
 	"hook":       {"", "echo '{\"session_id\":\"s\",\"hook_event_name\":\"Stop\"}' | sepad hook"},
 	"install":    {"", "sepad install --user"},
+	"notices":    {"", "sepad notices"},
 	"pin":        {"SKILL [VERSION]", "sepad pin deploy v2"},
 	"propose":    {"SKILL FILE", "sepad propose deploy new-deploy.md --strategy shorter"},
 	"quarantine": {"", "sepad quarantine --limit 5"},
@@ -89,7 +90,10 @@ func runHelp(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // printCommandHelp prints a usage line with the positional arguments,
 // what the command does, its flags as --flag, and one example.
 func printCommandHelp(w io.Writer, name string, fs *flag.FlagSet) {
-	h := helps[name]
+	h, ok := helps[name]
+	if !ok {
+		h.example = "sepad " + name // a command added without a help text
+	}
 	line := "sepad " + name
 	if fs != nil && hasFlags(fs) {
 		line += " [flags]"

@@ -71,12 +71,13 @@ func TestGate(t *testing.T) {
 	}
 	rows := []query.GradeRow{*row("D", 55), {Skill: "old", Grade: "F", Aggregate: fp(1)}, *ungraded}
 	g, _ := parseGate("C")
-	err := checkGate(g, rows)
+	err := checkGate(g, &query.Grades{Grades: rows}, false)
 	if ee, ok := err.(*exitError); !ok || ee.code != exitFail {
 		t.Fatalf("gate failure: %v", err)
 	}
-	if err := checkGate(g, rows[1:]); err != nil {
-		t.Errorf("a non-current version failed the gate: %v", err)
+	// A non-current version is not judged: here nothing graded is left.
+	if ee, ok := checkGate(g, &query.Grades{Grades: rows[1:]}, false).(*exitError); !ok || ee.code != exitNothingToGate {
+		t.Errorf("a non-current version was judged: %v", ee)
 	}
 }
 

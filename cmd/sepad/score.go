@@ -75,6 +75,8 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	explain := fs.Bool("explain", false, "print every signal of every execution")
 	noTranscripts := fs.Bool("no-transcripts", false, "do not read the session transcripts (tokens, cost, calls refused before any hook)")
 	cfgPath := fs.String("config", "", "configuration file (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
+	failUnder := fs.String("fail-under", "", "exit 1 when a skill's last version grades below GRADE or scores below SCORE, 3 when nothing is graded (gate.go)")
+	gateSkill := fs.String("skill", "", "gate only this skill (a name, PROJECT#name or the prompt file's path)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: sepad score [--json] [--explain] [--config FILE] FILE... (- for stdin)")
 		fs.PrintDefaults()
@@ -85,6 +87,13 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if len(files) == 0 {
 		return usageErrorf("score needs at least one FILE (- for stdin)")
+	}
+	g, err := parseGate(*failUnder)
+	if err != nil {
+		return err
+	}
+	if *gateSkill != "" && g == nil {
+		return usageErrorf("--skill selects what --fail-under gates: give --fail-under too")
 	}
 	cfg, err := config.Load(config.Path(*cfgPath))
 	if err != nil {
@@ -101,10 +110,14 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		err = enc.Encode(rep)
+	} else {
+		printScoreTable(stdout, rep, *explain)
 	}
-	printScoreTable(stdout, rep, *explain)
-	return nil
+	if err != nil || g == nil {
+		return err
+	}
+	return scoreGate(g, rep, *gateSkill, aggregateOptions(cfg))
 }
 
 // scoreFiles reads every file in order, groups its events and scores the
@@ -189,7 +202,7 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 
 func printScoreTable(w io.Writer, rep *scoreReport, explain bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "EXECUTION\tSKILL\tPROJECT\tCALLS\tFAILED\tERRORS\tTOOLS/35\tOUTPUT/25\tEFFIC/20\tERRRATE/15\tSTRUCT/5\tSCORE\tGRADE\t")
+	fmt.Fprintln(tw, "EXECUTION\tSKILL\tPROJECT\tCALLS\tFAILED\tERRORS\tTOOLS/35\tOUTPUT/25\tEFFIC/20\tERRRATE/15\tSTRUCT/5\tSCORE\tGRADE")
 	for _, x := range rep.Executions {
 		skill := x.Skill
 		if !x.Complete {
@@ -204,9 +217,9 @@ func printScoreTable(w io.Writer, rep *scoreReport, explain bool) {
 			}
 		}
 		if x.Scored {
-			fmt.Fprintf(tw, "%.2f\t%s\t\n", *x.Score, x.Grade)
+			fmt.Fprintf(tw, "%.2f\t%s\n", *x.Score, x.Grade)
 		} else {
-			fmt.Fprint(tw, "unscored\t-\t\n")
+			fmt.Fprint(tw, "unscored\t-\n")
 		}
 	}
 	tw.Flush()

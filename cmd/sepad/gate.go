@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/query"
+)
+
+// exitNothingToGate is the exit status of a --fail-under gate that had
+// nothing to judge: no skill matched, or none of those that did is graded.
+// A CI job must not pass because nothing was measured.
+const exitNothingToGate = 3
+
+// gateRow is one skill's version in force, as a gate judges it.
+type gateRow struct {
+	skill, project, version string
+	graded                  bool
+	value                   float64
+	grade                   fitness.Grade
+}
+
+// pseudoSkill reports names sepad makes up (_session: the instruction
+// files of a session), which a gate leaves out unless they are named.
+func pseudoSkill(name string) bool { return strings.HasPrefix(name, "_") }
+
+// judge applies the gate: exit 1 naming each row below it, exit 3 when
+// there is nothing to judge, nil when every graded row passes. named says
+// the user selected skills by name (pseudo-skills then count).
+func (g *gate) judge(rows []gateRow, named bool, minSamples int) error {
+	var sel []gateRow
+	for _, r := range rows {
+		if named || !pseudoSkill(r.skill) {
+			sel = append(sel, r)
+		}
+	}
+	if len(sel) == 0 {
+		return &exitError{code: exitNothingToGate, err: errors.New("nothing to gate: no skill matches (pseudo-skills such as _session count only when named)")}
+	}
+	var bad []string
+	graded := 0
+	for _, r := range sel {
+		if !r.graded {
+			continue
+		}
+		graded++
+		if g.fails(r.grade, r.value) {
+			bad = append(bad, fmt.Sprintf("%s (%s) %s: %.2f %s", r.skill, orDash(r.project), r.version, r.value, r.grade))
+		}
+	}
+	if graded == 0 {
+		return &exitError{code: exitNothingToGate, err: fmt.Errorf("nothing to gate: %s selected, none graded yet (a version is graded from %d scored executions)",
+			plural(len(sel), "skill", "skills"), minSamples)}
+	}
+	if len(bad) > 0 {
+		return &exitError{code: exitFail, err: fmt.Errorf("%s below %s:\n  %s", plural(len(bad), "skill", "skills"), g.text, strings.Join(bad, "\n  "))}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// below reports whether a graded row is under the gate. Ungraded versions
+// are never below: there is not enough evidence either way.
+func (g *gate) below(r *query.GradeRow) bool {
+	if r.Grade == "" || r.Aggregate == nil {
+		return false
+	}
+	return g.fails(fitness.Grade(r.Grade), *r.Aggregate)
+}
+
+func (g *gate) fails(grade fitness.Grade, value float64) bool {
+	if g.grade != "" {
+		return grade.Rank() < g.grade.Rank()
+	}
+	return value < g.score
+}
+
+// checkGate judges the current versions of a grades answer.
+func checkGate(g *gate, doc *query.Grades, named bool) error {
+	var rows []gateRow
+	for _, r := range doc.Grades {
+		if !r.Current {
+			continue
+		}
+		row := gateRow{skill: r.Skill, project: r.Project, version: fmtVersion(r.Version, r.Hash), graded: r.Grade != "" && r.Aggregate != nil}
+		if row.graded {
+			row.value, row.grade = *r.Aggregate, fitness.Grade(r.Grade)
+		}
+		rows = append(rows, row)
+	}
+	return g.judge(rows, named, doc.MinSamples)
+}
+
+// scoreGate judges the executions `sepad score` read: per skill (its
+// prompt file, else PROJECT#name), the version its last execution ran,
+// aggregated as the daemon would (trimmed, recency-weighted, graded from
+// aggregate.min_samples scores). skill, when set, selects the skills of
+// that name, PROJECT#name or path.
+func scoreGate(g *gate, rep *scoreReport, skill string, o aggregate.Options) error {
+	type acc struct {
+		row    gateRow
+		scores []float64 // oldest first, of row.version
+	}
+	byKey := map[string]*acc{}
+	var order []string
+	for _, x := range rep.Executions {
+		if skill != "" && !skillSelected(skill, x) {
+			continue
+		}
+		key := x.SkillPath
+		if key == "" {
+			key = x.Project + "#" + x.Skill
+		}
+		a := byKey[key]
+		if a == nil {
+			a = &acc{}
+			byKey[key] = a
+			order = append(order, key)
+		}
+		if a.row.skill == "" || a.row.version != x.SkillVersion {
+			a.row = gateRow{skill: x.Skill, project: x.Project, version: x.SkillVersion}
+			a.scores = nil
+		}
+		if x.Scored && x.Score != nil {
+			a.scores = append(a.scores, *x.Score)
+		}
+	}
+	var rows []gateRow
+	for _, k := range order {
+		a := byKey[k]
+		newest := make([]float64, len(a.scores))
+		for i, s := range a.scores {
+			newest[len(a.scores)-1-i] = s
+		}
+		agg, _ := aggregate.Compute(newest, o)
+		if agg.Graded {
+			a.row.graded, a.row.value, a.row.grade = true, agg.Value, fitness.GradeOf(agg.Value)
+		}
+		if a.row.version == "" {
+			a.row.version = "unknown"
+		}
+		rows = append(rows, a.row)
+	}
+	return g.judge(rows, skill != "", max(o.MinSamples, 1))
+}
+
+// skillSelected matches --skill against an execution: its name, its
+// prompt file, or PROJECT#name (PROJECT the project or its last elements).
+func skillSelected(arg string, x scoredExecution) bool {
+	if arg == x.Skill || (x.SkillPath != "" && arg == x.SkillPath) {
+		return true
+	}
+	proj, name, ok := strings.Cut(arg, "#")
+	return ok && name == x.Skill && (proj == x.Project || strings.HasSuffix(x.Project, "/"+strings.TrimSuffix(proj, "/")))
+}
