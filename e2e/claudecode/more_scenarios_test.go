@@ -189,13 +189,12 @@ var moreScenarios = []scenario{
 				{Text: answer},
 			})
 			// After the compaction the conversation keeps some assistant
-			// messages of before: 1 on 2.1.328, 2 on 2.1.197, which is
-			// where the next prompt's script starts.
-			after := fakeclaude.Script{{Text: "unused"}}
-			if e.c.Version == "2.1.197" {
-				after = append(after, fakeclaude.Step{Text: "unused"})
-			}
-			e.API.Set("after", append(after, fakeclaude.Step{Tools: []fakeclaude.Tool{bash("exit 2")}}, fakeclaude.Step{Text: answer}))
+			// messages of before (1 on 2.1.328, 2 on 2.1.197): the next
+			// prompt's script counts from its own first request.
+			e.API.SetRelative("after", fakeclaude.Script{
+				{Tools: []fakeclaude.Tool{bash("exit 2")}},
+				{Text: answer},
+			})
 			out, _ := e.claude("-p", "start @@compact@@")
 			id := sessionID(e.t, out)
 			out, _ = e.claude("-p", "/compact", "--resume", id)

@@ -70,8 +70,11 @@ type Request struct {
 type Server struct {
 	URL string
 
-	mu       sync.Mutex
-	scripts  map[string]Script
+	mu      sync.Mutex
+	scripts map[string]Script
+	// base holds, for scripts set with SetRelative, the step of the
+	// first request that chose them (-1 until then).
+	base     map[string]int
 	requests []Request
 	ln       net.Listener
 	srv      *http.Server
@@ -86,7 +89,7 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fakeclaude: listen: %w", err)
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), scripts: map[string]Script{}, ln: ln}
+	s := &Server{URL: "http://" + ln.Addr().String(), scripts: map[string]Script{}, base: map[string]int{}, ln: ln}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
 	go s.srv.Serve(ln)
 	return s, nil
@@ -100,6 +103,17 @@ func (s *Server) Set(key string, sc Script) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.scripts[key] = sc
+}
+
+// SetRelative is Set for a script whose steps count from the first
+// request that chooses it, not from the conversation's start: for a
+// prompt sent to a resumed or compacted conversation, whose number of
+// earlier assistant messages depends on the Claude Code version.
+func (s *Server) SetRelative(key string, sc Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scripts[key] = sc
+	s.base[key] = -1
 }
 
 // Requests returns what was asked so far.
@@ -181,6 +195,13 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Key: key, Step: step, Model: r.Model, Body: body})
 	sc, ok := s.scripts[key]
+	if b, rel := s.base[key]; ok && rel {
+		if b < 0 {
+			b = step
+			s.base[key] = b
+		}
+		step -= b
+	}
 	s.nextID++
 	id := s.nextID
 	s.mu.Unlock()
