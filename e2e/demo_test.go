@@ -29,11 +29,25 @@ func TestVersionCommandsOnDemoState(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exit %d: %s", code, errOut)
 	}
-	i := strings.Index(out, "sepad grades --home ")
+	// The commands the demo suggests name this binary (not in PATH here)
+	// and all work.
+	i := strings.Index(out, sepadBin+" grades --home ")
 	if i < 0 {
-		t.Fatalf("no --home hint:\n%s", out)
+		t.Fatalf("no --home hint naming %s:\n%s", sepadBin, out)
 	}
-	home := strings.Fields(out[i+len("sepad grades --home "):])[0]
+	home := strings.Fields(out[i+len(sepadBin+" grades --home "):])[0]
+	suggested := 0
+	for _, l := range strings.Split(out, "\n") {
+		if c, ok := strings.CutPrefix(l, "  "+sepadBin+" "); ok {
+			suggested++
+			if o, e, code := sepad(t, env, nil, strings.Fields(c)...); code != 0 || o == "" {
+				t.Errorf("suggested %q: exit %d, %s", c, code, e)
+			}
+		}
+	}
+	if suggested < 5 {
+		t.Errorf("%d commands suggested:\n%s", suggested, out)
+	}
 	out, errOut, code = sepad(t, env, nil, "versions", "deploy", "--home", home)
 	if code != 0 {
 		t.Fatalf("versions: %d %s", code, errOut)
@@ -57,7 +71,7 @@ func TestVersionCommandsOnDemoState(t *testing.T) {
 	bad := filepath.Join(tmp, "bad.md")
 	writeFile(t, bad, "---\nname: deploy\ndescription: Ship the shop to an environment\n---\nDeploy the shop: run make check, then make deploy ENV=<env>, then the smoke tests; report what was shipped, why it is safe and what to watch next. Keep it short and concrete, always.\n")
 	_, errOut, code = sepad(t, env, nil, "propose", "deploy", bad, "--home", home)
-	if code != 1 || !strings.Contains(errOut, "refused by headings") {
+	if code != 1 || !strings.Contains(errOut, "proposal refused: ") || strings.Contains(errOut, "refused by") {
 		t.Fatalf("bad proposal: exit %d %q", code, errOut)
 	}
 	// A manual rollback to v1 writes the file.

@@ -134,11 +134,17 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("the demo's story did not happen as recorded (log: %s)", filepath.Join(tmp, "sepad.log"))
 	}
 	fmt.Fprintf(stdout, "\nDone in %.1fs.", time.Since(start).Seconds())
+	self := selfCommand() // sepad, go run ./cmd/sepad, or a path (selfname.go)
 	if *keep {
-		fmt.Fprintf(stdout, " The state is kept; explore it with:\n  sepad grades --home %s\n  sepad grades --home %s --all-versions\n  sepad decisions --home %s\n  sepad history deploy --home %s\n  sepad score --explain %s\n  less %s\n",
-			home, home, home, home, filepath.Join(home, "events.jsonl"), filepath.Join(tmp, "sepad.log"))
+		fmt.Fprintf(stdout, " The state is kept; explore it with:\n")
+		for _, c := range []string{"grades --home " + home, "grades --home " + home + " --all-versions", "versions deploy --home " + home,
+			"diff deploy v1 v3 --home " + home, "decisions --home " + home, "history deploy --home " + home,
+			"score --explain " + filepath.Join(home, "events.jsonl")} {
+			fmt.Fprintf(stdout, "  %s %s\n", self, c)
+		}
+		fmt.Fprintf(stdout, "  less %s\n", filepath.Join(tmp, "sepad.log"))
 	} else {
-		fmt.Fprintln(stdout, " Run `sepad demo --keep` to keep the state and explore it with `sepad grades --home DIR`.")
+		fmt.Fprintf(stdout, " Run `%s demo --keep` to keep the state and explore it with `%s grades --home DIR`.\n", self, self)
 	}
 	return nil
 }
