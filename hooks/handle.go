@@ -19,6 +19,10 @@ type Result struct {
 	Quarantined bool
 	// Bytes is the length of the line written, newline included.
 	Bytes int
+	// sessionStart is set for a SessionStart event; project is its
+	// sepa.project, JSON-escaped (notice.go).
+	sessionStart bool
+	project      []byte
 }
 
 func (o Options) now() time.Time {
@@ -49,7 +53,11 @@ func (o Options) lockTimeout() time.Duration {
 func Handle(payload []byte, opts Options) (Result, error) {
 	now := opts.now()
 	line, q := safeEnrich(payload, now, opts)
-	return write(line, q, opts)
+	res, err := write(line, q, opts)
+	if !q {
+		res.project, res.sessionStart = sessionStartProject(line)
+	}
+	return res, err
 }
 
 func safeEnrich(payload []byte, now time.Time, opts Options) (line []byte, quarantined bool) {

@@ -15,7 +15,14 @@ const usage = `usage: sepad hook [--home DIR] [--max-field BYTES] < payload.json
 // arguments after "hook". It never fails: it prints nothing on stdout, at
 // most one short line on stderr, keeps the payload if at all possible, and
 // reads no configuration file; the caller exits 0 whatever happens.
-func Main(args []string, stdin io.Reader, stderr io.Writer) { mainWith(args, stdin, stderr, nil) }
+func Main(args []string, stdin io.Reader, stderr io.Writer) { mainWith(args, stdin, nil, stderr, nil) }
+
+// MainOut is Main with the standard output, where a SessionStart event is
+// answered with sepad's pending notices for its project (notice.go): the
+// only output the hook ever prints.
+func MainOut(args []string, stdin io.Reader, stdout, stderr io.Writer) {
+	mainWith(args, stdin, stdout, stderr, nil)
+}
 
 // ProcessMain is Main for a process that is only the hook (sepad-hook, and
 // sepad's hook path, which runs from a package init): standard input and
@@ -23,11 +30,11 @@ func Main(args []string, stdin io.Reader, stderr io.Writer) { mainWith(args, std
 // the user's home and $CLAUDE_CONFIG_DIR come from the environment the
 // process started with, read without building syscall's environment map.
 // The caller exits 0 afterwards.
-func ProcessMain(args []string) { mainWith(args, Stdin(), Stderr(), processEnv) }
+func ProcessMain(args []string) { mainWith(args, Stdin(), Stdout(), Stderr(), processEnv) }
 
 // mainWith is Main; env, when not nil, resolves the directories Options
 // leaves to the environment.
-func mainWith(args []string, stdin io.Reader, stderr io.Writer, env func(string) string) {
+func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) {
 	opts, help, note := parseArgs(args)
 	if env != nil {
 		home := env("HOME")
@@ -59,6 +66,9 @@ func mainWith(args []string, stdin io.Reader, stderr io.Writer, env func(string)
 		note = herr.Error()
 	case res.Fallback:
 		note = "spool busy or unwritable; line kept in " + res.Wrote
+	}
+	if res.sessionStart && stdout != nil {
+		showNotices(stdout, opts.home(), res.project)
 	}
 }
 

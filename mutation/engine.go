@@ -73,7 +73,9 @@ type EngineOptions struct {
 	// back" and told (RollbackEditsAsk, also when empty).
 	RollbackEdits string
 	// Skills holds per-skill overrides (skills.<name>.mutation), by name.
-	Skills   map[string]Override
+	Skills map[string]Override
+	// Notify, when set, receives the notices for the person (notices.go).
+	Notify   Notify
 	Debounce time.Duration
 	Now      func() time.Time
 	Logger   *slog.Logger
@@ -112,6 +114,9 @@ type Record struct {
 	// mutation.min_samples scored executions; Warning says so in words.
 	ThinBaseline bool   `json:"thin_baseline,omitempty"`
 	Warning      string `json:"warning,omitempty"`
+	// Notice is what the person was told at their next session (notices.go).
+	Notice string `json:"notice,omitempty"`
+	note   *noteCtx
 }
 
 // Engine ties versions, decisions and rollbacks to the store.
@@ -586,6 +591,7 @@ func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, ve
 
 func (e *Engine) record(r Record) error {
 	r.Time = e.opts.Now().UTC()
+	e.notify(&r)
 	return e.db.PutDecision(r.SkillKey, r.Time, r)
 }
 

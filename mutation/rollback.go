@@ -17,7 +17,8 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if st.Pinned != "" {
 		return nil // a pinned skill's file is never written
 	}
-	rec := Record{Kind: KindRollback, SkillKey: sk.Key, Skill: sk.Name, Rule: rule, From: from.Hash, Decision: d}
+	rec := Record{Kind: KindRollback, SkillKey: sk.Key, Skill: sk.Name, Rule: rule, From: from.Hash, Decision: d,
+		note: &noteCtx{sk: sk, from: from, target: target, d: d, why: why}}
 	if d != nil {
 		rec.Kind = KindDecision
 	}

@@ -112,7 +112,7 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 // be nil when no database exists yet.
 func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
 	st := &Status{Daemon: d, Home: home, Database: filepath.Join(home, "sepa.db"), SchemaVersion: store.SchemaVersion,
-		RubricVersion: fitness.RubricVersion, Events: map[string]int64{}, Spool: []SpoolFile{}}
+		RubricVersion: fitness.RubricVersion, Events: map[string]int64{}, Spool: []SpoolFile{}, Notices: pendingNotices(home)}
 	if d.IngestFunc != nil {
 		in := d.IngestFunc()
 		st.Daemon.Ingest = &in

@@ -392,4 +392,7 @@ type Status struct {
 	LagBytes     int64 `json:"lag_bytes"`
 	LagEvents    int64 `json:"lag_events"`
 	LagEstimated bool  `json:"lag_estimated"`
+	// Notices are the notices not shown yet, each shown once at the start
+	// of the next Claude Code session in its project (notices.go).
+	Notices []NoticeRow `json:"notices"`
 }

@@ -12,12 +12,13 @@ func init() {
 
 // runHook is `sepad hook`, run by Claude Code on every hook event. It never
 // fails: whatever happens it returns nil (exit 0), prints nothing on stdout
-// and at most one short line on stderr (hooks.Main).
+// but a SessionStart's pending notices (hooks.MainOut), and at most one
+// short line on stderr.
 //
 // A real `sepad hook` process does not get here: package fasthook runs the
 // same hooks.Main from its init and exits before the daemon's dependencies
 // initialise. This entry serves in-process callers (tests).
 func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	hooks.Main(args, stdin, stderr)
+	hooks.MainOut(args, stdin, stdout, stderr)
 	return nil
 }

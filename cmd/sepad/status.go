@@ -79,6 +79,9 @@ func printStatus(w io.Writer, s *query.Status) {
 	}
 	fmt.Fprintf(w, "events       %s\n", strings.Join(parts, ", "))
 	fmt.Fprintf(w, "lag          %d events, %s\n", s.LagEvents, fmtBytes(s.LagBytes))
+	if len(s.Notices) > 0 {
+		fmt.Fprintf(w, "notices      %d pending, shown at the next Claude Code session in their project (sepad notices)\n", len(s.Notices))
+	}
 	// Said only when something happened: the rest of the output is the
 	// same with the daemon up or down.
 	if in := s.Daemon.Ingest; in != nil {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
+)
+
+func init() {
+	register("notices", "what sepad did or would do to your prompts, not yet shown at a session start", runNotices)
+}
+
+// runNotices is `sepad notices`: the notices field of /v1/status.
+func runNotices(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("notices", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usageErrorf("notices takes no arguments")
+	}
+	var st query.Status
+	if _, err := fetch(qf, "/v1/status", &st); err != nil {
+		return err
+	}
+	if qf.json {
+		b, err := json.MarshalIndent(map[string]any{"notices": st.Notices}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	if len(st.Notices) == 0 {
+		fmt.Fprintln(stdout, "no notices pending (sepad decisions lists everything sepad decided)")
+		return nil
+	}
+	for _, n := range st.Notices {
+		where := n.Project
+		if where == "" {
+			where = "any project"
+		}
+		fmt.Fprintf(stdout, "%s  %s\n  %s\n", n.Time.Local().Format("2006-01-02 15:04:05"), where, n.Text)
+	}
+	fmt.Fprintf(stdout, "\n%d notice(s), each shown once at the start of the next Claude Code session in its project\n", len(st.Notices))
+	return nil
+}
+
+// noticeWriter hands the engine's notices to the hook through home's
+// pending notices file.
+func noticeWriter(home string) mutation.Notify {
+	return func(project, text string, at time.Time) error {
+		return hooks.AppendNotice(home, project, text, at, time.Second)
+	}
+}

@@ -1,0 +1,85 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSessionStartShowsNoticesOnce: the hook answers a SessionStart with
+// the pending notices of its project (and those for any project) as one
+// systemMessage, removes them, and prints nothing for any other event or
+// a second SessionStart.
+func TestSessionStartShowsNoticesOnce(t *testing.T) {
+	home := t.TempDir()
+	proj := t.TempDir()
+	other := t.TempDir()
+	for _, d := range []string{proj, other} {
+		if err := os.Mkdir(filepath.Join(d, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	mine := "sepad rolled back deploy v3 → v2: v3 scored 38.20 (F) over 6 runs; v2 held 81.00 (A).\tUndo: \"sepad rollback deploy --to v3\""
+	for _, n := range []struct{ project, text string }{{filepath.ToSlash(proj), mine}, {filepath.ToSlash(other), "not yours"}, {"", "for every project"}} {
+		if err := AppendNotice(home, n.project, n.text, at, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(event string) string {
+		payload := `{"session_id":"s1","cwd":` + strconvQuote(proj) + `,"hook_event_name":"` + event + `","source":"startup"}`
+		var out, errb bytes.Buffer
+		MainOut([]string{"--home", home}, strings.NewReader(payload), &out, &errb)
+		if errb.Len() > 0 {
+			t.Errorf("%s: stderr %q", event, errb.String())
+		}
+		return out.String()
+	}
+	if out := run("UserPromptSubmit"); out != "" {
+		t.Fatalf("UserPromptSubmit printed %q", out)
+	}
+	out := run("SessionStart")
+	var answer map[string]any
+	if err := json.Unmarshal([]byte(out), &answer); err != nil || len(answer) != 1 {
+		t.Fatalf("SessionStart answer %q: %v", out, err)
+	}
+	if got, want := answer["systemMessage"], mine+"\nfor every project"; got != want {
+		t.Fatalf("systemMessage %q, want %q", got, want)
+	}
+	if out := run("SessionStart"); out != "" {
+		t.Fatalf("a notice shown twice: %q", out)
+	}
+	left, err := PendingNotices(home)
+	if err != nil || len(left) != 1 || left[0].Text != "not yours" || !left[0].Time.Equal(at) {
+		t.Fatalf("pending after the session: %+v %v", left, err)
+	}
+	// Every event still reaches the spool.
+	b, _ := os.ReadFile(SpoolPath(home))
+	if n := bytes.Count(b, []byte{'\n'}); n != 3 {
+		t.Fatalf("%d spool lines, want 3", n)
+	}
+}
+
+func TestSessionStartProject(t *testing.T) {
+	for _, c := range []struct {
+		line, project string
+		ok            bool
+	}{
+		{`{"hook_event_name":"SessionStart","tool_input":{"hook_event_name":"x"},"sepa":{"v":1,"project":"/a/b"}}`, "/a/b", true},
+		{`{"session_id":"s","hook_event_name":"PreToolUse","sepa":{"project":"/a"}}`, "", false},
+		{`{"tool_input":{"hook_event_name":"SessionStart"},"hook_event_name":"Stop","sepa":{"project":"/a"}}`, "", false},
+		{`{"hook_event_name":"SessionStart","sepa":{"v":1}}`, "", true},
+		{`not json`, "", false},
+	} {
+		p, ok := sessionStartProject([]byte(c.line))
+		if ok != c.ok || string(p) != c.project {
+			t.Errorf("%s: %q %v, want %q %v", c.line, p, ok, c.project, c.ok)
+		}
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -1,0 +1,79 @@
+package mutation
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/store"
+)
+
+// Notify receives a notice for a person: what sepad did, or would do, to
+// a prompt file, in one or two sentences, for the project the skill
+// belongs to ("" for any). The daemon hands it to the hook, which shows it
+// at the start of the next Claude Code session there (hooks.AppendNotice).
+type Notify func(project, text string, at time.Time) error
+
+// noteCtx is what a notice is written from; set by rollback on its record.
+type noteCtx struct {
+	sk           *store.Skill
+	from, target *store.Version
+	d            *Decision
+	why          string
+}
+
+// notice words what a record tells a person, or "" when it tells nothing
+// worth interrupting them for (a decision to keep, a person's own action).
+func notice(r *Record, n *noteCtx) string {
+	if n == nil || n.target == nil || r.Rule == "manual" {
+		return ""
+	}
+	name, from, to := n.sk.Name, n.from, n.target
+	reason := noticeReason(n)
+	switch {
+	case r.Applied:
+		verb := "rolled back"
+		if r.Kind == KindDecision {
+			verb = "rejected and rolled back"
+		}
+		return fmt.Sprintf("sepad %s %s v%d → v%d: %s. Undo: sepad rollback %s --to v%d", verb, name, from.Seq, to.Seq, reason, name, from.Seq)
+	case r.Kind == KindWouldRollBack:
+		return fmt.Sprintf("sepad would roll back %s v%d → v%d, your edit: %s. Roll back: sepad rollback %s; keep it: sepad pin %s", name, from.Seq, to.Seq, reason, name, name)
+	case r.Kind == KindConflict:
+		return fmt.Sprintf("sepad left %s alone: it would have rolled back v%d → v%d (%s), but the file changed since or is not one it may write. See: sepad decisions %s", name, from.Seq, to.Seq, reason, name)
+	case strings.Contains(r.Words, "auto_rollback is off"):
+		return fmt.Sprintf("sepad would roll back %s v%d → v%d (mutation.auto_rollback is off): %s. Roll back: sepad rollback %s", name, from.Seq, to.Seq, reason, name)
+	}
+	return ""
+}
+
+// noticeReason is the evidence in a few numbers.
+func noticeReason(n *noteCtx) string {
+	from, to := n.from, n.target
+	if d := n.d; d != nil {
+		c, b := d.Candidate, d.Baseline
+		return fmt.Sprintf("v%d averaged %.1f against v%d's %.1f (%+.1f points) over %d and %d runs", from.Seq, c.Mean, to.Seq, b.Mean, c.Mean-b.Mean, c.N, b.N)
+	}
+	fa, ta := from.Aggregate, to.Aggregate
+	s := fmt.Sprintf("v%d scored %.1f (%s) over %d runs; v%d held %.1f (%s)", from.Seq, fa.Value, fitness.GradeOf(fa.Value), fa.N,
+		to.Seq, ta.Value, fitness.GradeOf(ta.Value))
+	if from.FailRate > 0.5 && !strings.Contains(n.why, "(F)") {
+		s += fmt.Sprintf("; %.0f%% of v%d's tool calls failed", 100*from.FailRate, from.Seq)
+	}
+	return s
+}
+
+// notify composes the record's notice, if any, and hands it on.
+func (e *Engine) notify(r *Record) {
+	if r.note == nil {
+		return
+	}
+	r.Notice = notice(r, r.note)
+	if r.Notice == "" || e.opts.Notify == nil {
+		return
+	}
+	if err := e.opts.Notify(r.note.sk.Project, r.Notice, r.Time); err != nil {
+		e.log.Warn("notice not written", "skill", r.Skill, "err", err)
+	}
+}

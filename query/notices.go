@@ -1,0 +1,26 @@
+package query
+
+import (
+	"time"
+
+	"github.com/sepad/sepad/hooks"
+)
+
+// NoticeRow is a notice waiting for the person: shown once, at the start
+// of their next Claude Code session in Project ("" for any project).
+type NoticeRow struct {
+	Time    time.Time `json:"time"`
+	Project string    `json:"project"`
+	Text    string    `json:"text"`
+}
+
+// pendingNotices reads home's pending notices (hooks.PendingNotices); an
+// unreadable file reads as none.
+func pendingNotices(home string) []NoticeRow {
+	ns, _ := hooks.PendingNotices(home)
+	out := make([]NoticeRow, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, NoticeRow{Time: n.Time, Project: n.Project, Text: n.Text})
+	}
+	return out
+}
