@@ -29,6 +29,7 @@ func TestServiceInstall(t *testing.T) {
 	if !strings.Contains(string(b), "ExecStart="+sepadBin+" run --home "+filepath.Join(home, "state")) {
 		t.Fatalf("unit:\n%s", b)
 	}
+	contains(t, string(b), "\nExecReload=/bin/kill -HUP $MAINPID\n") // SIGHUP reloads the configuration
 	contains(t, out, "undo with: sepad uninstall --service")
 	contains(t, out, "systemctl --user enable --now sepad.service")
 	out, _, code = sepad(t, env, nil, "uninstall", "--service", "--dry-run")

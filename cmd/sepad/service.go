@@ -30,6 +30,8 @@ After=default.target
 [Service]
 Type=simple
 ExecStart={{.Bin}} run --home {{.Home}}
+# systemctl --user reload sepad: SIGHUP reloads the configuration.
+ExecReload=/bin/kill -HUP $MAINPID
 Restart=on-failure
 RestartSec=5
 # SIGTERM commits pending lines before exit.
@@ -42,6 +44,7 @@ WantedBy=default.target
 
 var launchdPlist = template.Must(template.New("plist").Parse(`<?xml version="1.0" encoding="UTF-8"?>
 <!-- Written by sepad install --service. Remove with: sepad uninstall --service -->
+<!-- Reload the configuration with: launchctl kill SIGHUP gui/$UID/dev.sepad -->
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
 <plist version="1.0">
 <dict>
