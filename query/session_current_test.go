@@ -1,9 +1,13 @@
 package query
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
@@ -57,5 +61,43 @@ func TestSessionVersionInForce(t *testing.T) {
 	}
 	if got := current(); got != "" {
 		t.Errorf("after the user's edit, %q is still current", got)
+	}
+}
+
+// TestSessionDiffNamesTheFile: `sepad diff _session v1 v2` after an edit
+// of the user's CLAUDE.md shows one changed line, naming that file.
+func TestSessionDiffNamesTheFile(t *testing.T) {
+	proj := "/home/ana/src/shop"
+	user := "/home/ana/.claude/CLAUDE.md"
+	db := openDB(t)
+	for i, uh := range []string{"aaaaaaaaaaaa", "cccccccccccc"} {
+		files := []execution.InstructionFile{{Path: user, Hash: uh}, {Path: proj + "/CLAUDE.md", Hash: "bbbbbbbbbbbb"}}
+		at := t0.Add(time.Duration(i) * time.Hour)
+		x := execution.Execution{ID: fmt.Sprintf("s%d", i), SessionID: fmt.Sprintf("s%d", i), Skill: "_session", Kind: "session", Project: proj,
+			SkillVersion: execution.ManifestVersion(files), Instructions: files, StartedAt: at, EndedAt: at.Add(time.Second), Complete: true,
+			Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
+		if err := db.Commit(&store.Batch{Executions: []store.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := GetDiff(db, proj+"#_session", "v1", "v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changed []string
+	for _, h := range d.Hunks {
+		for _, l := range h.Lines {
+			if l.Op != " " {
+				changed = append(changed, l.Op+l.Text)
+			}
+		}
+	}
+	want := []string{"-" + user + "  aaaaaaaaaaaa", "+" + user + "  cccccccccccc"}
+	if !slices.Equal(changed, want) {
+		t.Errorf("changed lines %q, want %q", changed, want)
+	}
+	v, err := GetVersion(db, proj+"#_session", "v2")
+	if err != nil || v.Source != store.SourceManifest || !strings.Contains(v.Content, proj+"/CLAUDE.md  bbbbbbbbbbbb\n") {
+		t.Errorf("show v2: %+v %v", v, err)
 	}
 }
