@@ -20,6 +20,7 @@ import (
 
 func init() {
 	scenarios = append(scenarios, instructionScenarios...)
+	scenarios = append(scenarios, instructionsConfigDir)
 }
 
 // liveSpool is the spool of the scenario just run, per Claude Code
@@ -112,6 +113,49 @@ var instructionScenarios = []scenario{
 				t.Errorf("no nested_traversal for sub/CLAUDE.md: %q", sp.later)
 			}
 		},
+	},
+}
+
+// instructionsConfigDir: with $CLAUDE_CONFIG_DIR set, the user's files
+// are there, and a ~/.claude above the project is read as a parent
+// directory's (both versions): the hook's scan agrees.
+var instructionsConfigDir = scenario{
+	name: "instructions_config_dir",
+	run: func(e *env) {
+		cfg := filepath.Join(e.Root, "cfg")
+		e.Extra = append(e.Extra, "CLAUDE_CONFIG_DIR="+cfg)
+		e.write(filepath.Join(cfg, "CLAUDE.md"), "# User (config dir)\n")
+		e.write(filepath.Join(cfg, "rules", "r.md"), "# User rule\n")
+		e.write(filepath.Join(e.Home, ".claude", "CLAUDE.md"), "# Read as a parent's\n")
+		e.write("CLAUDE.md", "# Project\n")
+		e.API.Set("cfgdir", fakeclaude.Script{
+			{Tools: []fakeclaude.Tool{bash("echo hi")}},
+			{Text: answer},
+		})
+		e.claude("-p", "look @@cfgdir@@")
+		liveSpool[e.c.Version+"/instructions_config_dir"] = filepath.Join(e.State, "events.jsonl")
+	},
+	check: func(t *testing.T, v string, xs []scored) {
+		s := one(t, xs, "_session")
+		sp := readSpool(t, spoolFor(v, "instructions_config_dir"))
+		if len(sp.manifests) != 1 || s.SkillVersion != sp.manifests[0].Version {
+			t.Fatalf("_session version %q, manifests %+v", s.SkillVersion, sp.manifests)
+		}
+		var names []string
+		for _, f := range sp.manifests[0].Files {
+			names = append(names, relName(f.Path))
+			if h, ok := sp.loadedAtStart[0][f.Path]; !ok || h != f.Hash {
+				t.Errorf("%s in the manifest, InstructionsLoaded: %q %v", f.Path, h, ok)
+			}
+		}
+		if len(sp.loadedAtStart[0]) != len(names) {
+			t.Errorf("InstructionsLoaded named %d files, the manifest %d: %v", len(sp.loadedAtStart[0]), len(names), sp.loadedAtStart[0])
+		}
+		for _, want := range []string{"cfg/CLAUDE.md", "cfg/rules/r.md", "home/.claude/CLAUDE.md", "home/proj/CLAUDE.md"} {
+			if !slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(n, want) }) {
+				t.Errorf("manifest %q lacks %s", names, want)
+			}
+		}
 	},
 }
 
