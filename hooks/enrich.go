@@ -79,7 +79,8 @@ func (o Options) maxField() int {
 // raw control characters and lone surrogates repaired, and a "sepa" object
 // appended (docs/events.md). Whatever the input, the result is one line of
 // valid JSON that event.ParseLine accepts, or a Quarantined line holding
-// the payload as a string. It reads no file except skill prompt files.
+// the payload as a string. It reads no file except skill prompt files and
+// instruction files (CLAUDE.md, rules, imports: instructions.go).
 func Enrich(payload []byte, now time.Time, opts Options) []byte {
 	line, _ := enrich(payload, now, opts)
 	return line
