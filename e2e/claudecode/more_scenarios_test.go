@@ -58,36 +58,26 @@ var moreScenarios = []scenario{
 		name: "permission_denied",
 		run: func(e *env) {
 			e.PermissionMode = "default"
-			// Listen for the permission events sepad does not install
-			// itself for, to see which fire.
-			h := func(ev string) string {
-				return fmt.Sprintf(`%q:[{"matcher":"*","hooks":[{"type":"command","command":%q,"args":["hook"]}]}]`, ev, hookBin)
-			}
-			e.write(".claude/settings.local.json", `{"hooks":{`+h("PermissionRequest")+`,`+h("PermissionDenied")+`}}`)
-			e.write("README", "hello\n")
-			e.API.Set("deny", fakeclaude.Script{
-				{Tools: []fakeclaude.Tool{bash("touch created.txt")}},
-				{Tools: []fakeclaude.Tool{{Name: "Read", Input: map[string]any{"file_path": filepath.Join(e.Project, "README")}}}},
-				{Text: answer},
-			})
-			out, _ := e.claude("-p", "make a file @@deny@@")
-			if _, err := os.Stat(filepath.Join(e.Project, "created.txt")); err == nil {
-				e.t.Fatalf("the Bash call was not denied:\n%s", out)
-			}
-			if !strings.Contains(out, `"permission_denials":[{`) {
-				e.t.Errorf("claude reports no permission denial:\n%s", out)
-			}
+			e.denyBash()
 			spool := string(e.spool())
 			if strings.Contains(spool, `"hook_event_name":"PermissionDenied"`) || strings.Contains(spool, `"hook_event_name":"PostToolUseFailure"`) {
 				e.t.Logf("a denial now fires PermissionDenied or PostToolUseFailure: update docs/claude-code.md")
 			}
 		},
-		check: func(t *testing.T, v string, xs []scored) {
-			s := one(t, xs, "_session")
-			if s.ToolCalls != 2 || s.ToolFailures != 1 || !s.Complete || !s.HasOutput {
-				t.Errorf("_session: %d calls %d failed complete=%v output=%v; want 2 calls, the denied one failed\n%s", s.ToolCalls, s.ToolFailures, s.Complete, s.HasOutput, dump(xs))
-			}
+		check: checkDenied,
+	},
+	{
+		// In plan mode the Bash call goes to the auto mode's classifier,
+		// which the fake server cannot answer: 2.1.328 denies it with a
+		// PermissionDenied (tool_use_id, reason "Classifier unavailable");
+		// 2.1.197 denies it with no event. Either way no post event: a
+		// failed call.
+		name: "permission_denied_plan",
+		run: func(e *env) {
+			e.PermissionMode = "plan"
+			e.denyBash()
 		},
+		check: checkDenied,
 	},
 	{
 		// `sepad install --shell-form` (a command line run by /bin/sh)
@@ -435,6 +425,41 @@ var moreScenarios = []scenario{
 			}
 		},
 	},
+}
+
+// denyBash runs a session whose first call, a Bash command that writes a
+// file, is denied in the env's permission mode, and checks it was. It
+// listens for the permission events sepad does not install itself for,
+// to see which fire.
+func (e *env) denyBash() {
+	e.t.Helper()
+	h := func(ev string) string {
+		return fmt.Sprintf(`%q:[{"matcher":"*","hooks":[{"type":"command","command":%q,"args":["hook"]}]}]`, ev, hookBin)
+	}
+	e.write(".claude/settings.local.json", `{"hooks":{`+h("PermissionRequest")+`,`+h("PermissionDenied")+`}}`)
+	e.write("README", "hello\n")
+	e.API.Set("deny", fakeclaude.Script{
+		{Tools: []fakeclaude.Tool{bash("touch created.txt")}},
+		{Tools: []fakeclaude.Tool{{Name: "Read", Input: map[string]any{"file_path": filepath.Join(e.Project, "README")}}}},
+		{Text: answer},
+	})
+	out, _ := e.claude("-p", "make a file @@deny@@")
+	if _, err := os.Stat(filepath.Join(e.Project, "created.txt")); err == nil {
+		e.t.Fatalf("the Bash call was not denied:\n%s", out)
+	}
+	if !strings.Contains(out, `"permission_denials":[{`) {
+		e.t.Errorf("claude reports no permission denial:\n%s", out)
+	}
+}
+
+// checkDenied: the denied call is a failed call of the turn, which goes
+// on to its answer.
+func checkDenied(t *testing.T, v string, xs []scored) {
+	t.Helper()
+	s := one(t, xs, "_session")
+	if s.ToolCalls != 2 || s.ToolFailures != 1 || !s.Complete || !s.HasOutput {
+		t.Errorf("_session: %d calls %d failed complete=%v output=%v; want 2 calls, the denied one failed\n%s", s.ToolCalls, s.ToolFailures, s.Complete, s.HasOutput, dump(xs))
+	}
 }
 
 // shapes is what two runs of the same conversation must share: every
