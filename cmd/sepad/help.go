@@ -19,6 +19,7 @@ type helpText struct {
 var helps = map[string]helpText{
 	"accept":     {"SKILL", "sepad accept deploy"},
 	"api":        {"PATH", "sepad api /v1/skills/deploy/versions"},
+	"completion": {"bash|zsh|fish", "sepad completion bash > ~/.local/share/bash-completion/completions/sepad"},
 	"decisions":  {"[SKILL]", "sepad decisions deploy --limit 10"},
 	"demo":       {"", "sepad demo --keep"},
 	"diff":       {"SKILL A B", "sepad diff deploy v1 v3"},
