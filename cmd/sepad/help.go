@@ -20,6 +20,7 @@ var helps = map[string]helpText{
 	"accept":     {"SKILL", "sepad accept deploy"},
 	"api":        {"PATH", "sepad api /v1/skills/deploy/versions"},
 	"completion": {"bash|zsh|fish", "sepad completion bash > ~/.local/share/bash-completion/completions/sepad"},
+	"config":     {"init [FILE] | show", "sepad config show"},
 	"decisions":  {"[SKILL]", "sepad decisions deploy --limit 10"},
 	"demo":       {"", "sepad demo --keep"},
 	"diff":       {"SKILL A B", "sepad diff deploy v1 v3"},
