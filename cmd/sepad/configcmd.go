@@ -198,4 +198,3 @@ func flow(n *yaml.Node) string {
 	}
 	return strings.TrimSpace(string(b))
 }
-
