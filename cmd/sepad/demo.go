@@ -83,7 +83,10 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer cancel()
 	// The demo runs the daemon's components in this process, on the
 	// built-in defaults; events go through the hook's own code path.
-	d, err := openDaemon(ctx, daemonFlags{home: home, userHome: user, noConfig: true}, logger)
+	// The demo edits the prompt files itself, as a mutator that writes
+	// files would; by default sepad never rewrites a version a person
+	// wrote (mutation.rollback_edits: ask), so the demo says auto.
+	d, err := openDaemon(ctx, daemonFlags{home: home, userHome: user, noConfig: true, rollbackEdits: mutation.RollbackEditsAuto}, logger)
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,9 @@ type daemonFlags struct {
 	userHome string
 	// noConfig ignores $SEPA_CONFIG and the XDG file: built-in defaults.
 	noConfig bool
+	// rollbackEdits overrides mutation.rollback_edits (demo: it plays a
+	// mutator that writes the prompt files itself).
+	rollbackEdits string
 }
 
 func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -152,6 +155,9 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	mo := mutationOptions(cfg, uh, d.home, logger)
 	if f.userHome != "" {
 		mo.ClaudeDir = filepath.Join(f.userHome, ".claude") // the demo's own user, whatever $CLAUDE_CONFIG_DIR says
+	}
+	if f.rollbackEdits != "" {
+		mo.RollbackEdits = f.rollbackEdits
 	}
 	d.mut = mutation.NewEngine(d.db, mo)
 	if err := d.mut.Open(ctx); err != nil {
