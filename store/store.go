@@ -94,6 +94,8 @@ type Batch struct {
 	OpenDel     []string
 	Quarantine  []QuarantineEntry
 	EventCounts map[string]int64
+	// Transcripts are the read positions of session transcripts.
+	Transcripts []TranscriptOffset
 	// Collisions is set by Commit: executions not stored because another
 	// execution already holds their ID. Each is also quarantined (file
 	// "(store)", the execution as JSON) so that nothing is lost silently.
@@ -136,6 +138,9 @@ type Version struct {
 	// FailRate is the fraction of tool calls that failed, over all the
 	// version's executions.
 	FailRate float64 `json:"fail_rate"`
+	// Tokens are the version's token and cost sums (filled like
+	// Aggregate; nil when no transcript was read).
+	Tokens *Tokens `json:"tokens,omitempty"`
 }
 
 // Stats summarise the database.
@@ -356,6 +361,9 @@ func (db *DB) Commit(b *Batch) error {
 		if err := db.putQuarantine(tx, meta, b.Quarantine); err != nil {
 			return err
 		}
+		if err := putTranscripts(tx, b.Transcripts); err != nil {
+			return err
+		}
 		ev := tx.Bucket(bEvents)
 		for k, n := range b.EventCounts {
 			if err := ev.Put([]byte(k), u64(getU64(ev.Get([]byte(k)))+uint64(n))); err != nil {
@@ -504,6 +512,7 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 		st.State.Add(s.Result.Score, x.ID, db.opts.Aggregate)
 		st.Calls += len(x.Calls)
 		st.Failed += x.Failures()
+		st.addUsage(x.Usage)
 	}
 	return db.touchSession(tx, tc, x)
 }
@@ -513,6 +522,7 @@ type aggState struct {
 	State  aggregate.State `json:"state"`
 	Calls  int             `json:"calls"`
 	Failed int             `json:"failed"`
+	Tokens *Tokens         `json:"tokens,omitempty"`
 }
 
 func execTime(x *execution.Execution) time.Time {
