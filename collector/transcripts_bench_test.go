@@ -121,6 +121,7 @@ func BenchmarkIngestTranscripts(b *testing.B) {
 	ingest := func(tr func() *transcript.Tracker) func(b *testing.B) {
 		return func(b *testing.B) {
 			var usage, executions int
+			var cpu float64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				home := b.TempDir()
@@ -136,11 +137,13 @@ func BenchmarkIngestTranscripts(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
+				c0 := cpuSeconds()
 				for c.Stats().Lines < int64(n) {
 					if err := c.step(false); err != nil {
 						b.Fatal(err)
 					}
 				}
+				cpu += cpuSeconds() - c0
 				b.StopTimer()
 				xs, err := db.Executions(store.Filter{})
 				if err != nil {
@@ -157,6 +160,7 @@ func BenchmarkIngestTranscripts(b *testing.B) {
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
 			b.ReportMetric(float64(usage)/float64(max(executions, 1)), "share-with-usage")
+			b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 		}
 	}
 	b.Run("without_transcripts", ingest(func() *transcript.Tracker { return nil }))

@@ -47,6 +47,9 @@ type Config struct {
 type Limit struct {
 	Time  time.Duration `yaml:"time"`
 	Tools int           `yaml:"tools"`
+	// Tokens, when above 0, makes the tokens an execution used (from its
+	// transcript) a third part of efficiency; 0 leaves it out.
+	Tokens int64 `yaml:"tokens"`
 }
 
 // Aggregate configures the per-version aggregate.
@@ -279,6 +282,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		}
 		if l.Tools <= 0 {
 			return bad("max_expected."+cx+".tools", "must be a positive count, got %d", l.Tools)
+		}
+		if l.Tokens < 0 {
+			return bad("max_expected."+cx+".tokens", "must be 0 (off) or a positive count, got %d", l.Tokens)
 		}
 	}
 	for k := range c.MaxExpected {

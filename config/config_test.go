@@ -15,9 +15,9 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]Limit{
-		"simple":  {30 * time.Second, 5},
-		"medium":  {120 * time.Second, 15},
-		"complex": {300 * time.Second, 30},
+		"simple":  {30 * time.Second, 5, 0},
+		"medium":  {120 * time.Second, 15, 0},
+		"complex": {300 * time.Second, 30, 0},
 	}
 	for k, v := range want {
 		if c.MaxExpected[k] != v {

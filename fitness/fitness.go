@@ -51,6 +51,10 @@ type Limits struct {
 	// MaxTools is the expected maximum number of tool calls; 0 leaves the
 	// tool half of efficiency absent.
 	MaxTools int
+	// MaxTokens, when above 0, adds the tokens the execution used (all
+	// kinds, from its transcript) as a third part of efficiency; 0 (the
+	// default) leaves tokens out, beside the score.
+	MaxTokens int64
 }
 
 // Signal is one row of a score's breakdown.
@@ -256,6 +260,12 @@ func efficiency(x *execution.Execution, lim Limits) Signal {
 		parts = append(parts, v)
 		detail = append(detail, fmt.Sprintf("%d of %d tools (%.2f)", n, lim.MaxTools, v))
 	}
+	if x.Usage != nil && lim.MaxTokens > 0 {
+		n := x.Usage.Tokens()
+		v := clamp01(1 - float64(n)/float64(lim.MaxTokens))
+		parts = append(parts, v)
+		detail = append(detail, fmt.Sprintf("%d of %d tokens (%.2f)", n, lim.MaxTokens, v))
+	}
 	if len(parts) == 0 {
 		s.Detail = "no timing and no tool calls"
 		return s
@@ -268,7 +278,7 @@ func efficiency(x *execution.Execution, lim Limits) Signal {
 	s.Value = sum / float64(len(parts))
 	s.SubScore = s.Value
 	s.Detail = joinDetail(detail)
-	if len(parts) == 2 {
+	if len(parts) > 1 {
 		s.Detail += ", mean"
 	}
 	return s

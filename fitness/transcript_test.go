@@ -34,3 +34,23 @@ func TestTranscriptFailures(t *testing.T) {
 		t.Errorf("no hidden failures: %+v %q", a.Errors, a.Signals[0].Detail)
 	}
 }
+
+// With max_expected tokens set, the tokens an execution used are a third
+// part of efficiency; without a limit, or without usage, nothing changes.
+func TestEfficiencyTokens(t *testing.T) {
+	x := execution.Execution{Calls: []execution.ToolCall{{ID: "a", Name: "Bash", Done: true}, {ID: "b", Name: "Read", Done: true}, {ID: "c", Name: "Read", Done: true}},
+		Usage: &execution.Usage{InputTokens: 1000, OutputTokens: 500, CacheReadTokens: 8000, CacheCreationTokens: 500}}
+	off := Score(&x, Limits{MaxTools: 15})
+	on := Score(&x, Limits{MaxTools: 15, MaxTokens: 40000})
+	if e := off.Signals[2]; e.Value != 0.8 || e.Detail != "3 of 15 tools (0.80)" {
+		t.Errorf("off: %v %q", e.Value, e.Detail)
+	}
+	// tools 1 - 3/15 = 0.8, tokens 1 - 10000/40000 = 0.75: mean 0.775.
+	if e := on.Signals[2]; e.Value != 0.775 || e.Detail != "3 of 15 tools (0.80), 10000 of 40000 tokens (0.75), mean" {
+		t.Errorf("on: %v %q", e.Value, e.Detail)
+	}
+	x.Usage = nil
+	if e := Score(&x, Limits{MaxTools: 15, MaxTokens: 40000}).Signals[2]; e.Value != 0.8 {
+		t.Errorf("no usage: %v %q", e.Value, e.Detail)
+	}
+}

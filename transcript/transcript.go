@@ -100,10 +100,12 @@ type record struct {
 	Type      string    `json:"type"`
 	Timestamp time.Time `json:"timestamp"`
 	Message   *struct {
-		ID      string          `json:"id"`
-		Model   string          `json:"model"`
-		Usage   *Usage          `json:"usage"`
-		Content json.RawMessage `json:"content"`
+		ID    string `json:"id"`
+		Model string `json:"model"`
+		Usage *Usage `json:"usage"`
+		// Content is decoded in the same pass; a string content (a
+		// prompt) is a type error that leaves it empty.
+		Content []block `json:"content"`
 	} `json:"message"`
 }
 
@@ -212,7 +214,8 @@ func Read(r io.Reader, start int64, o Options) (Window, error) {
 			w.Lines++
 			continue
 		}
-		if json.Unmarshal(trim, &rec) != nil {
+		var ute *json.UnmarshalTypeError
+		if err := json.Unmarshal(trim, &rec); err != nil && !errors.As(err, &ute) {
 			w.Malformed++
 			w.End += n
 			w.Lines++
@@ -227,7 +230,7 @@ func Read(r io.Reader, start int64, o Options) (Window, error) {
 		if rec.Message == nil {
 			continue
 		}
-		blocks := contentBlocks(rec.Message.Content)
+		blocks := rec.Message.Content
 		switch rec.Type {
 		case "assistant":
 			for _, b := range blocks {
@@ -304,20 +307,6 @@ func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, n int64, over
 		}
 		return buf, n, over, e
 	}
-}
-
-// contentBlocks decodes a message's content when it is an array of
-// blocks (a string content has none).
-func contentBlocks(c json.RawMessage) []block {
-	c = bytes.TrimSpace(c)
-	if len(c) == 0 || c[0] != '[' {
-		return nil
-	}
-	var bs []block
-	if json.Unmarshal(c, &bs) != nil {
-		return nil
-	}
-	return bs
 }
 
 // kind classifies an error result by Claude Code's own prefixes, keeping

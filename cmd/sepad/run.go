@@ -186,7 +186,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 // score scores an execution with the configuration in force (SIGHUP swaps it).
 func (d *daemon) score(x *execution.Execution) fitness.Result {
 	_, lim := d.cfg.Load().LimitFor(x.Skill)
-	return fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools})
+	return fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools, MaxTokens: lim.Tokens})
 }
 
 func (d *daemon) reload(logger *slog.Logger) {

@@ -173,7 +173,7 @@ func scoreFiles(files []string, stdin io.Reader, cfg *config.Config, tr *transcr
 // scoreOne scores one execution with the limits of its skill's complexity.
 func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 	cx, lim := cfg.LimitFor(x.Skill)
-	res := fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools})
+	res := fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools, MaxTokens: lim.Tokens})
 	out := scoredExecution{
 		ID: x.ID, SessionID: x.SessionID, AgentID: x.AgentID, Skill: x.Skill, SkillPath: x.SkillPath,
 		Project: x.Project, SkillVersion: x.SkillVersion,
