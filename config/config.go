@@ -67,6 +67,9 @@ type Collector struct {
 	RotateBytes   int64         `yaml:"rotate_bytes"`
 	ExtraFiles    []string      `yaml:"extra_files"`
 	QuarantineMax int           `yaml:"quarantine_max"`
+	// Transcripts: read each closed execution's part of its session
+	// transcript (tokens, cost, calls refused before any hook).
+	Transcripts bool `yaml:"transcripts"`
 }
 
 // Hook configures `sepad hook`.

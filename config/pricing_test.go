@@ -11,6 +11,9 @@ func TestPricingDefaultsAndOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !def.Collector.Transcripts {
+		t.Error("collector.transcripts is off by default")
+	}
 	if def.Pricing.Taken == "" || def.Pricing.Models["claude-sonnet-4-5"] != (ModelPrice{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}) {
 		t.Fatalf("defaults: %+v", def.Pricing)
 	}

@@ -25,8 +25,11 @@ func prices(cfg *config.Config) transcript.Prices {
 
 // transcriptTracker reads the transcripts below the user's Claude Code
 // directory (userHome/.claude for the demo's own user, else
-// $CLAUDE_CONFIG_DIR or ~/.claude).
+// $CLAUDE_CONFIG_DIR or ~/.claude); nil when collector.transcripts is off.
 func transcriptTracker(cfg *config.Config, userHome string) *transcript.Tracker {
+	if !cfg.Collector.Transcripts {
+		return nil
+	}
 	dir := ""
 	if userHome != "" {
 		dir = filepath.Join(userHome, ".claude")
@@ -41,7 +44,9 @@ func transcriptTracker(cfg *config.Config, userHome string) *transcript.Tracker 
 // daemon's, without waiting for a lagging transcript.
 func scoreTracker(cfg *config.Config) *transcript.Tracker {
 	tr := transcriptTracker(cfg, "")
-	tr.Wait = time.Nanosecond
+	if tr != nil {
+		tr.Wait = time.Nanosecond
+	}
 	return tr
 }
 
