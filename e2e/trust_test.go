@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -163,7 +165,7 @@ func TestEnoughEvidence(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("decisions: %d %s", code, errOut)
 	}
-	for _, w := range []string{"grade_f", "(F) over 5 runs", "at least 5 runs", "over 5 runs"} {
+	for _, w := range []string{"grade_f", "(F) over 5 runs", "at least 5 runs", "over 5 runs", "v2 against v1: tool_success_rate −"} {
 		contains(t, out, w)
 	}
 	out, errOut, code = sepad(t, p.env(), nil, "accept", "deploy", "--home", p.home, "--json")
@@ -242,4 +244,52 @@ func TestPersonsEditIsAsked(t *testing.T) {
 	if _, errOut, code = sepad(t, p.env(), nil, "unpin", "deploy", "--home", p.home); code != 0 {
 		t.Fatalf("sepad unpin: %d %s", code, errOut)
 	}
+}
+
+// TestUndecidedSaysHowLong (issue 15 point 5), with the daemon as a
+// subprocess: an undecided candidate says about how many more runs it
+// needs in grades, versions, status and the API, with its last look in
+// words (means, n, difference and interval, the rule).
+func TestUndecidedSaysHowLong(t *testing.T) {
+	p := newProject(t)
+	writeFile(t, filepath.Join(p.home, "config.yaml"), "mutation:\n  method: sequential\n  min_samples: 5\n  debounce: 100ms\n  cooldown_executions: 0\n  rollback_edits: auto\n")
+	p.writeSkill("Run the checks, then make deploy.")
+	d := startDaemonEnv(t, p)
+	for i := 0; i < 5; i++ {
+		p.turn(0, goodAnswer)
+	}
+	p.release()
+	time.Sleep(300 * time.Millisecond)
+	p.writeSkill("Run the checks, then make deploy, then tell me.")
+	v2b, _ := os.ReadFile(p.skill)
+	v2 := mutation.Hash(v2b)
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		p.turn(1, goodAnswer)
+	}
+	p.release()
+	var row map[string]any
+	waitFor(t, "v2 looked at", func() bool {
+		row = rowOf(gradeRows(t, p), v2)
+		return row != nil && row["n"] == 5.0 && row["needed_more"] != nil
+	})
+	n, _ := row["needed_more"].(float64)
+	words, _ := row["pending"].(string)
+	if row["status"] != "candidate" || n < 1 || !strings.Contains(words, "v2 undecided: ") ||
+		!strings.Contains(words, fmt.Sprintf("needs about %d more runs", int(n))) || !strings.Contains(words, "after 5 and 5 runs") ||
+		!strings.Contains(words, "interval") || !strings.Contains(words, "rule: decide once z leaves") {
+		t.Fatalf("the candidate's row: %v", row)
+	}
+	st := statusJSON(t, p.home)
+	und, _ := st["undecided"].([]any)
+	if len(und) != 1 || und[0].(map[string]any)["needed_more"] != n {
+		t.Fatalf("status undecided: %v", st["undecided"])
+	}
+	out, errOut, code := sepad(t, p.env(), nil, "versions", "deploy", "--home", p.home)
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("candidate, needs ~%d runs", int(n))) || !strings.Contains(out, "deploy: v2 undecided: ") {
+		t.Fatalf("versions: %d %s\n%s", code, errOut, out)
+	}
+	out, _, _ = sepad(t, p.env(), nil, "status", "--home", p.home)
+	contains(t, out, fmt.Sprintf("needs about %d more runs", int(n)))
+	d.stop(t)
 }

@@ -105,6 +105,8 @@ type Sample struct {
 	// uses them (when empty it falls back to N, Mean and SD); they are not
 	// recorded with a decision.
 	Scores []float64 `json:"-"`
+	// Signals are the version's mean fitness signals (explain.go).
+	Signals []SignalMean `json:"signals,omitempty"`
 }
 
 // Look is the sequential method's state at one decision, for the record.
@@ -153,11 +155,26 @@ type Decision struct {
 	NeededMore int `json:"needed_more,omitempty"`
 	// ThinBaseline: the baseline had fewer than min_samples scored
 	// executions (accepted by hand early); it was judged on what it had.
-	ThinBaseline bool      `json:"thin_baseline,omitempty"`
-	Look         *Look     `json:"look,omitempty"`
-	Baseline     Sample    `json:"baseline"`
-	Candidate    Sample    `json:"candidate"`
-	Options      OptionsAt `json:"options"`
+	ThinBaseline bool `json:"thin_baseline,omitempty"`
+	// BaselineMean and CandidateMean are the means compared (aggregates
+	// for sepa), over BaselineN and CandidateN runs.
+	BaselineMean  float64 `json:"baseline_mean"`
+	CandidateMean float64 `json:"candidate_mean"`
+	BaselineN     int     `json:"baseline_n"`
+	CandidateN    int     `json:"candidate_n"`
+	// Rule is the rule applied and its threshold, in words.
+	Rule string `json:"rule"`
+	// Signals are the per-signal differences, largest effect first.
+	Signals []SignalDiff `json:"signals,omitempty"`
+	// Explanation is the decision for a person (also the start of Words):
+	// verdict, means, n, difference and interval in points, rule, runs
+	// still needed, signals. Detail is the test's own account (z, bounds).
+	Explanation string    `json:"explanation"`
+	Detail      string    `json:"detail,omitempty"`
+	Look        *Look     `json:"look,omitempty"`
+	Baseline    Sample    `json:"baseline"`
+	Candidate   Sample    `json:"candidate"`
+	Options     OptionsAt `json:"options"`
 }
 
 // OptionsAt are the options a decision was made with, recorded with it.
@@ -183,14 +200,21 @@ func Decide(skillKey, baseHash, candHash string, base, cand Sample, o Options) D
 		cand.N = len(cand.Scores)
 	}
 	d := Decision{Method: o.Method, Baseline: base, Candidate: cand,
-		Options: OptionsAt{o.MinSamples, o.MaxSamples, o.Confidence, o.Exploration}}
+		Options:      OptionsAt{o.MinSamples, o.MaxSamples, o.Confidence, o.Exploration},
+		BaselineMean: round2(base.Mean), CandidateMean: round2(cand.Mean), BaselineN: base.N, CandidateN: cand.N,
+		Signals: signalDiffs(base.Signals, cand.Signals)}
+	plainWords := func(d Decision) Decision {
+		d.Rule = fmt.Sprintf("decide once both versions have min_samples (%d) runs, or settle at max_samples (%d)", o.MinSamples, o.MaxSamples)
+		d.Explanation = d.Words
+		return d
+	}
 	switch {
 	case cand.N < o.MinSamples:
 		d.Outcome, d.Reason = Undecided, ReasonTooFew
 		d.NeededMore = max(o.MinSamples-cand.N, 0)
 		d.Words = fmt.Sprintf("waiting for %d scored executions of each version (baseline %d, candidate %d): needs about %d more runs",
 			o.MinSamples, base.N, cand.N, d.NeededMore)
-		return d
+		return plainWords(d)
 	case base.N < 2 && cand.N >= o.MaxSamples:
 		// The baseline stopped running when the candidate replaced it:
 		// it will never have the runs to compare with.
@@ -198,25 +222,30 @@ func Decide(skillKey, baseHash, candHash string, base, cand Sample, o Options) D
 		d.Delta = round2(cand.Mean - base.Mean)
 		d.Words = fmt.Sprintf("settled at max_samples: the candidate held %.2f over %d runs; the baseline has %d run(s), too few to compare with (min_samples %d), and cannot gain more while the candidate is in the file: the candidate becomes the baseline",
 			cand.Mean, cand.N, base.N, o.MinSamples)
-		return d
+		return plainWords(d)
 	case base.N < 2:
 		d.Outcome, d.Reason, d.ThinBaseline = Undecided, ReasonThinBaseline, true
 		d.NeededMore = o.MaxSamples - cand.N
 		d.Words = fmt.Sprintf("the baseline has %d run(s), too few to compare with (min_samples %d): the candidate is settled at max_samples %d; needs about %d more runs",
 			base.N, o.MinSamples, o.MaxSamples, d.NeededMore)
-		return d
+		return plainWords(d)
 	}
 	if o.Method == MethodSepa {
 		d = decideSepa(skillKey, d, o)
+		d.BaselineMean, d.CandidateMean = round2(base.Aggregate), round2(cand.Aggregate)
 	} else {
 		d = decideSequential(skillKey, d, o)
 	}
+	d.Rule = ruleWords(&d, o)
+	d.Detail = d.Words
+	d.Explanation = explain(&d, o)
 	if base.N < o.MinSamples {
 		// A baseline accepted by hand on few runs stops running when a
 		// candidate replaces it: judge against what it has, never wait.
 		d.ThinBaseline = true
-		d.Words += fmt.Sprintf("; judged against the baseline's %d runs only (thin: fewer than min_samples %d)", base.N, o.MinSamples)
+		d.Explanation += fmt.Sprintf("; judged against the baseline's %d runs only (thin: fewer than min_samples %d)", base.N, o.MinSamples)
 	}
+	d.Words = d.Explanation
 	return d
 }
 
@@ -348,6 +377,7 @@ func decideSequential(skillKey string, d Decision, o Options) Decision {
 	// boundaries cannot yet exclude (taken back to the t scale).
 	d.Interval = [2]float64{round2(delta - zToT(up, df)*se), round2(delta + zToT(down, df)*se)}
 	d.Look = &Look{BaseN: nb, CandN: nc, Info: round4(t), Z: round4(z), Bound: round4(up), RejectBound: round4(down), Final: final, DF: round2(df)}
+	d.BaselineMean, d.CandidateMean, d.BaselineN, d.CandidateN = round2(mb), round2(mc), nb, nc
 	at := fmt.Sprintf("at %d candidate and %d baseline executions (information %.0f%%)", nc, nb, 100*t)
 	within := fmt.Sprintf("z=%.2f within (-%.2f, %.2f)", z, down, up)
 	switch {

@@ -93,6 +93,8 @@ type SkillState struct {
 	// Pinned is the version a person pinned (sepad pin): while set, the
 	// skill's file is never written and no version is decided against.
 	Pinned string `json:"pinned,omitempty"`
+	// Pending is the last look at the candidate, while it is undecided.
+	Pending *Pending `json:"pending,omitempty"`
 }
 
 // Record is one entry of the decision log.
@@ -412,7 +414,7 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 			return nil // already told; a person decides (sepad rollback, pin)
 		}
 		if plan, target := e.safety(o, sk, cur, vers); plan.Rule != "" {
-			return e.rollback(sk, st, cur, target, plan.Rule, plan.Words, nil)
+			return e.rollback(sk, st, cur, target, plan.Rule, plan.Words+e.signalWords(key, cur, target, x.Seq+1), nil)
 		}
 		return nil
 	}
@@ -432,11 +434,12 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		st.Status[cur.Hash] = StatusCandidate
 	}
 	if plan, target := e.safety(o, sk, cur, vers); plan.Rule != "" {
-		return e.rollback(sk, st, cur, target, plan.Rule, plan.Words, nil)
+		return e.rollback(sk, st, cur, target, plan.Rule, plan.Words+e.signalWords(key, cur, target, x.Seq+1), nil)
 	}
 	bs, _ := e.sampleOf(key, st.Baseline, x.Seq+1)
 	base, cand := bs.sample(vers[st.Baseline]), cs.sample(cur)
 	d := Decide(key, base.Hash, cand.Hash, base, cand, o.Decide)
+	st.Pending = pendingOf(cur.Hash, &d)
 	switch d.Outcome {
 	case Accept:
 		st.Status[cur.Hash] = StatusAccepted
@@ -493,6 +496,8 @@ type versionSample struct {
 	n        int
 	mean, m2 float64
 	o        aggregate.Options
+	// sig sums each fitness signal over the scores (explain.go).
+	sig signalSums
 }
 
 func (v *versionSample) add(x *store.Scored) {
@@ -507,6 +512,7 @@ func (v *versionSample) add(x *store.Scored) {
 	v.m2 += d * (sc - v.mean)
 	v.calls += len(x.Exec.Calls)
 	v.failed += x.Exec.Failures()
+	v.sig.add(x.Result.Signals)
 }
 
 func (v *versionSample) newestFirst() []float64 {
@@ -543,7 +549,8 @@ func (v *versionSample) failRate() float64 {
 
 func (v *versionSample) sample(ver *store.Version) Sample {
 	a := v.aggregate()
-	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst()}
+	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst(),
+		Signals: v.sig.means(v.n)}
 }
 
 // sampleOf returns the cached sample of a version, loading from the store

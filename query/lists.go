@@ -156,6 +156,10 @@ func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
 			st.Spool = append(st.Spool, spoolFile(p, 0))
 		}
 	}
+	var err error
+	if st.Undecided, err = pendingCandidates(db); err != nil {
+		return nil, err
+	}
 	sort.Slice(st.Spool, func(i, j int) bool { return st.Spool[i].File < st.Spool[j].File })
 	for _, f := range st.Spool {
 		st.LagBytes += f.LagBytes

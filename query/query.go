@@ -120,6 +120,10 @@ type GradeRow struct {
 	// tokens from the nearest older graded version (tokens.go).
 	Tokens      *Tokens  `json:"tokens,omitempty"`
 	TokenChange *float64 `json:"token_change,omitempty"`
+	// NeededMore is, for an undecided candidate, about how many more runs
+	// the engine needs to decide; Pending its last look in words.
+	NeededMore *int   `json:"needed_more,omitempty"`
+	Pending    string `json:"pending,omitempty"`
 }
 
 // Grades is the answer of `sepad grades` and GET /v1/skills.
@@ -395,4 +399,7 @@ type Status struct {
 	// Notices are the notices not shown yet, each shown once at the start
 	// of the next Claude Code session in its project (notices.go).
 	Notices []NoticeRow `json:"notices"`
+	// Undecided lists the candidates still under test, with the runs
+	// each needs (pending.go).
+	Undecided []PendingRow `json:"undecided"`
 }

@@ -278,6 +278,7 @@ func versionRows(sk *store.Skill) []GradeRow {
 		r.Grade, r.Advice = string(g), g.Advice()
 		rows[len(vs)-1-i] = r
 	}
+	markPending(rows, sk.State)
 	return rows
 }
 

@@ -107,10 +107,11 @@ func printGrades(w io.Writer, doc *query.Grades, all bool) {
 		if all && r.Current {
 			ver += " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Skill, pl[r.Project], ver, r.Status, r.N,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Skill, pl[r.Project], ver, fmtStatus(&r), r.N,
 			fmtScore(r.Aggregate), fmtGrade(r.Grade), fmtChange(r.Change), fmtScore(r.LastScore), fmtTokens(r.Tokens, r.TokenChange), r.Advice)
 	}
 	tw.Flush()
+	printPending(w, doc.Grades)
 	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)
 	if all {
 		fmt.Fprint(w, "; * marks the version in force")

@@ -79,6 +79,9 @@ func printStatus(w io.Writer, s *query.Status) {
 	}
 	fmt.Fprintf(w, "events       %s\n", strings.Join(parts, ", "))
 	fmt.Fprintf(w, "lag          %d events, %s\n", s.LagEvents, fmtBytes(s.LagBytes))
+	for _, u := range s.Undecided {
+		fmt.Fprintf(w, "undecided    %s (%s): needs about %d more runs\n", u.Skill, orDash(u.Project), u.NeededMore)
+	}
 	if len(s.Notices) > 0 {
 		fmt.Fprintf(w, "notices      %d pending, shown at the next Claude Code session in their project (sepad notices)\n", len(s.Notices))
 	}

@@ -45,9 +45,10 @@ func printVersions(w io.Writer, doc *query.SkillVersions) {
 		if r.Current {
 			v += " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", v, r.Hash, orDash(r.Status), r.N, fmtScore(r.Aggregate),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", v, r.Hash, fmtStatus(&r), r.N, fmtScore(r.Aggregate),
 			fmtGrade(r.Grade), fmtChange(r.Change), fmtTokens(r.Tokens, r.TokenChange), fmtTimePtr(r.FirstSeen))
 	}
 	tw.Flush()
+	printPending(w, doc.Versions)
 	fmt.Fprintln(w, "* = the version in the file now")
 }

@@ -1,0 +1,241 @@
+package mutation
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/store"
+)
+
+// SignalMean is a version's mean of one fitness signal over its scored
+// runs: SubScore over the runs where the signal was present (0-1), Points
+// its mean contribution to the score (absent counts 0), so that a
+// version's Points sum to its mean score.
+type SignalMean struct {
+	Signal   string  `json:"signal"`
+	Present  int     `json:"present"`
+	SubScore float64 `json:"sub_score"`
+	Points   float64 `json:"points"`
+}
+
+// SignalDiff is one signal's difference between candidate and baseline:
+// Delta in the signal's own 0-1 measure, Points in score points. The
+// Points of a decision's signals sum to the difference of the versions'
+// mean scores over all their runs.
+type SignalDiff struct {
+	Signal    string  `json:"signal"`
+	Baseline  float64 `json:"baseline"`
+	Candidate float64 `json:"candidate"`
+	Delta     float64 `json:"delta"`
+	Points    float64 `json:"points"`
+}
+
+// signalDiffs pairs two versions' signal means, largest effect first.
+func signalDiffs(base, cand []SignalMean) []SignalDiff {
+	bm := map[string]SignalMean{}
+	for _, s := range base {
+		bm[s.Signal] = s
+	}
+	var out []SignalDiff
+	for _, c := range cand {
+		b, ok := bm[c.Signal]
+		if !ok || b.Present == 0 && c.Present == 0 {
+			continue
+		}
+		out = append(out, SignalDiff{Signal: c.Signal, Baseline: round4(b.SubScore), Candidate: round4(c.SubScore),
+			Delta: round4(c.SubScore - b.SubScore), Points: round2(c.Points - b.Points)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].Points) > math.Abs(out[j].Points) })
+	return out
+}
+
+// signed formats x with its sign, a true minus, and prec decimals.
+func signed(x float64, prec int) string {
+	s := fmt.Sprintf("%+.*f", prec, x)
+	if strings.HasPrefix(s, "-") {
+		s = "−" + s[1:]
+	}
+	if strings.Trim(s, "+−0.") == "" {
+		s = fmt.Sprintf("%.*f", prec, 0.0)
+	}
+	return s
+}
+
+// plain formats x with a true minus.
+func plain(x float64, prec int) string {
+	s := fmt.Sprintf("%.*f", prec, x)
+	return strings.Replace(s, "-", "−", 1)
+}
+
+func versionName(s Sample, fallback string) string {
+	if s.Seq > 0 {
+		return fmt.Sprintf("v%d", s.Seq)
+	}
+	return fallback
+}
+
+// explain words a decision for a person: the verdict, both means, n, the
+// difference with its interval in points, the rule and its threshold, how
+// many more runs an open test needs, and the signals that made the
+// difference.
+func explain(d *Decision, o Options) string {
+	cand := versionName(d.Candidate, "the candidate")
+	base := versionName(d.Baseline, "the baseline")
+	verdict := map[string]string{Accept: "accepted", Reject: "rejected", Undecided: "undecided"}[d.Outcome]
+	switch d.Reason {
+	case ReasonExploration:
+		if d.Outcome == Accept {
+			verdict = "kept for exploration"
+		} else {
+			verdict = "not kept"
+		}
+	case ReasonNoEvidence:
+		verdict = "not kept"
+	case ReasonSettled:
+		verdict = "settled as the baseline"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %s vs %s's %s (%s", cand, verdict, plain(d.CandidateMean, 1), base, plain(d.BaselineMean, 1), signed(d.Delta, 1))
+	if d.Interval != [2]float64{} {
+		fmt.Fprintf(&b, ", %.0f%% interval %s … %s", 100*o.Confidence, signed(d.Interval[0], 1), signed(d.Interval[1], 1))
+	}
+	fmt.Fprintf(&b, ") after %d and %d runs; rule: %s", d.CandidateN, d.BaselineN, d.Rule)
+	if d.Outcome == Undecided && d.NeededMore > 0 {
+		fmt.Fprintf(&b, "; needs about %d more runs", d.NeededMore)
+	}
+	var sigs []string
+	for _, s := range d.Signals {
+		if math.Abs(s.Points) < 0.05 || len(sigs) == 3 {
+			continue
+		}
+		unit := "pts"
+		if math.Abs(s.Points) < 1.05 {
+			unit = "pt"
+		}
+		sigs = append(sigs, fmt.Sprintf("%s %s = %s %s", s.Signal, signed(s.Delta, 2), signed(s.Points, 1), unit))
+	}
+	if len(sigs) > 0 {
+		b.WriteString("; " + strings.Join(sigs, ", "))
+	}
+	return b.String()
+}
+
+// ruleWords says the rule of a decision and its threshold in words.
+func ruleWords(d *Decision, o Options) string {
+	conf := fmt.Sprintf("%.0f%%", 100*o.Confidence)
+	if d.Method == MethodSepa {
+		switch d.Reason {
+		case ReasonSignificant:
+			return "keep a candidate whose aggregate beats the baseline's by more than 5 points (sepa)"
+		case ReasonMarginal:
+			return "keep a candidate whose aggregate beats the baseline's (sepa)"
+		case ReasonExploration:
+			return fmt.Sprintf("a candidate less than 3 points behind is kept with probability %.0f%% (sepa)", 100*o.Exploration)
+		}
+		return "reject a candidate 3 or more points behind the baseline (sepa)"
+	}
+	l := d.Look
+	if l == nil {
+		return "wait for the evidence"
+	}
+	info := fmt.Sprintf("%.0f%% of the information of %d runs each", 100*l.Info, o.MaxSamples)
+	switch d.Reason {
+	case ReasonBetter:
+		return fmt.Sprintf("keep a candidate better with %s confidence: its z %s reached the accept line %s at %s", conf, plain(l.Z, 2), plain(l.Bound, 2), info)
+	case ReasonWorse:
+		return fmt.Sprintf("reject a candidate worse with %s confidence: its z %s reached the reject line %s at %s", conf, plain(l.Z, 2), plain(-l.RejectBound, 2), info)
+	case ReasonNoEvidence, ReasonExploration:
+		return fmt.Sprintf("after max_samples (%d runs) without a clear difference (z %s between %s and %s) the baseline stays, unless exploration keeps a candidate less than 3 points behind (probability %.0f%%)",
+			o.MaxSamples, plain(l.Z, 2), plain(-l.RejectBound, 2), plain(l.Bound, 2), 100*o.Exploration)
+	}
+	return fmt.Sprintf("decide once z leaves (%s, %s), the lines for %s confidence at %s; now z %s", plain(-l.RejectBound, 2), plain(l.Bound, 2), conf, info, plain(l.Z, 2))
+}
+
+// signalSums accumulates a version's fitness signals, in rubric order.
+type signalSums struct {
+	names   []string
+	present []int
+	sub     []float64
+	pts     []float64
+}
+
+func (s *signalSums) add(sigs []fitness.Signal) {
+	for i, g := range sigs {
+		if i >= len(s.names) {
+			s.names = append(s.names, g.Signal)
+			s.present = append(s.present, 0)
+			s.sub = append(s.sub, 0)
+			s.pts = append(s.pts, 0)
+		}
+		if !g.Present || s.names[i] != g.Signal {
+			continue
+		}
+		s.present[i]++
+		s.sub[i] += g.SubScore
+		s.pts[i] += g.Contribution
+	}
+}
+
+// means are the signal means over n scored runs.
+func (s *signalSums) means(n int) []SignalMean {
+	if n == 0 {
+		return nil
+	}
+	out := make([]SignalMean, len(s.names))
+	for i, name := range s.names {
+		m := SignalMean{Signal: name, Present: s.present[i], Points: round4(s.pts[i] / float64(n))}
+		if s.present[i] > 0 {
+			m.SubScore = round4(s.sub[i] / float64(s.present[i]))
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// Pending is what the views show of an undecided candidate.
+type Pending struct {
+	Candidate   string  `json:"candidate"`
+	NeededMore  int     `json:"needed_more"`
+	Delta       float64 `json:"delta"`
+	Explanation string  `json:"explanation"`
+}
+
+// pendingOf is the pending look of an undecided decision, nil otherwise.
+func pendingOf(candidate string, d *Decision) *Pending {
+	if d.Outcome != Undecided {
+		return nil
+	}
+	return &Pending{Candidate: candidate, NeededMore: d.NeededMore, Delta: d.Delta, Explanation: d.Explanation}
+}
+
+// signalWords words the per-signal differences between a version rolled
+// back and the one restored ("" when nothing differs), for a safety
+// rule's record.
+func (e *Engine) signalWords(key string, from, to *store.Version, seq uint64) string {
+	if to == nil {
+		return ""
+	}
+	fs, err1 := e.sampleOf(key, from.Hash, seq)
+	ts, err2 := e.sampleOf(key, to.Hash, seq)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	var parts []string
+	for _, s := range signalDiffs(ts.sig.means(ts.n), fs.sig.means(fs.n)) {
+		if math.Abs(s.Points) < 0.05 || len(parts) == 3 {
+			continue
+		}
+		unit := "pts"
+		if math.Abs(s.Points) < 1.05 {
+			unit = "pt"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s = %s %s", s.Signal, signed(s.Delta, 2), signed(s.Points, 1), unit))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; v%d against v%d: %s", from.Seq, to.Seq, strings.Join(parts, ", "))
+}
