@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,6 +89,7 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 		}
 	}
 	out := &Decisions{Limit: limit, Decisions: []Decision{}}
+	versions := map[string][]store.Version{}
 	for _, k := range keys {
 		ds, err := db.Decisions(k, limit)
 		if err != nil {
@@ -98,7 +100,15 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 			if json.Unmarshal(d.Payload, &p) != nil {
 				p = string(d.Payload)
 			}
-			out.Decisions = append(out.Decisions, Decision{SkillKey: d.SkillKey, Seq: d.Seq, Time: d.Time.UTC(), Payload: p})
+			if _, ok := versions[d.SkillKey]; !ok {
+				vs, err := db.Versions(d.SkillKey)
+				if err != nil && !errors.Is(err, store.ErrNotFound) {
+					return nil, fmt.Errorf("versions of %s: %w", d.SkillKey, err)
+				}
+				versions[d.SkillKey] = vs
+			}
+			out.Decisions = append(out.Decisions, Decision{SkillKey: d.SkillKey, Seq: d.Seq, Time: d.Time.UTC(), Payload: p,
+				Cost: decisionCost(versions[d.SkillKey], d.Payload)})
 		}
 	}
 	sort.SliceStable(out.Decisions, func(i, j int) bool { return out.Decisions[i].Seq > out.Decisions[j].Seq })

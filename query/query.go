@@ -315,6 +315,9 @@ type Decision struct {
 	Seq      uint64    `json:"seq"`
 	Time     time.Time `json:"time"`
 	Payload  any       `json:"payload"`
+	// Cost compares the candidate's token use with the baseline's
+	// (tokens.go); absent without transcripts.
+	Cost *DecisionCost `json:"cost,omitempty"`
 }
 
 // Decisions is GET /v1/decisions, newest first.

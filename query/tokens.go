@@ -1,6 +1,8 @@
 package query
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 
 	"github.com/sepad/sepad/store"
@@ -46,3 +48,60 @@ func tokenChange(newer, older *store.Version) *float64 {
 }
 
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+
+// DecisionCost is the cost side of a decision: the candidate's mean
+// tokens and cost per run against the baseline's (their use now, from the
+// transcripts), beside the score difference ("+4.1 points, +18% tokens,
+// +12% cost").
+type DecisionCost struct {
+	TokenChange *float64 `json:"token_change"`
+	CostChange  *float64 `json:"cost_change"`
+	Words       string   `json:"words"`
+}
+
+// decisionCost reads the baseline's and the candidate's hashes and the
+// score difference from a decision's payload (mutation.Record, whose
+// "decision" is a mutation.Decision) and compares the two versions'
+// token use; nil when either has none.
+func decisionCost(vs []store.Version, payload []byte) *DecisionCost {
+	type decision struct {
+		Delta     float64               `json:"delta"`
+		Baseline  struct{ Hash string } `json:"baseline"`
+		Candidate struct{ Hash string } `json:"candidate"`
+	}
+	var rec struct {
+		Decision *decision `json:"decision"`
+	}
+	if json.Unmarshal(payload, &rec) != nil || rec.Decision == nil {
+		return nil
+	}
+	p := rec.Decision
+	if p.Baseline.Hash == "" || p.Candidate.Hash == "" {
+		return nil
+	}
+	var base, cand *store.Version
+	for i := range vs {
+		switch vs[i].Hash {
+		case p.Baseline.Hash:
+			base = &vs[i]
+		case p.Candidate.Hash:
+			cand = &vs[i]
+		}
+	}
+	if base == nil || cand == nil {
+		return nil
+	}
+	tc := tokenChange(cand, base)
+	if tc == nil {
+		return nil
+	}
+	out := &DecisionCost{TokenChange: tc}
+	if b := base.Tokens.MeanCostUSD(); b > 0 {
+		out.CostChange = ptr(round4(cand.Tokens.MeanCostUSD()/b - 1))
+	}
+	out.Words = fmt.Sprintf("%+.1f points, %+.0f%% tokens", p.Delta, *tc*100)
+	if out.CostChange != nil {
+		out.Words += fmt.Sprintf(", %+.0f%% cost", *out.CostChange*100)
+	}
+	return out
+}

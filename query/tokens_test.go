@@ -50,3 +50,34 @@ func TestGradesTokens(t *testing.T) {
 		t.Errorf("v2 tokens %+v change %v", b.Tokens, b.TokenChange)
 	}
 }
+
+// A decision shows the cost difference beside the score difference.
+func TestDecisionCost(t *testing.T) {
+	db, err := store.Open(t.TempDir()+"/sepa.db", store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var key string
+	for v, tokens := range map[string]int64{"aaaaaaaaaaaa": 1000, "bbbbbbbbbbbb": 1180} {
+		s := scored(ex{id: "d" + v[:11], skill: "deploy", project: shop, path: deployPath, version: v, score: 80})
+		s.Exec.Usage = &execution.Usage{InputTokens: tokens, Messages: 1, CostNanoUSD: tokens * 1000, CostKnown: true}
+		key = s.Exec.Key()
+		if err := db.Commit(&store.Batch{Executions: []store.Scored{s}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	payload := map[string]any{"kind": "decision", "skill": "deploy", "decision": map[string]any{"outcome": "accept", "delta": 4.1,
+		"baseline": map[string]any{"hash": "aaaaaaaaaaaa"}, "candidate": map[string]any{"hash": "bbbbbbbbbbbb"}}}
+	if err := db.PutDecision(key, t0, payload); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := ListDecisions(db, "", 10)
+	if err != nil || len(ds.Decisions) != 1 {
+		t.Fatalf("decisions %+v %v", ds, err)
+	}
+	c := ds.Decisions[0].Cost
+	if c == nil || c.Words != "+4.1 points, +18% tokens, +18% cost" || *c.TokenChange != 0.18 {
+		t.Errorf("cost %+v", c)
+	}
+}

@@ -55,6 +55,9 @@ func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		}
 		head := strings.TrimRight(fmt.Sprintf("%s  %-8s %-10s %-26s", fmtTime(d.Time), r.Skill, r.Kind, r.Rule), " ")
 		fmt.Fprintf(stdout, "%s%s\n    %s\n", head, applied, r.Words)
+		if d.Cost != nil {
+			fmt.Fprintf(stdout, "    cost: %s\n", d.Cost.Words)
+		}
 	}
 	return nil
 }
