@@ -57,6 +57,29 @@ func (h *handler) registerWrites() {
 		}
 		return h.o.Engine.Propose(key, text, strategy, mutation.DefaultProposalOptions())
 	})
+	// forget answers what was removed (store.Forgotten), not a record.
+	h.mux.Handle("/v1/skills/{skill}/forget", only(http.MethodPost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.o.Engine == nil {
+			writeError(w, http.StatusServiceUnavailable, errors.New("this server applies no writes (no mutation engine)"), nil)
+			return
+		}
+		s, err := skillArg(r)
+		if err == nil {
+			var ref query.SkillRef
+			if ref, err = query.Resolve(h.o.DB, s); err == nil {
+				f, ferr := h.o.Engine.Forget(ref.Key)
+				if ferr == nil {
+					writeJSON(w, http.StatusOK, f)
+					return
+				}
+				err = ferr
+			}
+		}
+		status, body := errorAnswer(err)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(body)
+	})))
 }
 
 // write resolves the skill, applies fn and answers with the engine's

@@ -64,6 +64,10 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{"versions", "deploy", "--json"},
 		{"decisions", "deploy", "--json"},
 		{"decisions", "deploy"},
+		{"forget", "deploy"}, // without --yes
+		{"forget", "deploy", "--yes"},
+		{"versions", "deploy"},
+		{"status", "--json"},
 	}
 	type step struct {
 		run
@@ -75,6 +79,12 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 	runAll := func() []step {
 		var out []step
 		for _, c := range cmds {
+			if strings.Join(c, " ") == "forget deploy --yes" {
+				// Let the daemon's watcher settle the rollbacks' writes
+				// (debounce 100ms) first: a change seen after forget
+				// starts the skill again.
+				time.Sleep(500 * time.Millisecond)
+			}
 			o, e, code := sepad(t, p.env(), nil, append(c, "--home", p.home)...)
 			f, _ := os.ReadFile(p.skill)
 			out = append(out, step{run{times.ReplaceAllString(o, "TIME"), times.ReplaceAllString(e, "TIME"), code}, string(f)})
@@ -94,6 +104,12 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 	writeFile(t, p.skill, string(snapSkill))
 	down := runAll()
 
+	last := len(cmds) - 1                            // status: the daemon part differs
+	contains(t, up[last].stdout, `"executions": 0,`) // deploy was the only skill with executions
+	if !sameJSONExcept(t, up[last].stdout, down[last].stdout, "daemon") {
+		t.Errorf("status --json differs beyond daemon after the writes:\n%s\n%s", up[last].stdout, down[last].stdout)
+	}
+	up[last].stdout, down[last].stdout = "", ""
 	for i, c := range cmds {
 		k := strings.Join(c, " ")
 		if up[i] != down[i] {
@@ -120,6 +136,10 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{0, `"source": "proposal"`},
 		{0, `"seq": `},
 		{0, "manual_accept"},
+		{2, ""},
+		{0, "forgot " + p.skill + ": 10 executions, 3 versions, "},
+		{1, ""},
+		{0, ""},
 	}
 	for i, w := range want {
 		if up[i].code != w.code || !strings.Contains(up[i].stdout, w.out) {
@@ -131,6 +151,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 	checkDocumented(t, "GET /v1/skills/{skill}/diff", 0, up[2].stdout)
 	checkDocumented(t, "POST /v1/skills/{skill}/rollback, /accept, /reject, /propose", 0, up[7].stdout)
 	checkDocumented(t, "GET /v1/decisions", 0, up[11].stdout)
+	contains(t, up[15].stderr, `no skill named "deploy"`)
 	contains(t, up[4].stderr, "nothing to do: the file already holds v1")
 	contains(t, up[5].stderr, `no version "v9"`)
 	contains(t, up[9].stderr, "known skills: deploy")

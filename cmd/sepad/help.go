@@ -27,6 +27,7 @@ var helps = map[string]helpText{
 	"doctor":     {"", "sepad doctor"},
 	"executions": {"", "sepad executions --skill deploy --grade F --since 7d"},
 	"explain":    {"EXECUTION_ID", "sepad explain 04dc90a1974e"},
+	"forget":     {"SKILL", "sepad forget old-skill --yes"},
 	"grades":     {"[SKILL]", "sepad grades --fail-under B"},
 	"help":       {"[COMMAND]", "sepad help grades"},
 	"history":    {"SKILL", "sepad history deploy --limit 20"},
