@@ -23,11 +23,17 @@ func (e *Engine) Pin(key, version string) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	b, err := os.ReadFile(skillFile(sk))
+	var h string
+	if sk.Kind == KindSession {
+		h, err = e.inForce(sk) // a manifest's files, not one file
+	} else {
+		var b []byte
+		b, err = os.ReadFile(skillFile(sk))
+		h = Hash(b)
+	}
 	if err != nil {
 		return Record{}, fmt.Errorf("pin %s: %w", sk.Name, err)
 	}
-	h := Hash(b)
 	var cur, target *store.Version
 	for i := range sk.Versions {
 		v := &sk.Versions[i]

@@ -254,3 +254,29 @@ func TestSessionRollbackAsks(t *testing.T) {
 		t.Fatalf("records %+v", recs)
 	}
 }
+
+// TestPinSession: `sepad pin _session` pins the manifest in force (found
+// from the files it lists), and pinning the older manifest restores its
+// files first, user-level ones included (a person asked).
+func TestPinSession(t *testing.T) {
+	r := newSessionRig(t, EngineOptions{})
+	r.put(r.userFile, "# User\n")
+	r.put(r.projFile, "# Project\nv1\n")
+	v1 := r.session(80)
+	r.put(r.projFile, "# Project\nv2\n")
+	v2 := r.session(80)
+	key := r.proj + "#_session"
+	rec, err := r.e.Pin(key, "")
+	if err != nil || rec.To != v2 {
+		t.Fatalf("pin: %+v %v, want v2 %s", rec, err, v2)
+	}
+	if _, err := r.e.Unpin(key); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err = r.e.Pin(key, "v1"); err != nil || rec.To != v1 {
+		t.Fatalf("pin v1: %+v %v", rec, err)
+	}
+	if b, _ := os.ReadFile(r.projFile); string(b) != "# Project\nv1\n" {
+		t.Errorf("pinning v1 did not restore CLAUDE.md: %q", b)
+	}
+}
