@@ -293,3 +293,53 @@ func TestUndecidedSaysHowLong(t *testing.T) {
 	contains(t, out, fmt.Sprintf("needs about %d more runs", int(n)))
 	d.stop(t)
 }
+
+// TestOneDaemonPerProject (issue 15 point 6), with two daemons as
+// subprocesses: the first home to start holds the project; a second
+// daemon with another home says so when it starts and never writes
+// there, recording a conflict that names the holding home.
+func TestOneDaemonPerProject(t *testing.T) {
+	p := newProject(t)
+	p.config("")
+	p.writeSkill("Run the checks, then make deploy.")
+	a := startDaemonEnv(t, p)
+	claim := filepath.Join(p.dir, ".claude", ".sepad-home")
+	waitFor(t, "home A's claim", func() bool { b, _ := os.ReadFile(claim); return strings.TrimSpace(string(b)) == p.home })
+
+	pb := *p
+	pb.home = filepath.Join(filepath.Dir(p.home), "state-b")
+	if _, errOut, code := sepad(t, pb.env(), nil, "install", "--project", p.dir); code != 0 {
+		t.Fatalf("install for home B: %s", errOut)
+	}
+	pb.config("")
+	b := startDaemonEnv(t, &pb)
+	waitFor(t, "home B's warning", func() bool { return strings.Contains(b.stderr.String(), "another sepad home holds this project") })
+	contains(t, b.stderr.String(), p.home)
+
+	// Events reach home B, whose daemon would roll back v2: refused.
+	for i := 0; i < 5; i++ {
+		pb.turn(0, goodAnswer)
+	}
+	pb.release()
+	time.Sleep(300 * time.Millisecond)
+	p.writeSkill("Just try random commands.")
+	bad, _ := os.ReadFile(p.skill)
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		pb.turn(4, badAnswer)
+	}
+	pb.release()
+	waitFor(t, "home B's conflict", func() bool { return strings.Contains(b.stderr.String(), "another sepad home holds the project") })
+	b.stop(t)
+	a.stop(t)
+	if got, _ := os.ReadFile(p.skill); string(got) != string(bad) {
+		t.Fatalf("home B wrote in a project home A holds: %q", got)
+	}
+	recs := decisions(t, pb.home)
+	if len(recs) == 0 || recs[len(recs)-1].Kind != mutation.KindConflict || !strings.Contains(recs[len(recs)-1].Words, "belongs to the sepad home "+p.home) {
+		t.Fatalf("home B's decisions: %+v", recs)
+	}
+	if b, _ := os.ReadFile(claim); strings.TrimSpace(string(b)) != p.home {
+		t.Fatalf("the claim changed hands: %q", b)
+	}
+}

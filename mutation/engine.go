@@ -75,7 +75,10 @@ type EngineOptions struct {
 	// Skills holds per-skill overrides (skills.<name>.mutation), by name.
 	Skills map[string]Override
 	// Notify, when set, receives the notices for the person (notices.go).
-	Notify   Notify
+	Notify Notify
+	// Home is this sepad's state directory: the home that claims the
+	// roots it writes in (owner.go); "" makes no claims.
+	Home     string
 	Debounce time.Duration
 	Now      func() time.Time
 	Logger   *slog.Logger
@@ -193,6 +196,7 @@ func (e *Engine) Open(ctx context.Context) error {
 	}
 	ctx, e.cancel = context.WithCancel(ctx)
 	e.done = make(chan struct{})
+	e.claimRoots()
 	go e.run(ctx)
 	return nil
 }

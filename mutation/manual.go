@@ -149,6 +149,9 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 	if !e.isPromptFile(path) {
 		return Record{}, fmt.Errorf("propose: %s: %w", path, ErrOutsideRoots)
 	}
+	if other, claim := e.heldElsewhere(path, e.WriteRoots()); other != "" {
+		return Record{}, &RefusalError{"held_by_another_home", heldWords(path, other, claim)}
+	}
 	if err := WriteFileAtomic(path, content, e.WriteRoots()); err != nil {
 		return Record{}, err
 	}

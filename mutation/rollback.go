@@ -69,6 +69,12 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		e.log.Warn("rollback refused: outside the write roots", "skill", sk.Name, "file", path)
 		return e.record(rec)
 	}
+	if other, claim := e.heldElsewhere(path, roots); other != "" {
+		rec.Kind = KindConflict
+		rec.Words = prefix + heldWords(path, other, claim) + " (would have rolled back " + words + ")"
+		e.log.Warn("rollback refused: another sepad home holds the project", "skill", sk.Name, "file", path, "holder", other)
+		return e.record(rec)
+	}
 	manual := rule == "manual"
 	o := e.optsFor(sk.Name)
 	if !manual && !o.AutoRollback {

@@ -276,7 +276,7 @@ func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 		RollbackFailRate: m.RollbackFailRate, Cooldown: m.CooldownExecutions, GradeMin: cfg.Aggregate.MinSamples,
 		UserHome: userHome, ClaudeDir: claudedir.From(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
 		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
-		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg), Notify: noticeWriter(home),
+		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg), Notify: noticeWriter(home), Home: home,
 	}
 }
 
