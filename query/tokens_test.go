@@ -18,7 +18,11 @@ func TestGradesTokens(t *testing.T) {
 	}
 	defer db.Close()
 	n := 0
-	for v, tokens := range map[string]int64{"aaaaaaaaaaaa": 1000, "bbbbbbbbbbbb": 1180} {
+	for _, vt := range []struct {
+		v      string
+		tokens int64
+	}{{"aaaaaaaaaaaa", 1000}, {"bbbbbbbbbbbb", 1180}} { // v1, then v2
+		v, tokens := vt.v, vt.tokens
 		for i := 0; i < 3; i++ {
 			n++
 			at := n
