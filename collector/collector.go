@@ -356,6 +356,18 @@ func (c *Collector) restore() error {
 		}
 		c.sources = append(c.sources, s)
 	}
+	// A copy in the making (logrotate copytruncate, which creates the copy
+	// empty, then fills it) is not followed yet: rescan waits for it as
+	// for one that appears while the daemon runs.
+	opened := slices.Clone(c.sources)
+	c.sources = slices.DeleteFunc(c.sources, func(s *source) bool {
+		if s.kind.live() || s.kind == kindExtra || resumed[s] || s.size() >= fingerprintLen || !headOfLive(s.path, opened) {
+			return false
+		}
+		c.log.Info("a copy in the making? waiting for its content", "file", s.path)
+		s.close()
+		return true
+	})
 	// Copies (logrotate copytruncate): a file whose head is the head of a
 	// live file is not read while that file is; one whose head is that of
 	// a checkpointed file that has since been truncated is read from that
@@ -426,9 +438,18 @@ func (c *Collector) discover() []candidate {
 
 // rotatedNames lists base.* files, oldest first: the daemon's own segments
 // (base.<20 digits>) and, with others, names given by another program
-// (logrotate's base.1, base.2, ...), never compressed ones.
+// (logrotate's base.1, base.2, ..., and base-YYYYMMDDHH.backup), never
+// compressed ones.
 func rotatedNames(base string, others bool) []candidate {
 	names, _ := filepath.Glob(base + ".*")
+	if others {
+		// logrotate's create, when a writer created the file again
+		// between logrotate's rename and its create ("destination
+		// already exists"): the writer's file is renamed to
+		// base-YYYYMMDDHH.backup, and its lines are in no other file.
+		b, _ := filepath.Glob(base + "-*.backup")
+		names = append(names, b...)
+	}
 	type seg struct {
 		cand candidate
 		mt   time.Time
@@ -1013,8 +1034,19 @@ func (c *Collector) scanNames() []candidate {
 			continue
 		}
 		if !cand.kind.live() && cand.kind != kindExtra && fi.Size() < fingerprintLen {
-			// Possibly a copy in the making: wait until it has a full
-			// head, or has not grown for three polls.
+			// Possibly a copy in the making: logrotate creates the copy
+			// empty, then fills it, and may be descheduled in between
+			// for any time. While all it holds is the head of a live
+			// file (nothing, at first), that file gives those bytes: wait,
+			// however many polls it takes, until it has a full head (then
+			// it is matched as a copy) or the live file is truncated
+			// (truncated matches it). Anything else: wait until it has
+			// not grown for three polls, so a truncation of its original
+			// is seen first.
+			if headOfLive(cand.path, c.sources) {
+				c.young[cand.path] = [2]int64{fi.Size(), 0}
+				continue
+			}
 			y := c.young[cand.path]
 			if y[0] != fi.Size() {
 				c.young[cand.path] = [2]int64{fi.Size(), 0}

@@ -277,6 +277,36 @@ func (s *source) copyOfCheckpoint(cp *checkpoint) bool {
 	return err == nil && n == cp.FPLen && fp == cp.FP
 }
 
+// headOfLive reports whether the file at path (shorter than
+// fingerprintLen) holds nothing but the first bytes of a live followed
+// file, as a copy of that file does while it is being made (logrotate
+// copytruncate creates the copy empty, then fills it). An empty file is
+// the head of any live file.
+func headOfLive(path string, sources []*source) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, fingerprintLen)
+	n, err := f.ReadAt(b, 0)
+	if err != nil && !errors.Is(err, io.EOF) || n >= fingerprintLen {
+		return false
+	}
+	b = b[:n]
+	h := make([]byte, n)
+	for _, o := range sources {
+		if o.f == nil || !o.kind.live() || o.follows != nil {
+			continue
+		}
+		m, err := o.f.ReadAt(h, 0)
+		if m == n && (err == nil || errors.Is(err, io.EOF)) && bytes.Equal(h, b) {
+			return true
+		}
+	}
+	return false
+}
+
 // seekTo moves a source to off, which must be the end of a complete line
 // (or 0), dropping what was buffered.
 func (s *source) seekTo(off int64) error {
