@@ -83,3 +83,38 @@ func TestSessionStartProject(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// BenchmarkSessionStartProject is what every event pays for the notices:
+// reading the event name of the enriched line (a PostToolUse here).
+func BenchmarkSessionStartProject(b *testing.B) {
+	line := []byte(`{"session_id":"s1","transcript_path":"/home/u/.claude/projects/x/s1.jsonl","cwd":"/home/u/src/shop","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"make test"},"tool_response":{"stdout":"` + strings.Repeat("ok ", 600) + `","stderr":""},"tool_use_id":"toolu_1","sepa":{"v":1,"ts":"2026-05-01T12:00:00Z","project":"/home/u/src/shop"}}`)
+	for b.Loop() {
+		if _, ok := sessionStartProject(line); ok {
+			b.Fatal("not a SessionStart")
+		}
+	}
+}
+
+// BenchmarkShowNotices is a SessionStart with three pending notices, one
+// of them for its project: lock, read, rewrite, answer.
+func BenchmarkShowNotices(b *testing.B) {
+	home := b.TempDir()
+	var out bytes.Buffer
+	for b.Loop() {
+		b.StopTimer()
+		for _, p := range []string{"/p", "/q", "/r"} {
+			if err := AppendNotice(home, p, "sepad rolled back deploy v3 → v2: v3 scored 38.2 (F) over 6 runs; v2 held 81.0 (A). Undo: sepad rollback deploy --to v3", time.Unix(0, 0), time.Second); err != nil {
+				b.Fatal(err)
+			}
+		}
+		out.Reset()
+		b.StartTimer()
+		showNotices(&out, home, []byte("/p"))
+		if out.Len() == 0 {
+			b.Fatal("nothing shown")
+		}
+		b.StopTimer()
+		os.Remove(NoticesPath(home))
+		b.StartTimer()
+	}
+}
