@@ -57,6 +57,30 @@ func (h *handler) registerWrites() {
 		}
 		return h.o.Engine.Propose(key, text, strategy, mutation.DefaultProposalOptions())
 	})
+	// prune?before=T removes executions and quarantined lines older than
+	// T (store.Prune), keeping aggregates, versions and decisions.
+	h.mux.Handle("/v1/prune", only(http.MethodPost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.o.Engine == nil {
+			writeError(w, http.StatusServiceUnavailable, errors.New("this server applies no writes (no mutation engine)"), nil)
+			return
+		}
+		before, err := query.ParseSince(r.URL.Query().Get("before"), h.o.Now())
+		if err == nil && before.IsZero() {
+			err = fmt.Errorf("%w: give before: a date, a time or a duration back from now (90d)", query.ErrBadRequest)
+		}
+		if err == nil {
+			p, perr := h.o.DB.Prune(before)
+			if perr == nil {
+				writeJSON(w, http.StatusOK, p)
+				return
+			}
+			err = perr
+		}
+		status, body := errorAnswer(err)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(body)
+	})))
 	// forget answers what was removed (store.Forgotten), not a record.
 	h.mux.Handle("/v1/skills/{skill}/forget", only(http.MethodPost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.o.Engine == nil {

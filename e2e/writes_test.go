@@ -64,6 +64,8 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{"versions", "deploy", "--json"},
 		{"decisions", "deploy", "--json"},
 		{"decisions", "deploy"},
+		{"prune", "--before", "2999-01-01", "--yes"}, // every execution
+		{"grades", "deploy", "--all-versions", "--json"},
 		{"forget", "deploy"}, // without --yes
 		{"forget", "deploy", "--yes"},
 		{"versions", "deploy"},
@@ -136,8 +138,10 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{0, `"source": "proposal"`},
 		{0, `"seq": `},
 		{0, "manual_accept"},
+		{0, "pruned 10 executions and 0 quarantined lines older than "},
+		{0, `"n": 5,`}, // the grades are kept
 		{2, ""},
-		{0, "forgot " + p.skill + ": 10 executions, 3 versions, "},
+		{0, "forgot " + p.skill + ": 0 executions, 3 versions, "}, // pruned above
 		{1, ""},
 		{0, ""},
 	}
@@ -151,7 +155,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 	checkDocumented(t, "GET /v1/skills/{skill}/diff", 0, up[2].stdout)
 	checkDocumented(t, "POST /v1/skills/{skill}/rollback, /accept, /reject, /propose", 0, up[7].stdout)
 	checkDocumented(t, "GET /v1/decisions", 0, up[11].stdout)
-	contains(t, up[15].stderr, `no skill named "deploy"`)
+	contains(t, up[17].stderr, `no skill named "deploy"`)
 	contains(t, up[4].stderr, "nothing to do: the file already holds v1")
 	contains(t, up[5].stderr, `no version "v9"`)
 	contains(t, up[9].stderr, "known skills: deploy")

@@ -56,6 +56,11 @@ func (db *DB) ForgetSkill(key string) (Forgotten, error) {
 		if out.Decisions, err = deletePrefix(tx.Bucket(bDecisions), prefix, nil); err != nil {
 			return err
 		}
+		if pb := tx.Bucket(bPruned); pb != nil {
+			if _, err := deletePrefix(pb, prefix, nil); err != nil {
+				return err
+			}
+		}
 		if err := tx.Bucket(bSkillState).Delete([]byte(key)); err != nil {
 			return err
 		}

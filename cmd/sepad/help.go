@@ -35,6 +35,7 @@ var helps = map[string]helpText{
 	"install":    {"", "sepad install --user"},
 	"notices":    {"", "sepad notices"},
 	"pin":        {"SKILL [VERSION]", "sepad pin deploy v2"},
+	"prune":      {"", "sepad prune --before 90d --yes"},
 	"propose":    {"SKILL FILE", "sepad propose deploy new-deploy.md --strategy shorter"},
 	"quarantine": {"", "sepad quarantine --limit 5"},
 	"reject":     {"SKILL", "sepad reject deploy"},

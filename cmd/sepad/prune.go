@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+
+	"github.com/sepad/sepad/store"
+)
+
+func init() {
+	register("prune", "remove executions and quarantined lines older than a time, keeping grades, versions and decisions: --before 90d --yes", runPrune)
+}
+
+// runPrune is `sepad prune --before DURATION|DATE --yes`: POST
+// /v1/prune?before=..., applied by the daemon (or the CLI with no daemon).
+func runPrune(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("prune", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	before := fs.String("before", "", "remove what is older: a duration back from now (90d, 36h), a date (2026-01-31) or an RFC 3339 time")
+	yes := fs.Bool("yes", false, "really remove it")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErrorf("prune takes no arguments")
+	}
+	if *before == "" {
+		return usageErrorf("prune needs --before (e.g. --before 90d)")
+	}
+	if !*yes {
+		return usageErrorf("prune removes executions and quarantined lines older than %s for good (grades, versions and decisions are kept): add --yes", *before)
+	}
+	c := newClient(qf)
+	defer c.Close()
+	b, err := c.post(qf, "/v1/prune?"+url.Values{"before": {*before}}.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	if qf.json {
+		return printJSON(stdout, b)
+	}
+	var p store.Pruned
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("malformed answer: %w", err)
+	}
+	fmt.Fprintf(stdout, "pruned %s and %s older than %s; grades, versions and decisions are kept\n",
+		plural(p.Executions, "execution", "executions"), plural(p.Quarantined, "quarantined line", "quarantined lines"), fmtTime(p.Before))
+	return nil
+}
