@@ -194,7 +194,7 @@ func (d *doctor) checkVersion(home string) {
 		f.Seek(fi.Size()-4<<20, io.SeekStart)
 	}
 	var n int
-	var failures, lastMsg, duration, stops, posts bool
+	var failures, lastMsg, duration, stops, posts, starts, manifests, loaded bool
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
@@ -202,6 +202,9 @@ func (d *doctor) checkVersion(home string) {
 			Event    string          `json:"hook_event_name"`
 			LastMsg  *string         `json:"last_assistant_message"`
 			Duration json.RawMessage `json:"duration_ms"`
+			Sepa     struct {
+				Instructions json.RawMessage `json:"instructions"`
+			} `json:"sepa"`
 		}
 		if json.Unmarshal(sc.Bytes(), &p) != nil {
 			continue
@@ -216,6 +219,11 @@ func (d *doctor) checkVersion(home string) {
 		case "PostToolUse":
 			posts = true
 			duration = duration || len(p.Duration) > 0
+		case "SessionStart":
+			starts = true
+			manifests = manifests || len(p.Sepa.Instructions) > 0
+		case "InstructionsLoaded":
+			loaded = true
 		}
 	}
 	if n == 0 {
@@ -233,6 +241,17 @@ func (d *doctor) checkVersion(home string) {
 			"update Claude Code; scores are renormalised over the other signals meanwhile")
 	} else if lastMsg {
 		d.ok("final answers are visible (last_assistant_message, Claude Code ≥ 2.1.47)")
+	}
+	switch {
+	case manifests:
+		d.ok("SessionStart lists the instruction files loaded (CLAUDE.md, rules, imports): each session's _session version is known")
+	case starts:
+		d.warn("SessionStart events list no instruction files: the hook that wrote them is older than this sepad, so _session executions take the last version seen",
+			"run `sepad install` again, so Claude Code runs this sepad's hook")
+	}
+	if starts && !loaded {
+		d.warn("no InstructionsLoaded event seen: CLAUDE.md files and rules loaded during a turn are not recorded with their execution",
+			"run `sepad install` again (it subscribes to InstructionsLoaded)")
 	}
 	if posts && !duration {
 		d.warn("PostToolUse events carry no duration_ms (Claude Code < 2.1.119): durations come from the hook's receive times",
