@@ -63,7 +63,13 @@ func Classify(root, path string, kind RootKind) (PromptFile, bool) {
 		return name, ok && name != "" && !hidden(name)
 	}
 	switch {
-	case len(parts) == 1 && parts[0] == "CLAUDE.md" && kind&RootProject != 0:
+	case len(parts) == 1 && parts[0] == "CLAUDE.md" && kind&RootProject != 0,
+		len(parts) == 1 && parts[0] == "CLAUDE.local.md" && kind&RootProject != 0,
+		len(parts) == 2 && parts[0] == ".claude" && parts[1] == "CLAUDE.md":
+		// Instruction files: their content is kept for rollbacks of
+		// _session, whose versions come from executions (session.go).
+		// .claude/CLAUDE.md is the project's, or under the home the
+		// user's own CLAUDE.md.
 		pf.Name, pf.Kind, pf.Key = SessionName, KindSession, root+"#"+SessionName
 	case len(parts) == 4 && parts[0] == ".claude" && parts[1] == "skills" && parts[3] == "SKILL.md" && parts[2] != "" && !hidden(parts[2]):
 		pf.Name, pf.Kind = parts[2], KindSkill
@@ -136,8 +142,9 @@ func ScanRoot(root string, kind RootKind) []PromptFile {
 	var out []PromptFile
 	globs := []string{".claude/skills/*/SKILL.md", ".claude/agents/*.md", ".claude/commands/*.md"}
 	if kind&RootProject != 0 {
-		globs = append(globs, "CLAUDE.md")
+		globs = append(globs, "CLAUDE.md", "CLAUDE.local.md")
 	}
+	globs = append(globs, ".claude/CLAUDE.md")
 	for _, g := range globs {
 		ms, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(g)))
 		for _, m := range ms {

@@ -280,3 +280,28 @@ func TestPinSession(t *testing.T) {
 		t.Errorf("pinning v1 did not restore CLAUDE.md: %q", b)
 	}
 }
+
+// TestWatcherKeepsInstructionFiles: the watcher keeps the content of a
+// project's CLAUDE.local.md and .claude/CLAUDE.md as they change (for
+// rollbacks of _session), and makes no version of them.
+func TestWatcherKeepsInstructionFiles(t *testing.T) {
+	r := newSessionRig(t, EngineOptions{})
+	local := filepath.Join(r.proj, "CLAUDE.local.md")
+	dot := filepath.Join(r.proj, ".claude", "CLAUDE.md")
+	os.MkdirAll(filepath.Dir(dot), 0o755)
+	r.put(local, "# Local\nstaging\n")
+	r.put(dot, "# Dot\n")
+	for _, f := range []struct{ path, body string }{{local, "# Local\nstaging\n"}, {dot, "# Dot\n"}} {
+		var ok bool
+		for i := 0; i < 200 && !ok; i++ {
+			_, ok, _ = r.db.InstructionFile(f.path, Hash([]byte(f.body)))
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !ok {
+			t.Errorf("%s: content never kept", f.path)
+		}
+	}
+	if sk, _ := r.db.Skill(r.proj + "#_session"); sk != nil {
+		t.Errorf("the watcher made _session versions: %+v", sk.Versions)
+	}
+}
