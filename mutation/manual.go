@@ -199,6 +199,9 @@ func (e *Engine) pick(sk *store.Skill, st *SkillState, to string) (cur, target *
 			target = v
 		}
 	}
+	if to == "" && cur != nil && target != nil && target.Hash == cur.Hash {
+		target = nil // the baseline itself degraded: go to the best other version
+	}
 	if cur == nil {
 		return nil, nil, &RefusalError{"unknown_content", fmt.Sprintf("%s holds content sepad never recorded (%s): edit it by hand", skillFile(sk), h)}
 	}

@@ -39,11 +39,11 @@ func notice(r *Record, n *noteCtx) string {
 		}
 		return fmt.Sprintf("sepad %s %s v%d → v%d: %s. Undo: sepad rollback %s --to v%d", verb, name, from.Seq, to.Seq, reason, name, from.Seq)
 	case r.Kind == KindWouldRollBack:
-		return fmt.Sprintf("sepad would roll back %s v%d → v%d, your edit: %s. Roll back: sepad rollback %s; keep it: sepad pin %s", name, from.Seq, to.Seq, reason, name, name)
+		return fmt.Sprintf("sepad would roll back %s v%d → v%d, your edit: %s. Roll back: sepad rollback %s --to v%d; keep it: sepad pin %s", name, from.Seq, to.Seq, reason, name, to.Seq, name)
 	case r.Kind == KindConflict:
 		return fmt.Sprintf("sepad left %s alone: it would have rolled back v%d → v%d (%s), but the file changed since or is not one it may write. See: sepad decisions %s", name, from.Seq, to.Seq, reason, name)
 	case strings.Contains(r.Words, "auto_rollback is off"):
-		return fmt.Sprintf("sepad would roll back %s v%d → v%d (mutation.auto_rollback is off): %s. Roll back: sepad rollback %s", name, from.Seq, to.Seq, reason, name)
+		return fmt.Sprintf("sepad would roll back %s v%d → v%d (mutation.auto_rollback is off): %s. Roll back: sepad rollback %s --to v%d", name, from.Seq, to.Seq, reason, name, to.Seq)
 	}
 	return ""
 }

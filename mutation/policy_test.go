@@ -138,3 +138,40 @@ func TestPinnedSkillIsNeverWritten(t *testing.T) {
 		t.Errorf("second unpin: %v", err)
 	}
 }
+
+// TestRollbackOfADegradedBaseline: a person's accepted version that later
+// degrades is told as "would roll back"; `sepad rollback SKILL` (no
+// --to) then goes to the best other version, not to itself.
+func TestRollbackOfADegradedBaseline(t *testing.T) {
+	o := trustOptions()
+	o.RollbackEdits = RollbackEditsAsk
+	o.Decide.Method = MethodSepa
+	r := newEngineRig(t, o)
+	v1body := "---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n"
+	v1 := r.write(v1body)
+	for i := 0; i < 5; i++ {
+		r.run(v1, 70)
+	}
+	v2 := r.write("---\nname: deploy\n---\n# Deploy\n\nRun the checks in parallel, deploy, verify.\n")
+	for i := 0; i < 5; i++ {
+		r.run(v2, 90)
+	}
+	for i := 0; i < 12; i++ {
+		r.run(v2, 20)
+	}
+	recs := r.records()
+	last := recs[len(recs)-1]
+	if last.Kind != KindWouldRollBack || last.From != v2 || !strings.Contains(last.Words, "sepad rollback deploy --to v1") {
+		t.Fatalf("records %+v", recs)
+	}
+	if n := len(recs); recs[n-2].Kind == KindWouldRollBack {
+		t.Errorf("told twice: %+v", recs[n-2:])
+	}
+	rec, err := r.e.ManualRollback(r.skill, "")
+	if err != nil || !rec.Applied || rec.To != v1 {
+		t.Fatalf("sepad rollback deploy: %+v %v", rec, err)
+	}
+	if b, _ := os.ReadFile(r.skill); string(b) != v1body {
+		t.Fatalf("file %q", b)
+	}
+}

@@ -84,8 +84,8 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if !manual && personal(from.Source) && o.RollbackEdits != RollbackEditsAuto {
 		// A person wrote this version: tell them, never rewrite it.
 		rec.Kind = KindWouldRollBack
-		rec.Words = fmt.Sprintf("%sv%d is a person's edit, so it is not rewritten (mutation.rollback_edits: ask): would roll back %s; run `sepad rollback %s` to do it, or `sepad pin %s` to keep it",
-			prefix, from.Seq, words, sk.Name, sk.Name)
+		rec.Words = fmt.Sprintf("%sv%d is a person's edit, so it is not rewritten (mutation.rollback_edits: ask): would roll back %s; run `sepad rollback %s --to v%d` to do it, or `sepad pin %s` to keep it",
+			prefix, from.Seq, words, sk.Name, target.Seq, sk.Name)
 		e.log.Warn("would roll back a person's edit", "skill", sk.Name, "file", path, "rule", rule)
 		return e.record(rec)
 	}
