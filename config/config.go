@@ -70,6 +70,10 @@ type Collector struct {
 	// Transcripts: read each closed execution's part of its session
 	// transcript (tokens, cost, calls refused before any hook).
 	Transcripts bool `yaml:"transcripts"`
+	// Retention: executions and quarantined lines older than this are
+	// removed (at the daemon's start and daily; grades, versions and
+	// decisions are kept). 0 keeps everything.
+	Retention time.Duration `yaml:"retention"`
 }
 
 // Hook configures `sepad hook`.
@@ -329,6 +333,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		return bad("collector.rotate_bytes", "must be at least 4096, got %d", col.RotateBytes)
 	case col.QuarantineMax < 1:
 		return bad("collector.quarantine_max", "must be at least 1")
+	case col.Retention < 0:
+		return bad("collector.retention", "must be a duration, or 0s to keep everything")
 	}
 	for _, f := range col.ExtraFiles {
 		if !filepath.IsAbs(f) {

@@ -19,11 +19,28 @@ type Pruned struct {
 	Quarantined int       `json:"quarantined"`
 }
 
+// pruneView is what Prune decodes of a stored execution.
+type pruneView struct {
+	Exec struct {
+		StartedAt time.Time `json:"started_at"`
+		EndedAt   time.Time `json:"ended_at"`
+	} `json:"execution"`
+	Result struct {
+		RubricVersion string `json:"rubric_version"`
+		Scored        bool   `json:"scored"`
+	} `json:"result"`
+	SkillKey string    `json:"skill_key"`
+	Version  string    `json:"version"`
+	Seq      uint64    `json:"seq"`
+	Stored   time.Time `json:"stored"`
+}
+
 // pruneChunk bounds the executions deleted per transaction.
 const pruneChunk = 5000
 
-// Prune removes the stored executions that ended (else started, else were
-// stored) before t, and the quarantined lines recorded before t: they
+// Prune removes the stored executions that ended (else started) before t
+// and were stored before t, and the quarantined lines recorded before t:
+// they
 // hold prompts, answers, tool errors and raw lines, which may contain
 // secrets. Every version's aggregate, record and content, the decisions
 // and the sessions' summaries are kept: grades do not change. A pruned
@@ -35,12 +52,17 @@ func (db *DB) Prune(t time.Time) (Pruned, error) {
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		ex := tx.Bucket(bExec)
 		return tx.Bucket(bBySeq).ForEach(func(k, id []byte) error {
-			var s Scored
+			var s pruneView
 			if err := json.Unmarshal(ex.Get(id), &s); err != nil {
 				return err
 			}
-			at := execTime(&s.Exec)
+			// The later of when it ran and when sepad stored it: a replay
+			// of old sessions is kept as long as what was just recorded.
+			at := s.Exec.EndedAt
 			if at.IsZero() {
+				at = s.Exec.StartedAt
+			}
+			if s.Stored.After(at) {
 				at = s.Stored
 			}
 			if !at.Before(t) {

@@ -9,13 +9,25 @@ import (
 func TestPruneKeepsAggregates(t *testing.T) {
 	db, _ := openTest(t, Options{}) // checks the invariants at the end
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// An execution is pruned when it ran and was stored before the time:
+	// a first commit (deploy's first five, triage's), then, after the
+	// time, a second one (deploy's last five, run just as long ago).
 	var b Batch
-	for i := 0; i < 10; i++ {
-		// deploy: ten executions a day apart; triage: one old one.
+	for i := 0; i < 5; i++ {
 		b.Executions = append(b.Executions, scored(fmt.Sprintf("a%011d", i), "deploy", "aaaaaaaaaaaa", float64(60+i), t0.Add(time.Duration(i)*24*time.Hour)))
 	}
 	b.Executions = append(b.Executions, scored("b00000000000", "triage", "cccccccccccc", 40, t0))
-	b.Quarantine = []QuarantineEntry{{File: "/s", Raw: []byte("secret=1"), Reason: "not JSON", Time: t0}, {File: "/s", Raw: []byte("x"), Reason: "not JSON", Time: t0.Add(20 * 24 * time.Hour)}}
+	b.Quarantine = []QuarantineEntry{{File: "/s", Raw: []byte("secret=1"), Reason: "not JSON", Time: t0}, {File: "/s", Raw: []byte("x"), Reason: "not JSON", Time: time.Now().Add(time.Hour)}}
+	if err := db.Commit(&b); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	cut := time.Now()
+	time.Sleep(10 * time.Millisecond)
+	b = Batch{}
+	for i := 5; i < 10; i++ {
+		b.Executions = append(b.Executions, scored(fmt.Sprintf("a%011d", i), "deploy", "aaaaaaaaaaaa", float64(60+i), t0.Add(time.Duration(i)*24*time.Hour)))
+	}
 	if err := db.Commit(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +36,7 @@ func TestPruneKeepsAggregates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.Prune(t0.Add(5 * 24 * time.Hour))
+	got, err := db.Prune(cut)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,9 @@ type daemon struct {
 	// onCommit are called after every collector commit (metrics,
 	// mutation decisions), in order, on the collector's goroutine.
 	onCommit []func(collector.CommitInfo)
-	logger   *slog.Logger
+	// retention applies collector.retention (retention.go).
+	retention *retention
+	logger    *slog.Logger
 }
 
 func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemon, error) {
@@ -180,6 +182,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		d.db.Close()
 		return nil, err
 	}
+	d.retention = startRetention(ctx, d)
 	return d, nil
 }
 
@@ -204,6 +207,7 @@ func (d *daemon) reload(logger *slog.Logger) {
 // closes.
 func (d *daemon) Close() error {
 	var errs []error
+	d.retention.stop()
 	if d.api != nil {
 		errs = append(errs, d.api.Close())
 	}
