@@ -121,7 +121,9 @@ type Record struct {
 	Warning      string `json:"warning,omitempty"`
 	// Notice is what the person was told at their next session (notices.go).
 	Notice string `json:"notice,omitempty"`
-	note   *noteCtx
+	// Evidence is a safety rollback's numbers (explain.go).
+	Evidence *Evidence `json:"evidence,omitempty"`
+	note     *noteCtx
 }
 
 // Engine ties versions, decisions and rollbacks to the store.

@@ -41,6 +41,10 @@ func TestSafetyRollbackNeedsMinSamples(t *testing.T) {
 	if b, _ := os.ReadFile(r.skill); string(b) != v1body {
 		t.Fatalf("file not rolled back: %q", b)
 	}
+	ev := recs[0].Evidence
+	if ev == nil || ev.From.N != 5 || ev.From.Score != 20 || ev.From.Grade != "F" || ev.To.N != 6 || ev.To.Score != 85 || ev.Delta != -65 {
+		t.Fatalf("the rollback's evidence in JSON: %+v", ev)
+	}
 }
 
 // TestThinBaselineIsNeverWaitedForEver (issue 15 point 3): a version

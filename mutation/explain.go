@@ -239,3 +239,43 @@ func (e *Engine) signalWords(key string, from, to *store.Version, seq uint64) st
 	}
 	return fmt.Sprintf("; v%d against v%d: %s", from.Seq, to.Seq, strings.Join(parts, ", "))
 }
+
+// Evidence is a safety rollback's numbers, in JSON: the version rolled
+// back and the one restored (score, grade, runs, failed tool calls), the
+// difference of their scores in points, and the per-signal differences.
+type Evidence struct {
+	From    VersionEvidence `json:"from"`
+	To      VersionEvidence `json:"to"`
+	Delta   float64         `json:"delta"`
+	Signals []SignalDiff    `json:"signals,omitempty"`
+}
+
+// VersionEvidence is one version's numbers at the rollback.
+type VersionEvidence struct {
+	Version  int     `json:"version"`
+	Hash     string  `json:"hash"`
+	Score    float64 `json:"score"`
+	Grade    string  `json:"grade"`
+	N        int     `json:"n"`
+	FailRate float64 `json:"fail_rate"`
+}
+
+// evidence is the numbers of a safety rollback from the engine's cached
+// samples (nil when they are not cached: a manual rollback).
+func (e *Engine) evidence(key string, from, to *store.Version) *Evidence {
+	if from == nil || to == nil {
+		return nil
+	}
+	fs, ok1 := e.samples[key+"\x00"+from.Hash]
+	ts, ok2 := e.samples[key+"\x00"+to.Hash]
+	if !ok1 || !ok2 {
+		return nil
+	}
+	ve := func(v *store.Version, s *versionSample) VersionEvidence {
+		a := s.aggregate()
+		return VersionEvidence{Version: v.Seq, Hash: v.Hash, Score: round2(a.Value), Grade: string(fitness.GradeOf(a.Value)), N: a.N, FailRate: round4(s.failRate())}
+	}
+	ev := &Evidence{From: ve(from, fs), To: ve(to, ts), Signals: signalDiffs(ts.sig.means(ts.n), fs.sig.means(fs.n))}
+	ev.Delta = round2(ev.From.Score - ev.To.Score)
+	return ev
+}

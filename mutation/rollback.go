@@ -22,6 +22,9 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if d != nil {
 		rec.Kind = KindDecision
 	}
+	if why != "" {
+		rec.Evidence = e.evidence(sk.Key, from, target)
+	}
 	// The version's status says what happened to the file: "rolled back"
 	// only when it was rewritten; "conflict" when a person's edit was left
 	// alone; "would roll back" when the file still holds the version.
