@@ -343,3 +343,35 @@ func TestOneDaemonPerProject(t *testing.T) {
 		t.Fatalf("the claim changed hands: %q", b)
 	}
 }
+
+// TestPerSkillSettings (issue 15 point 2): skills.<name>.mutation
+// overrides a mutation key for one skill in the daemon, and a wrong key
+// there stops `sepad run` with its file, line and key.
+func TestPerSkillSettings(t *testing.T) {
+	p := newProject(t)
+	p.askEdits = true
+	p.config("skills:\n  deploy:\n    complexity: medium\n    mutation:\n      rollback_edits: auto\n")
+	p.writeSkill("Run the checks, then make deploy.")
+	v1, _ := os.ReadFile(p.skill)
+	d := startDaemonEnv(t, p)
+	for i := 0; i < 5; i++ {
+		p.turn(0, goodAnswer)
+	}
+	p.release()
+	time.Sleep(300 * time.Millisecond)
+	p.writeSkill("Just try random commands.")
+	time.Sleep(600 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		p.turn(4, badAnswer)
+	}
+	p.release()
+	waitFor(t, "deploy's edit rolled back (its own rollback_edits: auto)", fileIs(p.skill, string(v1)))
+	d.stop(t)
+
+	p.config("skills:\n  deploy:\n    mutation:\n      min_sample: 3\n")
+	cfg := filepath.Join(p.home, "config.yaml")
+	_, errOut, code := sepad(t, p.env(), nil, "run", "--home", p.home)
+	if code == 0 || !strings.Contains(errOut, cfg+":10: key skills.deploy.mutation.min_sample: unknown key") {
+		t.Fatalf("sepad run with a wrong per-skill key: exit %d\n%s", code, errOut)
+	}
+}
