@@ -243,6 +243,26 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 			t.Errorf("%s: %d, want %d", p, code, want)
 		}
 	}
+	// Writes are POSTs: on TCP only with the secret, GET refused.
+	for _, c := range []struct {
+		client *http.Client
+		method string
+		want   int
+	}{
+		{http.DefaultClient, http.MethodPost, 401},
+		{tcpClient(t, home), http.MethodPost, 409}, // deploy is ambiguous: nothing written
+		{tcpClient(t, home), http.MethodGet, 405},
+	} {
+		req, _ := http.NewRequest(c.method, "http://"+st.Daemon.HTTP+"/v1/skills/deploy/accept", nil)
+		resp, err := c.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s accept over TCP: %d, want %d", c.method, resp.StatusCode, c.want)
+		}
+	}
 	mb, mc := httpGet(t, tcpClient(t, home), "http://"+st.Daemon.HTTP+"/metrics")
 	for _, want := range []string{"sepad_events_ingested_total{event=\"PreToolUse\"}", "sepad_lines_quarantined_total 3",
 		"sepad_executions_scored_total{grade=", "sepad_commit_duration_seconds_bucket", "sepad_ingestion_lag_seconds",
