@@ -64,7 +64,7 @@ func TestTranscriptTokensCostAndHiddenFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.Env = append(e.Env, "SEPA_CONFIG="+cfg)
-			stop := startDaemon(t, e)
+			stop, daemonLog := startDaemon(t, e)
 			e.API.Set("tx", fakeclaude.Script{
 				{Text: "Let me look.", Tools: []fakeclaude.Tool{bash("echo hi"), {Name: "Bash", Input: map[string]any{"description": "no command"}}}, Usage: &txUsage[0], Model: txModel},
 				{Tools: []fakeclaude.Tool{{Name: "NoSuchTool", Input: map[string]any{"x": 1}}}, Usage: &txUsage[1], Model: txModel},
@@ -104,8 +104,12 @@ func TestTranscriptTokensCostAndHiddenFailures(t *testing.T) {
 
 			// The daemon read the same transcript live, when the
 			// execution closed.
-			got := waitExplain(t, e, x.ID)
+			got, ok := waitExplain(t, e, x.ID)
 			stop()
+			if !ok {
+				out, _, _ := e.sepad("executions", "--json", "--home", e.State)
+				t.Fatalf("the daemon never stored %s; it has:\n%s\nits log:\n%s", x.ID, out, daemonLog.String())
+			}
 			if got.Execution.Usage == nil || !sameUsage(*got.Execution.Usage, want) {
 				t.Errorf("daemon usage %+v (%s), want %+v", got.Execution.Usage, got.Execution.UsageReason, want)
 			}
@@ -165,7 +169,7 @@ func scoreTx(t *testing.T, e *env, spool string, args ...string) []txScored {
 }
 
 // startDaemon runs `sepad run` in the scratch machine until stop.
-func startDaemon(t *testing.T, e *env) (stop func()) {
+func startDaemon(t *testing.T, e *env) (stop func(), log *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(sepadBin, "run", "--home", e.State, "--log-level", "info")
 	cmd.Env = e.baseEnv()
@@ -194,7 +198,7 @@ func startDaemon(t *testing.T, e *env) (stop func()) {
 		}
 	}
 	t.Cleanup(stop)
-	return stop
+	return stop, &logBuf
 }
 
 type txExplain struct {
@@ -215,22 +219,22 @@ type txExplain struct {
 	} `json:"score"`
 }
 
-// waitExplain waits until the daemon stored the execution and returns
-// `sepad explain ID --json`.
-func waitExplain(t *testing.T, e *env, id string) txExplain {
+// waitExplain waits (at most a minute: the machine may be loaded) until
+// the daemon stored the execution and returns `sepad explain ID --json`.
+func waitExplain(t *testing.T, e *env, id string) (txExplain, bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
-		out, errOut, code := e.sepad("explain", id, "--json", "--home", e.State)
+		out, _, code := e.sepad("explain", id, "--json", "--home", e.State)
 		if code == 0 {
 			var x txExplain
 			if err := json.Unmarshal([]byte(out), &x); err != nil {
 				t.Fatalf("sepad explain --json: %v\n%s", err, out)
 			}
-			return x
+			return x, true
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the daemon never stored %s: exit %d\n%s", id, code, errOut)
+			return txExplain{}, false
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
