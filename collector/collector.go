@@ -713,18 +713,19 @@ func (c *Collector) ingest(l line, now time.Time) {
 		c.batch.EventCounts = map[string]int64{}
 	}
 	c.batch.EventCounts[ev.HookEvent]++
-	recv := ev.Time
-	if recv.IsZero() {
-		recv = now
-	} else {
-		if c.oldest.IsZero() || recv.Before(c.oldest) {
-			c.oldest = recv
+	if t := ev.Time; !t.IsZero() {
+		if c.oldest.IsZero() || t.Before(c.oldest) {
+			c.oldest = t
 		}
 		if c.opts.OnCommit != nil {
-			c.times = append(c.times, recv)
+			c.times = append(c.times, t)
 		}
 	}
-	c.addExecutions(c.g.AddAt(&ev, recv))
+	// The idle timeout runs from when the line was read, not from the
+	// event's own time: a backlog of old events (a restart, a spool
+	// copied in) would otherwise be closed between two batches, in the
+	// middle of its turns, and give other executions than sepad score.
+	c.addExecutions(c.g.AddAt(&ev, now))
 }
 
 func (c *Collector) quarantine(l line, reason string, now time.Time) {

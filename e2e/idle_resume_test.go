@@ -93,7 +93,7 @@ func TestSessionContinuesAfterIdleTimeout(t *testing.T) {
 	}
 	for _, x := range doc.Executions {
 		if !ids[x.ID] {
-			t.Errorf("execution %s of sepad score is not in the daemon's store", x.ID)
+			t.Errorf("execution %s of sepad score is not in the daemon's store\nscore: %s\ndaemon: %+v", x.ID, out, got)
 		}
 	}
 	if st := status(t, home); st.Quarantined != 0 {
@@ -111,12 +111,13 @@ func waitExecutions(t *testing.T, home string, n int) []idRow {
 	var doc struct {
 		Executions []idRow `json:"executions"`
 	}
-	for i := 0; i < 200; i++ {
+	deadline := time.Now().Add(90 * time.Second) // generous: CI machines are loaded
+	for time.Now().Before(deadline) {
 		out, _, code := sepad(t, queryEnv(home), nil, "executions", "--json", "--limit", "1000", "--home", home)
 		if code == 0 && json.Unmarshal([]byte(out), &doc) == nil && len(doc.Executions) >= n {
 			return doc.Executions
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("the daemon stored %d executions, want %d", len(doc.Executions), n)
 	return nil
