@@ -655,7 +655,16 @@ func (c *Collector) stepOnce(final bool) error {
 // all are at EOF (false).
 func (c *Collector) readAll(now time.Time) (bool, error) {
 	for _, s := range slices.Clone(c.sources) {
-		if s.follows == nil && s.truncated() {
+		if s.follows != nil {
+			continue
+		}
+		if gone, err := s.retracted(); err != nil {
+			c.log.Warn("cannot check the partial line at the end of a file", "file", s.path, "err", err)
+		} else if gone {
+			c.log.Warn("a partial line was taken back by its writer (a failed write on a full disk?); reading on from the last complete line",
+				"file", s.path, "offset", s.off)
+		}
+		if s.truncated() {
 			if err := c.truncated(s); err != nil {
 				return false, err
 			}

@@ -498,3 +498,111 @@ func TestCloseCommitsPendingLines(t *testing.T) {
 	r.restart()
 	equalIDs(t, r.storedIDs(), expectedIDs(lines))
 }
+
+// TestShortWriteTakenBack: on a full disk the hook's write to the spool is
+// short (the last page takes part of the line), and the hook truncates the
+// partial line away (hooks.appendLocked). A collector that read the
+// partial line in between must not take the shrink for a truncation of
+// the spool: that read the whole spool again (e2e/TestDiskFull: the 300
+// lines written before the disk filled, and the 6 during, doubled).
+func TestShortWriteTakenBack(t *testing.T) {
+	r := newRig(t, nil)
+	a, b := gen(31, 6), gen(32, 6)
+	r.append(r.spool(), a)
+	r.drain()
+	fi, err := os.Stat(r.spool())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The hook's short write, read by the collector, then taken back.
+	f, err := os.OpenFile(r.spool(), os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(b[0][:len(b[0])/2]); err != nil {
+		t.Fatal(err)
+	}
+	r.step()
+	if s := r.c.sources[0]; len(s.buf) == 0 {
+		t.Fatal("the partial line was not read")
+	}
+	if err := f.Truncate(fi.Size()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r.drain()
+	// Space comes back: the line is written whole.
+	r.append(r.spool(), b)
+	r.drain()
+	all := append(append([][]byte{}, a...), b...)
+	if st := r.c.Stats(); st.Truncations != 0 || st.Lines != int64(len(all)) {
+		t.Fatalf("%d truncations, %d lines committed; want 0 and %d (each line once)", st.Truncations, st.Lines, len(all))
+	}
+	if q, _ := r.db.Quarantine(10); len(q) != 0 {
+		t.Fatalf("%d lines quarantined, first at %d: %s", len(q), q[0].Offset, q[0].Reason)
+	}
+	equalIDs(t, r.storedIDs(), expectedIDs(all))
+}
+
+// TestShortWriteReplaced: the partial line the collector holds is taken
+// back and another, longer line written in its place (the next hook, once
+// there is room) before the collector reads again, between two polls or
+// between two reads of one poll: the line is read whole, from the file,
+// not as the stale head followed by the new line's tail.
+func TestShortWriteReplaced(t *testing.T) {
+	for _, between := range []string{"polls", "reads"} {
+		t.Run(between, func(t *testing.T) {
+			r := newRig(t, nil)
+			a, b := gen(33, 6), gen(34, 6)
+			r.append(r.spool(), a)
+			r.drain()
+			fi, err := os.Stat(r.spool())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A short write of a line other than b's first, shorter than it.
+			short := bytes.Repeat([]byte("x"), len(b[0])/2)
+			f, err := os.OpenFile(r.spool(), os.O_WRONLY|os.O_APPEND, 0o600)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(short); err != nil {
+				t.Fatal(err)
+			}
+			r.step()
+			s := r.c.sources[0]
+			if !bytes.Equal(s.buf, short) {
+				t.Fatalf("buffered %q, want the partial line", s.buf)
+			}
+			if err := f.Truncate(fi.Size()); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			r.append(r.spool(), b)
+			if between == "reads" {
+				// The read that follows the one that gave the partial
+				// line, without the check made before each poll.
+				got, err := s.read(1, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 1 || !bytes.Equal(got[0].data, b[0]) || got[0].off != fi.Size() {
+					t.Fatalf("read %d lines, first %.80q at %d; want b's first line at %d", len(got), got[0].data, got[0].off, fi.Size())
+				}
+				if err := s.seekTo(fi.Size()); err != nil { // the rig reads it again
+					t.Fatal(err)
+				}
+				s.lines--
+			}
+			r.drain()
+			all := append(append([][]byte{}, a...), b...)
+			if st := r.c.Stats(); st.Truncations != 0 || st.Lines != int64(len(all)) {
+				t.Fatalf("%d truncations, %d lines committed; want 0 and %d", st.Truncations, st.Lines, len(all))
+			}
+			if q, _ := r.db.Quarantine(10); len(q) != 0 {
+				t.Fatalf("%d lines quarantined, first at %d: %s", len(q), q[0].Offset, q[0].Reason)
+			}
+			equalIDs(t, r.storedIDs(), expectedIDs(all))
+		})
+	}
+}

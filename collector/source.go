@@ -149,12 +149,35 @@ func (s *source) read(max int, out []line) ([]line, error) {
 	}
 	n := 0
 	chunk := make([]byte, 64<<10)
+	// carry is how many leading bytes of buf an earlier Read gave: a line
+	// that starts in them was assembled across Reads, and its head may
+	// be a partial line a writer has since taken back (the hook truncates
+	// a short write away, on a full disk) and replaced by another line.
+	carry := len(s.buf)
 	for n < max {
 		// Consume complete lines already buffered.
 		for n < max {
 			i := bytes.IndexByte(s.buf, '\n')
 			if i < 0 {
 				break
+			}
+			if carry > 0 && !s.skipping {
+				ok, err := s.holds(s.buf[:i+1])
+				if err != nil {
+					return out, err
+				}
+				if !ok {
+					// The head was taken back: read the line again
+					// from the end of the last complete one.
+					if err := s.seekTo(s.off); err != nil {
+						return out, err
+					}
+					carry = 0
+					continue
+				}
+			}
+			if carry -= i + 1; carry < 0 {
+				carry = 0
 			}
 			if s.skipping {
 				s.skipping = false
@@ -184,6 +207,7 @@ func (s *source) read(max int, out []line) ([]line, error) {
 			s.off += int64(len(s.buf))
 			s.buf = s.buf[:0]
 		}
+		carry = len(s.buf)
 		m, err := s.f.Read(chunk)
 		if m > 0 {
 			s.buf = append(s.buf, chunk[:m]...)
@@ -200,9 +224,43 @@ func (s *source) read(max int, out []line) ([]line, error) {
 	return out, nil
 }
 
+// holds reports whether the file holds b at off, where the buffered bytes
+// start.
+func (s *source) holds(b []byte) (bool, error) {
+	got := make([]byte, len(b))
+	n, err := s.f.ReadAt(got, s.off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("read %s: %w", s.path, err)
+	}
+	return n == len(b) && bytes.Equal(got, b), nil
+}
+
+// retracted reports, before a read, whether the partial line buffered past
+// off is no longer in the file: a writer took back a short write (the
+// hook truncates it away when the disk is full) and may have written
+// another line there since. That is not a truncation: every complete line
+// consumed is still there. The buffer is dropped and the line read again
+// from off.
+func (s *source) retracted() (bool, error) {
+	if s.f == nil || len(s.buf) == 0 || s.skipping {
+		return false, nil
+	}
+	fi, err := s.f.Stat()
+	if err != nil || fi.Size() < s.off {
+		return false, nil // truncated: see truncated
+	}
+	ok, err := s.holds(s.buf)
+	if err != nil || ok {
+		return false, err
+	}
+	return true, s.seekTo(s.off)
+}
+
 // truncated reports, before a read, whether the file is now shorter than
 // what was consumed or its first bytes changed (truncated and regrown past
 // the offset): reading on at the old offset would consume foreign bytes.
+// A partial line taken back past the offset is not a truncation
+// (retracted drops it first).
 func (s *source) truncated() bool {
 	if s.f == nil {
 		return false

@@ -417,7 +417,7 @@ func TestDiskFull(t *testing.T) {
 	lostF, dupF := lostDoubled(t, home, "F", during)
 	t.Logf("after space came back: before %d lost %d doubled; during %d lost %d doubled", lostB, dupB, lostF, dupF)
 	if lostB+dupB+lostF+dupF != 0 || inFallback+inSpool != during {
-		t.Fatalf("lost or doubled lines")
+		t.Fatalf("lost or doubled lines; the daemon's log:\n%s", d.stderr)
 	}
 	if in := ingestOf(statusJSON(t, home)); in["stalled"] != false || in["stalls"].(float64) < 1 {
 		t.Fatalf("after recovery: %v", in)
