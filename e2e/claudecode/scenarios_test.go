@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -393,70 +394,77 @@ func TestRealClient(t *testing.T) {
 	}
 }
 
+// streamSession is a headless session fed with stream-json user messages
+// on its stdin.
+type streamSession struct {
+	e      *env
+	cancel context.CancelFunc
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    strings.Builder
+}
+
+func (e *env) startStream() *streamSession {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	s := &streamSession{e: e, cancel: cancel, cmd: e.claudeCmd(ctx, "-p", "--input-format", "stream-json")}
+	in, err := s.cmd.StdinPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	s.in = in
+	s.cmd.Stdout = &s.out
+	s.cmd.Stderr = io.Discard
+	if err := s.cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+// send writes one user message.
+func (s *streamSession) send(text string) {
+	fmt.Fprintf(s.in, `{"type":"user","message":{"role":"user","content":[{"type":"text","text":%q}]}}`+"\n", text)
+}
+
+// end closes stdin, waits for the session and returns its stream.
+func (s *streamSession) end() string {
+	defer s.cancel()
+	s.in.Close()
+	if err := s.cmd.Wait(); err != nil {
+		s.e.t.Logf("claude (stream-json input): %v", err)
+	}
+	return s.out.String()
+}
+
 // streamInput runs a session fed with stream-json user messages: the
 // first at once, the others once the first turn is waiting on release,
 // then releases it.
 func (e *env) streamInput(msgs []string, release chan struct{}) string {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := e.claudeCmd(ctx, "-p", "--input-format", "stream-json")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var out strings.Builder
-	cmd.Stdout = &out
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	msg := func(s string) {
-		fmt.Fprintf(in, `{"type":"user","message":{"role":"user","content":[{"type":"text","text":%q}]}}`+"\n", s)
-	}
-	msg(msgs[0])
+	s := e.startStream()
+	s.send(msgs[0])
 	// Wait until the turn is in progress (its second request is waiting).
 	e.waitRequests(2)
 	for _, m := range msgs[1:] {
-		msg(m)
+		s.send(m)
 	}
 	time.Sleep(300 * time.Millisecond)
 	close(release)
 	// Close stdin once the session has answered everything.
 	e.waitSpool(`"hook_event_name":"Stop"`)
-	in.Close()
-	if err := cmd.Wait(); err != nil {
-		e.t.Logf("claude (stream input): %v", err)
-	}
-	return out.String()
+	return s.end()
 }
 
 // streamTurns runs one session fed with stream-json user messages, each
 // sent once the previous turn has stopped, as a person typing would.
 func (e *env) streamTurns(msgs []string) string {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := e.claudeCmd(ctx, "-p", "--input-format", "stream-json")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var out strings.Builder
-	cmd.Stdout = &out
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
+	s := e.startStream()
 	for i, m := range msgs {
-		fmt.Fprintf(in, `{"type":"user","message":{"role":"user","content":[{"type":"text","text":%q}]}}`+"\n", m)
+		s.send(m)
 		e.waitCount(`"hook_event_name":"Stop"`, i+1)
 	}
-	in.Close()
-	if err := cmd.Wait(); err != nil {
-		e.t.Logf("claude (stream turns): %v", err)
-	}
-	return out.String()
+	return s.end()
 }
 
 func (e *env) waitCount(sub string, n int) {
