@@ -309,6 +309,34 @@ func TestServerSocketAndTCP(t *testing.T) {
 	}
 	// The socket needs no secret.
 	getJSON(t, uc, "http://sepad/v1/skills", &g)
+	// The runtime profiles are on the socket only: a heap profile is a
+	// gzipped protobuf; TCP, even with the secret, does not know the path.
+	for _, c := range []struct {
+		client *http.Client
+		url    string
+		status int
+	}{
+		{uc, "http://sepad/debug/pprof/heap", 200},
+		{uc, "http://sepad/debug/pprof/", 200},
+		{tc, "http://" + s.Addr() + "/debug/pprof/heap", 404},
+		{tc, "http://" + s.Addr() + "/debug/pprof/", 404},
+	} {
+		resp, err := c.client.Get(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: %d, want %d: %.200s", c.url, resp.StatusCode, c.status, body)
+		}
+		if c.status == 200 && strings.HasSuffix(c.url, "heap") && !bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
+			t.Errorf("%s: not a gzipped profile: %.40q", c.url, body)
+		}
+		if c.status == 200 && strings.HasSuffix(c.url, "/") && !strings.Contains(string(body), "heap") {
+			t.Errorf("%s: no heap in the index: %.200s", c.url, body)
+		}
+	}
 	_, mb, _ := get(t, m.Handler(), http.MethodGet, "/metrics")
 	if !strings.Contains(string(mb), "sepad_http_unauthorized_total 6\n") {
 		t.Errorf("401s not counted: %s", mb)

@@ -194,6 +194,8 @@ func (s *Server) Open(ctx context.Context) error {
 				denied = s.o.Metrics.unauthorized.Inc
 			}
 			h = loopbackOnly(requireSecret(s.o.Secret, denied, h))
+		} else {
+			h = withDebug(h) // the profiles: socket only (pprof.go)
 		}
 		srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
 			WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 64 << 10,
