@@ -1,0 +1,266 @@
+package evolve
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/store"
+)
+
+// Bounds of a request (docs/evolve.md, "The request").
+const (
+	// MaxText is the largest prompt file sent: a larger one is refused
+	// (ErrTooLarge) rather than cut, since the answer replaces it whole.
+	MaxText = 64 << 10
+	// WorstRuns is how many of the version's lowest-scoring runs give
+	// evidence.
+	WorstRuns = 3
+	// MaxFailedCalls per run; MaxErrorText and MaxOutputText cut each
+	// failed call's error and each run's final output.
+	MaxFailedCalls = 4
+	MaxErrorText   = 300
+	MaxOutputText  = 600
+	// MaxEvidence bounds the whole evidence section: runs beyond it are
+	// left out and counted.
+	MaxEvidence = 6 << 10
+	// LowOutput is the output_quality below which a run's final output is
+	// shown as evidence.
+	LowOutput = 0.6
+)
+
+// FailedCall is a failed tool call as evidence.
+type FailedCall struct {
+	Tool  string `json:"tool"`
+	Error string `json:"error"`
+}
+
+// Run is one low-scoring execution as evidence.
+type Run struct {
+	Score       float64      `json:"score"`
+	Failed      []FailedCall `json:"failed,omitempty"`
+	Output      string       `json:"output,omitempty"`
+	Corrections int          `json:"corrections,omitempty"`
+	StopError   string       `json:"stop_error,omitempty"`
+}
+
+// Input is everything a request is built from.
+type Input struct {
+	Skill string
+	// File is the prompt file's base name (its directories are not sent).
+	File    string
+	Version int
+	Grade   string
+	Score   float64
+	N       int
+	Text    []byte
+	Choice  Choice
+	Signals []SignalValue
+	Runs    []Run
+	// MinBytes and MaxBytes are the proposal length rule's bounds.
+	MinBytes, MaxBytes int
+}
+
+// Markers around the current text in a request.
+const (
+	BeginText = "=== BEGIN CURRENT TEXT ==="
+	EndText   = "=== END CURRENT TEXT ==="
+)
+
+// Build writes the mutation request: the task and the rules the answer
+// must keep, the strategy's instruction, the weakest signals with their
+// numbers, evidence from the worst runs (cut) and the current text. Its
+// size is the text plus at most about MaxEvidence+3 KiB.
+func Build(in Input) (string, error) {
+	if len(in.Text) > MaxText {
+		return "", fmt.Errorf("%w: %s is %d bytes, more than the %d a request carries", ErrTooLarge, in.File, len(in.Text), MaxText)
+	}
+	st, ok := Lookup(in.Choice.Strategy)
+	if !ok {
+		return "", fmt.Errorf("%w: %q", ErrUnknownStrategy, in.Choice.Strategy)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are improving a prompt file of Claude Code: the skill %q (%s), version v%d.\n", in.Skill, in.File, in.Version)
+	b.WriteString("Answer with the complete new text of the file and nothing else: no preamble, no explanation, no code fence around it.\n\n")
+	b.WriteString("The answer is refused unless it:\n")
+	b.WriteString("- keeps the front matter between the --- lines, every key of it, and the same name;\n")
+	b.WriteString("- keeps every markdown heading of the current text (same level and words; new headings are fine);\n")
+	if in.MaxBytes > 0 {
+		fmt.Fprintf(&b, "- is between %d and %d bytes long (the current text is %d);\n", in.MinBytes, in.MaxBytes, len(in.Text))
+	}
+	b.WriteString("- adds no destructive command and no instruction to ignore earlier instructions.\n\n")
+	fmt.Fprintf(&b, "## Strategy: %s (risk %s)\n\n%s\n\n", st.Name, st.Risk, st.Instruction)
+	fmt.Fprintf(&b, "Chosen because: %s.\n\n", in.Choice.Reason)
+	fmt.Fprintf(&b, "## Signals of v%d (grade %s, %.2f over %d runs)\n\n", in.Version, in.Grade, in.Score, in.N)
+	b.WriteString(signalLines(in.Signals))
+	b.WriteString("\n## Evidence from the worst runs\n\n")
+	b.WriteString(evidence(in.Runs))
+	fmt.Fprintf(&b, "\n## Current text\n\n%s\n%s", BeginText, in.Text)
+	if len(in.Text) > 0 && in.Text[len(in.Text)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	b.WriteString(EndText + "\n")
+	return b.String(), nil
+}
+
+// signalLines lists the signals weakest first (by distance to what is
+// good: sub-scores, so that error_rate's rate counts inverted).
+func signalLines(sigs []SignalValue) string {
+	type row struct {
+		s   SignalValue
+		sub float64
+	}
+	var rows []row
+	for _, s := range sigs {
+		if s.N == 0 {
+			continue
+		}
+		sub := s.Value
+		if s.Signal == fitness.SignalErrorRate {
+			sub = 1 - s.Value
+		}
+		rows = append(rows, row{s, sub})
+	}
+	if len(rows) == 0 {
+		return "- no signal had evidence\n"
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].sub < rows[j].sub })
+	limits := map[string]string{fitness.SignalErrorRate: "weak above 0.3", fitness.SignalEfficiency: "weak below 0.5",
+		fitness.SignalOutput: "weak below 0.6", fitness.SignalStructure: "weak below 0.5", fitness.SignalToolSuccess: "share of tool calls that succeeded"}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "- %s %.2f (%s; %d runs)\n", r.s.Signal, r.s.Value, limits[r.s.Signal], r.s.N)
+	}
+	return b.String()
+}
+
+// evidence writes the runs, each cut, until MaxEvidence.
+func evidence(runs []Run) string {
+	if len(runs) == 0 {
+		return "No run of this version has a score yet.\n"
+	}
+	var b strings.Builder
+	for i, r := range runs {
+		var e strings.Builder
+		fmt.Fprintf(&e, "### Run %d: score %.2f\n", i+1, r.Score)
+		for j, f := range r.Failed {
+			if j == MaxFailedCalls {
+				fmt.Fprintf(&e, "- and %d more failed calls\n", len(r.Failed)-j)
+				break
+			}
+			fmt.Fprintf(&e, "- failed %s: %s\n", f.Tool, quote(cut(f.Error, MaxErrorText)))
+		}
+		if r.Corrections > 0 {
+			fmt.Fprintf(&e, "- the user corrected the answer %d time(s)\n", r.Corrections)
+		}
+		if r.StopError != "" {
+			fmt.Fprintf(&e, "- the turn ended on an API error: %s\n", quote(cut(r.StopError, MaxErrorText)))
+		}
+		if r.Output != "" {
+			fmt.Fprintf(&e, "- final output: %s\n", quote(cut(r.Output, MaxOutputText)))
+		}
+		if b.Len()+e.Len() > MaxEvidence {
+			fmt.Fprintf(&b, "(%d more runs left out: the evidence is limited to %d bytes)\n", len(runs)-i, MaxEvidence)
+			break
+		}
+		b.WriteString(e.String())
+	}
+	return b.String()
+}
+
+// quote shows a piece of text on one line, escaped, so that it cannot
+// pass for the request's own structure.
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// cut keeps at most n bytes of s on a rune boundary and says how much
+// was cut.
+func cut(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	k := n
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return fmt.Sprintf("%s… (cut, %d bytes)", s[:k], len(s))
+}
+
+// Signals are a version's mean signals over its scored executions.
+func Signals(xs []store.Scored) []SignalValue {
+	names := []string{fitness.SignalToolSuccess, fitness.SignalOutput, fitness.SignalEfficiency, fitness.SignalErrorRate, fitness.SignalStructure}
+	sum := map[string]float64{}
+	n := map[string]int{}
+	for i := range xs {
+		r := &xs[i].Result
+		if !r.Scored || r.RubricVersion != fitness.RubricVersion {
+			continue
+		}
+		for _, s := range r.Signals {
+			if s.Present {
+				sum[s.Signal] += s.Value
+				n[s.Signal]++
+			}
+		}
+	}
+	out := make([]SignalValue, 0, len(names))
+	for _, name := range names {
+		v := SignalValue{Signal: name, N: n[name]}
+		if v.N > 0 {
+			v.Value = round4(sum[name] / float64(v.N))
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Worst picks the k lowest-scoring scored executions as evidence: their
+// failed calls with the error text, their final output when its quality
+// was low, corrections and an API error that ended the turn.
+func Worst(xs []store.Scored, k int) []Run {
+	idx := make([]int, 0, len(xs))
+	for i := range xs {
+		if xs[i].Result.Scored {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return xs[idx[a]].Result.Score < xs[idx[b]].Result.Score })
+	if len(idx) > k {
+		idx = idx[:k]
+	}
+	out := make([]Run, 0, len(idx))
+	for _, i := range idx {
+		x := &xs[i]
+		r := Run{Score: x.Result.Score, Corrections: x.Exec.Corrections, StopError: x.Exec.StopError}
+		for _, c := range x.Exec.Calls {
+			if c.OK() {
+				continue
+			}
+			r.Failed = append(r.Failed, FailedCall{Tool: c.Name, Error: callError(&c)})
+		}
+		for _, s := range x.Result.Signals {
+			if s.Signal == fitness.SignalOutput && s.Present && s.Value < LowOutput {
+				r.Output = x.Exec.Output
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func callError(c *execution.ToolCall) string {
+	switch {
+	case c.Error != "":
+		return c.Error
+	case c.Response != "":
+		return c.Response
+	case c.Interrupted:
+		return "interrupted"
+	case c.NoPost:
+		return "no answer from the tool"
+	}
+	return "failed"
+}

@@ -1,0 +1,148 @@
+package evolve
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./evolve -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test ./evolve -update rewrites it):\n%s", name, got)
+	}
+}
+
+const skillText = "---\nname: deploy\ndescription: deploy the shop\n---\n# Deploy\n\nRun the checks, then make deploy.\n\n## Rollback\n\nUse make rollback.\n"
+
+func sampleInput() Input {
+	long := strings.Repeat("make: *** [Makefile:12: step0] Error 2 — ünïcode ", 20)
+	return Input{Skill: "deploy", File: "SKILL.md", Version: 3, Grade: "D", Score: 54.25, N: 7, Text: []byte(skillText),
+		Choice: Choice{Strategy: "constraint_add", Risk: RiskLow, By: "rule", Reason: "error rate 0.42 is above 0.3 (mean over 7 runs)"},
+		Signals: []SignalValue{
+			{Signal: fitness.SignalToolSuccess, Value: 0.6, N: 7}, {Signal: fitness.SignalOutput, Value: 0.45, N: 7},
+			{Signal: fitness.SignalEfficiency, Value: 0.8, N: 7}, {Signal: fitness.SignalErrorRate, Value: 0.42, N: 7},
+			{Signal: fitness.SignalStructure, Value: 0, N: 0},
+		},
+		Runs: []Run{
+			{Score: 31.5, Failed: []FailedCall{{"Bash", "Exit code 2\n" + long}, {"Bash", "Exit code 1"}, {"Read", "file not found"}, {"Bash", "x"}, {"Bash", "y"}},
+				Output: "Error: the deploy failed.\nI was unable to finish the release.", Corrections: 1},
+			{Score: 40, StopError: "overloaded_error"},
+		},
+		MinBytes: 50, MaxBytes: 200}
+}
+
+func TestBuildGolden(t *testing.T) {
+	got, err := Build(sampleInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "request.golden", got)
+	if !strings.Contains(got, BeginText+"\n"+skillText+EndText+"\n") {
+		t.Error("the current text is not between the markers, whole")
+	}
+}
+
+func TestBuildBounds(t *testing.T) {
+	in := sampleInput()
+	huge := strings.Repeat("Error: disk full. ", 400)
+	in.Runs = nil
+	for i := 0; i < 40; i++ {
+		in.Runs = append(in.Runs, Run{Score: float64(i), Failed: []FailedCall{{"Bash", huge}, {"Bash", huge}, {"Bash", huge}}, Output: huge})
+	}
+	got, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) > len(in.Text)+MaxEvidence+3<<10 {
+		t.Errorf("request is %d bytes for a %d-byte text", len(got), len(in.Text))
+	}
+	if !strings.Contains(got, "more runs left out: the evidence is limited to 6144 bytes") {
+		t.Error("left-out runs are not counted")
+	}
+	if !strings.Contains(got, "(cut, 7199 bytes)") {
+		t.Error("a long error is not marked as cut")
+	}
+	in.Text = []byte(strings.Repeat("x", MaxText+1))
+	if _, err := Build(in); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a %d-byte text: %v, want ErrTooLarge", len(in.Text), err)
+	}
+	in.Text = []byte(skillText)
+	in.Choice.Strategy = "nope"
+	if _, err := Build(in); !errors.Is(err, ErrUnknownStrategy) {
+		t.Errorf("unknown strategy: %v", err)
+	}
+}
+
+func TestCutKeepsRunes(t *testing.T) {
+	s := strings.Repeat("é", 10) // 20 bytes
+	got := cut(s, 5)
+	if !strings.HasPrefix(got, "éé… (cut, 20 bytes)") {
+		t.Errorf("cut = %q", got)
+	}
+	if cut(" short ", 10) != "short" {
+		t.Errorf("cut trims: %q", cut(" short ", 10))
+	}
+}
+
+func scored(score float64, out string, outQ float64, calls ...execution.ToolCall) store.Scored {
+	return store.Scored{Exec: execution.Execution{Calls: calls, Output: out, HasOutput: out != "", Corrections: 0, StartedAt: time.Unix(0, 0)},
+		Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Signals: []fitness.Signal{
+			{Signal: fitness.SignalToolSuccess, Present: len(calls) > 0, Value: 0.5},
+			{Signal: fitness.SignalOutput, Present: out != "", Value: outQ},
+			{Signal: fitness.SignalEfficiency, Present: true, Value: 0.9},
+			{Signal: fitness.SignalErrorRate, Present: true, Value: 0.2},
+			{Signal: fitness.SignalStructure, Present: false},
+		}}}
+}
+
+func TestSignalsAndWorst(t *testing.T) {
+	xs := []store.Scored{
+		scored(80, "## Done\n- ok", 0.9),
+		scored(30, "Error: failed", 0.3, execution.ToolCall{Name: "Bash", Failed: true, Error: "Exit code 2"}, execution.ToolCall{Name: "Read"}),
+		scored(50, "meh", 0.5, execution.ToolCall{Name: "Edit", Interrupted: true}),
+		{Result: fitness.Result{Scored: false}},
+	}
+	sigs := Signals(xs)
+	want := map[string]SignalValue{
+		fitness.SignalOutput:    {Signal: fitness.SignalOutput, Value: 0.5667, N: 3},
+		fitness.SignalErrorRate: {Signal: fitness.SignalErrorRate, Value: 0.2, N: 3},
+		fitness.SignalStructure: {Signal: fitness.SignalStructure, N: 0},
+		fitness.SignalToolSuccess: {Signal: fitness.SignalToolSuccess, Value: 0.5, N: 2},
+	}
+	for _, s := range sigs {
+		if w, ok := want[s.Signal]; ok && s != w {
+			t.Errorf("%s = %+v, want %+v", s.Signal, s, w)
+		}
+	}
+	runs := Worst(xs, 2)
+	if len(runs) != 2 || runs[0].Score != 30 || runs[1].Score != 50 {
+		t.Fatalf("worst = %+v", runs)
+	}
+	if len(runs[0].Failed) != 1 || runs[0].Failed[0] != (FailedCall{"Bash", "Exit code 2"}) || runs[0].Output != "Error: failed" {
+		t.Errorf("run 1 = %+v", runs[0])
+	}
+	if runs[1].Failed[0].Error != "interrupted" || runs[1].Output != "meh" {
+		t.Errorf("run 2 = %+v", runs[1])
+	}
+}
