@@ -125,9 +125,9 @@ func TestSignalsAndWorst(t *testing.T) {
 	}
 	sigs := Signals(xs)
 	want := map[string]SignalValue{
-		fitness.SignalOutput:    {Signal: fitness.SignalOutput, Value: 0.5667, N: 3},
-		fitness.SignalErrorRate: {Signal: fitness.SignalErrorRate, Value: 0.2, N: 3},
-		fitness.SignalStructure: {Signal: fitness.SignalStructure, N: 0},
+		fitness.SignalOutput:      {Signal: fitness.SignalOutput, Value: 0.5667, N: 3},
+		fitness.SignalErrorRate:   {Signal: fitness.SignalErrorRate, Value: 0.2, N: 3},
+		fitness.SignalStructure:   {Signal: fitness.SignalStructure, N: 0},
 		fitness.SignalToolSuccess: {Signal: fitness.SignalToolSuccess, Value: 0.5, N: 2},
 	}
 	for _, s := range sigs {

@@ -94,7 +94,7 @@ func TestChooseDraw(t *testing.T) {
 		{5.31 / 8.3, "clarify"},
 		{6.81 / 8.3, "simplify"},
 		{0.999999, "simplify"},
-		{1, "simplify"},   // clamped below 1
+		{1, "simplify"},          // clamped below 1
 		{-0.5, "constraint_add"}, // clamped at 0
 	}
 	for _, c := range cases {
