@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/sepad/sepad/checks"
 )
 
 // Default is the embedded default configuration file.
@@ -34,10 +36,15 @@ type Config struct {
 	Hook              Hook              `yaml:"hook"`
 	Mutation          Mutation          `yaml:"mutation"`
 	Pricing           Pricing           `yaml:"pricing"`
+	Scoring           Scoring           `yaml:"scoring"`
 
 	// SkillMutation holds the per-skill mutation overrides
 	// (skills.<name>.mutation), by skill name.
 	SkillMutation map[string]MutationOverride `yaml:"-"`
+	// SkillChecks holds each skill's own checks (skills.<name>.checks),
+	// compiled, by skill name; SkillCheckDefs the definitions as written.
+	SkillChecks    map[string][]*checks.Check `yaml:"-"`
+	SkillCheckDefs map[string][]checks.Def    `yaml:"-"`
 
 	// Source names the user file applied on top of the defaults, or "".
 	Source string `yaml:"-"`
@@ -74,6 +81,15 @@ type Collector struct {
 	// removed (at the daemon's start and daily; grades, versions and
 	// decisions are kept). 0 keeps everything.
 	Retention time.Duration `yaml:"retention"`
+}
+
+// Scoring sets the nominal weights of the optional signals (docs/rubric.md):
+// a person's label and a skill's own checks. The five SEPA signals keep
+// theirs; a weight other than the default is written into the rubric
+// version, so scores under other weights are never aggregated together.
+type Scoring struct {
+	LabelWeight  float64 `yaml:"label_weight"`
+	ChecksWeight float64 `yaml:"checks_weight"`
 }
 
 // Hook configures `sepad hook`.
@@ -354,6 +370,14 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	if err := c.Pricing.validate(bad); err != nil {
 		return err
 	}
+	for _, w := range []struct {
+		key string
+		v   float64
+	}{{"scoring.label_weight", c.Scoring.LabelWeight}, {"scoring.checks_weight", c.Scoring.ChecksWeight}} {
+		if !(w.v >= 0 && w.v <= 1) {
+			return bad(w.key, "must be a nominal weight in [0, 1] (the five SEPA signals weigh 1 together), got %v", w.v)
+		}
+	}
 	home, _ := os.UserHomeDir()
 	for _, r := range m.ExtraRoots {
 		switch {
@@ -398,6 +422,12 @@ func (c *Config) clone() Config {
 	out.SkillMutation = map[string]MutationOverride{}
 	for k, v := range c.SkillMutation {
 		out.SkillMutation[k] = v
+	}
+	out.SkillChecks = map[string][]*checks.Check{}
+	out.SkillCheckDefs = map[string][]checks.Def{}
+	for k, v := range c.SkillChecks {
+		out.SkillChecks[k] = append([]*checks.Check(nil), v...)
+		out.SkillCheckDefs[k] = append([]checks.Def(nil), c.SkillCheckDefs[k]...)
 	}
 	out.Pricing.Models = map[string]ModelPrice{}
 	for k, v := range c.Pricing.Models {

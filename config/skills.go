@@ -1,9 +1,13 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/sepad/sepad/checks"
 )
 
 // MutationOverride is a skill's own mutation settings, under
@@ -94,6 +98,9 @@ func (c *Config) splitSkills(file string, root *yaml.Node, lines map[string]int)
 		}
 		key := joinKey("skills", k.Value)
 		lines[key] = k.Line
+		if err := c.takeChecks(file, k.Value, val, lines); err != nil {
+			return err
+		}
 		var e skillEntry
 		if err := decodeNode(file, val, reflect.ValueOf(&e).Elem(), key, lines); err != nil {
 			return err
@@ -149,4 +156,82 @@ func (c *Config) validateSkills(bad func(key, format string, a ...any) error) er
 		}
 	}
 	return nil
+}
+
+// takeChecks takes the checks key out of a long-form skills.<name> entry,
+// compiles every check and keeps them in c.SkillChecks; a bad check is an
+// *Error naming the file, the line and the key
+// (skills.NAME.checks[I].FIELD).
+func (c *Config) takeChecks(file, name string, entry *yaml.Node, lines map[string]int) error {
+	rest := entry.Content[:0:0]
+	var list, listKey *yaml.Node
+	for i := 0; i+1 < len(entry.Content); i += 2 {
+		if entry.Content[i].Value == "checks" {
+			listKey, list = entry.Content[i], entry.Content[i+1]
+			continue
+		}
+		rest = append(rest, entry.Content[i], entry.Content[i+1])
+	}
+	if list == nil {
+		return nil
+	}
+	entry.Content = rest
+	key := "skills." + name + ".checks"
+	lines[key] = listKey.Line
+	if list.Kind == yaml.ScalarNode && list.Tag == "!!null" {
+		c.setChecks(name, nil, nil)
+		return nil
+	}
+	if list.Kind != yaml.SequenceNode {
+		return &Error{File: file, Line: list.Line, Key: key, Msg: "expected a list of checks (- type: exact_match ...)"}
+	}
+	defs := make([]checks.Def, 0, len(list.Content))
+	compiled := make([]*checks.Check, 0, len(list.Content))
+	for i, n := range list.Content {
+		ck := fmt.Sprintf("%s[%d]", key, i)
+		lines[ck] = n.Line
+		var d checks.Def
+		if err := decodeNode(file, n, reflect.ValueOf(&d).Elem(), ck, lines); err != nil {
+			return err
+		}
+		cc, err := checks.Compile(d)
+		var fe *checks.FieldError
+		if errors.As(err, &fe) {
+			at := ck
+			if fe.Field != "" {
+				at = ck + "." + fe.Field
+			}
+			line := lines[at]
+			if line == 0 {
+				line = n.Line
+			}
+			return &Error{File: file, Line: line, Key: at, Msg: fe.Msg}
+		}
+		if err != nil {
+			return &Error{File: file, Line: n.Line, Key: ck, Msg: err.Error()}
+		}
+		defs = append(defs, d)
+		compiled = append(compiled, cc)
+	}
+	c.setChecks(name, defs, compiled)
+	return nil
+}
+
+func (c *Config) setChecks(name string, defs []checks.Def, compiled []*checks.Check) {
+	if c.SkillChecks == nil {
+		c.SkillChecks = map[string][]*checks.Check{}
+		c.SkillCheckDefs = map[string][]checks.Def{}
+	}
+	if len(compiled) == 0 {
+		delete(c.SkillChecks, name)
+		delete(c.SkillCheckDefs, name)
+		return
+	}
+	c.SkillChecks[name] = compiled
+	c.SkillCheckDefs[name] = defs
+}
+
+// ChecksFor returns the compiled checks of a skill name (nil: none).
+func (c *Config) ChecksFor(skill string) []*checks.Check {
+	return c.SkillChecks[skill]
 }
