@@ -795,6 +795,7 @@ func (c *Collector) commit(now time.Time) error {
 		return fmt.Errorf("commit %d lines: %w", c.batchLines, err)
 	}
 	lat := time.Since(start)
+	c.transcriptsCommitted(b.Transcripts)
 	for _, col := range b.Collisions {
 		c.log.Error("execution not stored: its ID is taken; quarantined", "id", col.ID, "held", col.Held, "refused", col.New)
 	}

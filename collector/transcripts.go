@@ -8,21 +8,34 @@ import (
 	"github.com/sepad/sepad/transcript"
 )
 
-// restoreTranscripts gives the tracker the committed read positions.
+// restoreTranscripts has the tracker load each committed read position
+// from the store when it needs it, rather than holding them all: there is
+// one per session transcript ever read, so they would grow without bound.
 func (c *Collector) restoreTranscripts() error {
 	if c.opts.Transcripts == nil {
 		return nil
 	}
-	offs, err := c.db.TranscriptOffsets()
-	if err != nil {
-		return fmt.Errorf("restore transcript offsets: %w", err)
+	c.opts.Transcripts.Load = func(path string) (transcript.State, bool, error) {
+		o, ok, err := c.db.TranscriptOffset(path)
+		if err != nil {
+			return transcript.State{}, false, fmt.Errorf("load transcript offset: %w", err)
+		}
+		return transcript.State{Path: o.Path, Offset: o.Offset, LastMessage: o.LastMessage}, ok, nil
+	}
+	return nil
+}
+
+// transcriptsCommitted lets the tracker forget the read positions a
+// commit stored.
+func (c *Collector) transcriptsCommitted(offs []store.TranscriptOffset) {
+	if c.opts.Transcripts == nil || len(offs) == 0 {
+		return
 	}
 	states := make([]transcript.State, len(offs))
 	for i, o := range offs {
 		states[i] = transcript.State{Path: o.Path, Offset: o.Offset, LastMessage: o.LastMessage}
 	}
-	c.opts.Transcripts.Restore(states)
-	return nil
+	c.opts.Transcripts.Committed(states)
 }
 
 // enrich reads a closed execution's part of its transcript before it is

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,5 +161,55 @@ func TestTranscriptTruncated(t *testing.T) {
 	offs, _ := tr.db.TranscriptOffsets()
 	if x.Exec.Usage == nil || x.Exec.Usage.Messages != 1 || len(offs) != 1 || offs[0].Offset != int64(len(strings.Join(lines[:7], ""))) {
 		t.Errorf("usage %+v reason %q offsets %+v", x.Exec.Usage, x.Exec.UsageReason, offs)
+	}
+}
+
+// The tracker's read positions do not pile up in memory: one transcript
+// per session, N sessions ingested in separate batches, and after every
+// commit the tracker remembers none of them; the store has them all, and
+// a restarted collector does not load them up front.
+func TestTranscriptPositionsNotKeptInMemory(t *testing.T) {
+	tr := newTranscriptRig(t, nil)
+	tracker := tr.opts.Transcripts
+	spool, err := os.ReadFile(filepath.Join("testdata", "transcript_spool.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sid = "23dcffeb-938d-45c5-987d-5b9bf98eb7f4"
+	tr.clk.t = time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC) // a backlog: no waiting
+	const n = 40
+	for i := 0; i < n; i++ {
+		s := fmt.Sprintf("%s-%03d", sid[:30], i)
+		p := filepath.Join(filepath.Dir(tr.path), s+".jsonl")
+		if err := os.WriteFile(p, tr.full, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b := bytes.ReplaceAll(spool, []byte("@TRANSCRIPT@"), []byte(p))
+		b = bytes.ReplaceAll(b, []byte(sid), []byte(s))
+		tr.append(tr.spool(), bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")))
+		tr.steps()
+		if m := tracker.Remembered(); m != 0 {
+			t.Fatalf("after session %d: %d positions in memory", i, m)
+		}
+		o, ok, err := tr.db.TranscriptOffset(p)
+		if err != nil || !ok || o.Offset == 0 {
+			t.Fatalf("session %d: stored position %+v %v %v", i, o, ok, err)
+		}
+	}
+	xs := mustIDs(t, tr.db)
+	if len(xs) != n {
+		t.Fatalf("%d executions, want %d", len(xs), n)
+	}
+	for _, x := range xs {
+		if u := x.Exec.Usage; u == nil || u.Messages != 4 {
+			t.Fatalf("execution %s: usage %+v (%s)", x.Exec.ID, u, x.Exec.UsageReason)
+		}
+	}
+	if offs, err := tr.db.TranscriptOffsets(); err != nil || len(offs) != n {
+		t.Fatalf("%d positions stored (%v), want %d", len(offs), err, n)
+	}
+	tr.restart()
+	if m := tracker.Remembered(); m != 0 {
+		t.Errorf("a restart loaded %d positions", m)
 	}
 }

@@ -140,3 +140,25 @@ func (db *DB) TranscriptOffsets() ([]TranscriptOffset, error) {
 	})
 	return out, err
 }
+
+// TranscriptOffset returns the read position of one transcript (ok false:
+// none stored), for a collector that keeps in memory only the positions
+// it has not committed yet.
+func (db *DB) TranscriptOffset(path string) (o TranscriptOffset, ok bool, err error) {
+	err = db.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bTranscripts)
+		if b == nil {
+			return nil
+		}
+		v := b.Get([]byte(path))
+		if v == nil {
+			return nil
+		}
+		if err := json.Unmarshal(v, &o); err != nil {
+			return fmt.Errorf("decode transcript offset %q: %w", path, err)
+		}
+		ok = true
+		return nil
+	})
+	return o, ok, err
+}

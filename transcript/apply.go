@@ -94,7 +94,10 @@ func Apply(x *execution.Execution, w Window, prices Prices) {
 
 // Tracker reads the transcripts of the executions it is given, each from
 // where the previous execution of the same file stopped. It remembers one
-// State per file; Dirty returns those that moved, for the store.
+// State per file; Dirty returns those that moved, for the store. With
+// Load set it remembers only the positions not yet committed (Committed
+// forgets the others), so its memory is bounded by what one batch moved,
+// not by the number of sessions ever read.
 type Tracker struct {
 	// ClaudeDir is the user's Claude Code configuration directory:
 	// transcripts are only read below its projects/.
@@ -107,18 +110,35 @@ type Tracker struct {
 	// still be written (default 2s): a window with no record past the
 	// end is read again until then.
 	Wait time.Duration
+	// Load, when set, returns the committed position of a file the
+	// tracker does not remember (ok false: never read). Without it the
+	// tracker remembers every position it moved.
+	Load func(path string) (st State, ok bool, err error)
 
 	states map[string]State
 	dirty  map[string]bool
 }
 
-// Restore sets the remembered positions (from the store).
-func (t *Tracker) Restore(states []State) {
-	t.states = map[string]State{}
+// Committed tells the tracker that these positions are stored: with Load
+// set it forgets each one it still remembers as committed (Load gives it
+// back when the file's next execution closes); a position that moved
+// since is kept. Without Load it does nothing.
+func (t *Tracker) Committed(states []State) {
+	if t.Load == nil {
+		return
+	}
 	for _, s := range states {
-		t.states[s.Path] = s
+		if cur, ok := t.states[s.Path]; ok && cur == s && !t.dirty[s.Path] {
+			delete(t.states, s.Path)
+		}
+	}
+	if len(t.states) == 0 {
+		t.states = nil // a map does not shrink: let a large one go
 	}
 }
+
+// Remembered is the number of positions the tracker holds in memory.
+func (t *Tracker) Remembered() int { return len(t.states) }
 
 // Dirty returns the positions that moved since the last call, sorted by
 // path, and forgets that they moved.
@@ -157,6 +177,15 @@ func (t *Tracker) Enrich(x *execution.Execution, now func() time.Time, sleep fun
 	}
 	deadline := x.EndedAt.Add(wait)
 	st, ok := t.states[path]
+	if !ok && t.Load != nil {
+		var err error
+		if st, ok, err = t.Load(path); err != nil {
+			// Reading from the start would count the file's earlier
+			// executions again.
+			x.UsageReason = "the transcript's read position cannot be loaded: " + err.Error()
+			return
+		}
+	}
 	if !ok {
 		st = State{Path: path}
 	}

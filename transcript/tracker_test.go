@@ -1,0 +1,82 @@
+package transcript
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/execution"
+)
+
+// With Load set the tracker keeps only the positions not yet committed:
+// after Committed it remembers nothing, and the file's next execution
+// reads on from the loaded position, exactly as a tracker that kept it in
+// memory does (a tracker that started from the file's beginning instead
+// would count the first execution's message again).
+func TestTrackerForgetsCommittedPositions(t *testing.T) {
+	dir, proj := claudeDir(t)
+	p := filepath.Join(proj, "s.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines(t, "session.jsonl"), "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ends := []time.Time{ts("2026-11-24T04:49:04.300Z"), ts("2026-11-24T04:49:04.81865119Z")}
+	late := func() time.Time { return ends[1].Add(time.Hour) } // a backlog: no waiting
+	nosleep := func(time.Duration) { t.Error("slept") }
+	run := func(tr *Tracker, commit func([]State)) []*execution.Usage {
+		var us []*execution.Usage
+		for _, end := range ends {
+			x := &execution.Execution{SessionID: "s", TranscriptPath: p, EndedAt: end}
+			tr.Enrich(x, late, nosleep)
+			if x.Usage == nil {
+				t.Fatalf("no usage: %s", x.UsageReason)
+			}
+			us = append(us, x.Usage)
+			commit(tr.Dirty())
+		}
+		return us
+	}
+	kept := run(&Tracker{Wait: time.Second, ClaudeDir: dir}, func([]State) {})
+
+	stored := map[string]State{} // what a store holds
+	tr := &Tracker{Wait: time.Second, ClaudeDir: dir, Load: func(path string) (State, bool, error) {
+		st, ok := stored[path]
+		return st, ok, nil
+	}}
+	got := run(tr, func(d []State) {
+		for _, s := range d {
+			stored[s.Path] = s
+		}
+		tr.Committed(d)
+		if n := tr.Remembered(); n != 0 {
+			t.Errorf("%d positions remembered after their commit", n)
+		}
+	})
+	for i := range kept {
+		if got[i].Messages != kept[i].Messages || got[i].InputTokens != kept[i].InputTokens {
+			t.Errorf("execution %d: %+v with Load, %+v kept in memory", i, got[i], kept[i])
+		}
+	}
+	if got[0].Messages != 1 || got[1].Messages != 3 || got[1].InputTokens != 360 {
+		t.Errorf("usages %+v %+v", got[0], got[1])
+	}
+
+	// A position not committed yet is kept; a position that cannot be
+	// loaded leaves the usage absent rather than read from the start.
+	tr2 := &Tracker{Wait: time.Second, ClaudeDir: dir, Load: func(string) (State, bool, error) { return State{}, false, nil }}
+	x := &execution.Execution{SessionID: "s", TranscriptPath: p, EndedAt: ends[0]}
+	tr2.Enrich(x, late, nosleep)
+	d := tr2.Dirty()
+	tr2.Committed([]State{{Path: p, Offset: d[0].Offset - 1}})
+	if tr2.Remembered() != 1 {
+		t.Errorf("a position other than the committed one was forgotten")
+	}
+	tr3 := &Tracker{Wait: time.Second, ClaudeDir: dir, Load: func(string) (State, bool, error) { return State{}, false, errors.New("disk on fire") }}
+	y := &execution.Execution{SessionID: "s", TranscriptPath: p, EndedAt: ends[1]}
+	tr3.Enrich(y, late, nosleep)
+	if y.Usage != nil || !strings.Contains(y.UsageReason, "disk on fire") {
+		t.Errorf("load failure: usage %+v reason %q", y.Usage, y.UsageReason)
+	}
+}
