@@ -105,6 +105,10 @@ type Sample struct {
 	// uses them (when empty it falls back to N, Mean and SD); they are not
 	// recorded with a decision.
 	Scores []float64 `json:"-"`
+	// Omitted is how many scores are left out of Scores, between its
+	// newest and its oldest (the engine keeps at most max_samples of each
+	// end, all the method reads); N counts them.
+	Omitted int `json:"-"`
 	// Signals are the version's mean fitness signals (explain.go).
 	Signals []SignalMean `json:"signals,omitempty"`
 }
@@ -194,10 +198,10 @@ func Decide(skillKey, baseHash, candHash string, base, cand Sample, o Options) D
 	base.Hash, cand.Hash = baseHash, candHash
 	base.Scores, cand.Scores = finite(base.Scores), finite(cand.Scores)
 	if len(base.Scores) > 0 {
-		base.N = len(base.Scores)
+		base.N = len(base.Scores) + base.Omitted
 	}
 	if len(cand.Scores) > 0 {
-		cand.N = len(cand.Scores)
+		cand.N = len(cand.Scores) + cand.Omitted
 	}
 	d := Decision{Method: o.Method, Baseline: base, Candidate: cand,
 		Options:      OptionsAt{o.MinSamples, o.MaxSamples, o.Confidence, o.Exploration},

@@ -142,6 +142,9 @@ type Engine struct {
 	// samples caches each version's scores in commit order, so evaluating
 	// after every execution costs no store reads.
 	samples map[string]*versionSample
+	// keep is how many of its oldest and newest scores a versionSample
+	// keeps: at least every skill's max_samples (keepFor).
+	keep int
 	// bestOther caches, per skill, what the baseline's safety check needs
 	// of the other versions (see clearlySafe).
 	bestOther map[string]bestOther
@@ -166,9 +169,21 @@ func NewEngine(db *store.DB, o EngineOptions) *Engine {
 	if o.ClaudeDir == "" && o.UserHome != "" {
 		o.ClaudeDir = filepath.Join(o.UserHome, ".claude")
 	}
-	return &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
+	e := &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
 		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{},
 		bestOther: map[string]bestOther{}, kept: map[string]bool{}}
+	e.keep = keepFor(o)
+	for name := range o.Skills {
+		e.keep = max(e.keep, keepFor(e.optsFor(name)))
+	}
+	return e
+}
+
+// keepFor is how many scores of each end of a version's history a
+// decision with o can read: max_samples (or min_samples, or the default
+// max_samples, as Options.normalised settles them), at least keepDefault.
+func keepFor(o EngineOptions) int {
+	return max(keepDefault, o.Decide.MaxSamples, o.Decide.MinSamples, DefaultOptions().MaxSamples)
 }
 
 type discard struct{}
@@ -493,9 +508,20 @@ func safetyMin(o EngineOptions) int {
 	return max(o.GradeMin, o.Decide.MinSamples)
 }
 
-// versionSample is a version's scored executions in commit order.
+// versionSample is a version's scored executions in commit order: the
+// counts and accumulators over all of them, but only the oldest keep
+// scores and the newest keep (a ring), which is all a decision and an
+// aggregate read (the candidate's oldest max_samples, the baseline's
+// newest max_samples, the newest aggregate window; keep is at least each
+// of these). Its memory is bounded by keep, not by the version's number
+// of executions.
 type versionSample struct {
-	scores        []float64 // oldest first
+	// keep bounds first and last (at least 1; 0 means keepDefault).
+	keep int
+	// first holds the oldest scores, up to keep; last the ones after
+	// them, up to keep, then a ring whose oldest entry is at next.
+	first, last   []float64
+	next          int
 	calls, failed int
 	// n, mean and m2 are Welford's accumulators over scores, so that an
 	// aggregate costs the window, not the history.
@@ -506,12 +532,27 @@ type versionSample struct {
 	sig signalSums
 }
 
+// keepDefault is versionSample.keep when unset: the default aggregate
+// window (100) and more than the default max_samples (60).
+const keepDefault = 100
+
 func (v *versionSample) add(x *store.Scored) {
 	if !x.Result.Scored || x.Result.RubricVersion != fitness.RubricVersion {
 		return
 	}
 	sc := x.Result.Score
-	v.scores = append(v.scores, sc)
+	if v.keep <= 0 {
+		v.keep = keepDefault
+	}
+	switch {
+	case len(v.first) < v.keep:
+		v.first = append(v.first, sc)
+	case len(v.last) < v.keep:
+		v.last = append(v.last, sc)
+	default:
+		v.last[v.next] = sc
+		v.next = (v.next + 1) % v.keep
+	}
 	v.n++
 	d := sc - v.mean
 	v.mean += d / float64(v.n)
@@ -521,27 +562,34 @@ func (v *versionSample) add(x *store.Scored) {
 	v.sig.add(x.Result.Signals)
 }
 
+// omitted is how many scores were added and not kept (between first and
+// last).
+func (v *versionSample) omitted() int { return v.n - len(v.first) - len(v.last) }
+
+// newestFirst returns the kept scores, newest first: all of them while
+// omitted is 0, else the newest keep followed by the oldest keep.
 func (v *versionSample) newestFirst() []float64 {
-	out := make([]float64, len(v.scores))
-	for i, s := range v.scores {
-		out[len(out)-1-i] = s
+	out := make([]float64, 0, len(v.first)+len(v.last))
+	for i := range v.last {
+		out = append(out, v.last[(v.next+len(v.last)-1-i)%len(v.last)])
+	}
+	for i := len(v.first) - 1; i >= 0; i-- {
+		out = append(out, v.first[i])
 	}
 	return out
 }
 
 // aggregate is the version's aggregate, built as an aggregate.State (the
 // same accumulation as the store's, equal to aggregate.Compute over
-// newestFirst) from the accumulators and the newest window of scores.
+// all its scores newest first) from the accumulators and the newest
+// window of scores.
 func (v *versionSample) aggregate() aggregate.Aggregate {
 	w := v.o.Window
 	if w <= 0 {
 		w = 100 // aggregate.Options' default
 	}
-	w = min(w, len(v.scores))
-	recent := make([]float64, w)
-	for i := range recent {
-		recent[i] = v.scores[len(v.scores)-1-i]
-	}
+	recent := v.newestFirst()
+	recent = recent[:min(w, len(recent))]
 	st := aggregate.State{N: v.n, Mean: v.mean, M2: v.m2, Recent: recent}
 	return st.Aggregate(v.o)
 }
@@ -556,7 +604,7 @@ func (v *versionSample) failRate() float64 {
 func (v *versionSample) sample(ver *store.Version) Sample {
 	a := v.aggregate()
 	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst(),
-		Signals: v.sig.means(v.n)}
+		Omitted: v.omitted(), Signals: v.sig.means(v.n)}
 }
 
 // sampleOf returns the cached sample of a version, loading from the store
@@ -566,7 +614,8 @@ func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, erro
 	if s, ok := e.samples[ck]; ok {
 		return s, nil
 	}
-	s := &versionSample{o: e.db.AggregateOptions()}
+	ao := e.db.AggregateOptions()
+	s := &versionSample{o: ao, keep: max(e.keep, ao.Window)}
 	if seq > 1 {
 		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: version, MaxSeq: seq - 1})
 		if err != nil {

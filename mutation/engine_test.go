@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -162,19 +164,80 @@ func TestAcceptedVersionGradedFRollsBack(t *testing.T) {
 
 // TestVersionSampleAggregateEqualsCompute: the engine's incremental
 // aggregate of a version equals aggregate.Compute over all its scores, for
-// histories shorter and longer than the window.
+// histories shorter and longer than the window and than what it keeps; it
+// keeps at most 2·keep scores however many it was given, and a decision
+// from its sample equals one from the whole history.
 func TestVersionSampleAggregateEqualsCompute(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(7, 7))
-	for _, o := range []aggregate.Options{aggregate.DefaultOptions(), {Weights: []float64{1, 0.5}, Trim: 0.2, MinSamples: 5, Window: 7}} {
-		v := &versionSample{o: o}
-		for i := 0; i < 300; i++ {
+	for _, c := range []struct {
+		o    aggregate.Options
+		keep int
+	}{{aggregate.DefaultOptions(), 0}, {aggregate.Options{Weights: []float64{1, 0.5}, Trim: 0.2, MinSamples: 5, Window: 7}, 60}} {
+		o := c.o
+		v := &versionSample{o: o, keep: c.keep}
+		var all []float64 // newest first
+		for i := 0; i < 1000; i++ {
 			sc := math.Round(rnd.Float64()*10000) / 100
 			v.add(&store.Scored{Exec: execution.Execution{Calls: []execution.ToolCall{{Name: "Bash", Done: true}}},
 				Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: sc}})
-			want, _ := aggregate.Compute(v.newestFirst(), o)
+			all = append([]float64{sc}, all...)
+			want, _ := aggregate.Compute(all, o)
 			if got := v.aggregate(); got != want {
 				t.Fatalf("window %d, after %d scores: %+v, Compute %+v", o.Window, i+1, got, want)
 			}
+			keep := max(c.keep, 1)
+			if c.keep == 0 {
+				keep = keepDefault
+			}
+			kept := v.newestFirst()
+			if len(kept) != min(i+1, 2*keep) || len(kept)+v.omitted() != i+1 || cap(v.first) > 2*keep || cap(v.last) > 2*keep {
+				t.Fatalf("after %d scores: %d kept, %d omitted, caps %d %d", i+1, len(kept), v.omitted(), cap(v.first), cap(v.last))
+			}
+			// The kept scores are the newest and the oldest, in order.
+			n := min(len(kept), keep)
+			if !slices.Equal(kept[:n], all[:n]) || !slices.Equal(kept[len(kept)-n:], all[len(all)-n:]) {
+				t.Fatalf("after %d scores: kept %v, all %v", i+1, kept, all)
+			}
+			if i%97 == 0 || i == 999 {
+				// A baseline and a candidate with these scores are decided
+				// the same from the kept ones as from all.
+				d := DefaultOptions()
+				d.MaxSamples = min(keep, 60)
+				full := Sample{Scores: all, Mean: 50, SD: 10}
+				part := Sample{Scores: kept, Omitted: v.omitted(), Mean: 50, SD: 10}
+				ref := Sample{Scores: all[:len(all)/2+1], Mean: 50, SD: 10}
+				if a, b := Decide("k", "b", "c", ref, full, d), Decide("k", "b", "c", ref, part, d); !reflect.DeepEqual(stripScores(a), stripScores(b)) {
+					t.Fatalf("after %d scores, as the candidate: %+v from all, %+v from the kept", i+1, a, b)
+				}
+				if a, b := Decide("k", "b", "c", full, ref, d), Decide("k", "b", "c", part, ref, d); !reflect.DeepEqual(stripScores(a), stripScores(b)) {
+					t.Fatalf("after %d scores, as the baseline: %+v from all, %+v from the kept", i+1, a, b)
+				}
+			}
+		}
+	}
+}
+
+// stripScores drops what Decide was given but does not record.
+func stripScores(d Decision) Decision {
+	d.Baseline.Scores, d.Candidate.Scores, d.Baseline.Omitted, d.Candidate.Omitted = nil, nil, 0, 0
+	return d
+}
+
+// The engine keeps enough of each version's scores for every skill's
+// max_samples, overrides included.
+func TestEngineKeepsMaxSamples(t *testing.T) {
+	seven := 700
+	for _, c := range []struct {
+		o    EngineOptions
+		want int
+	}{
+		{EngineOptions{}, keepDefault},
+		{EngineOptions{Decide: Options{MaxSamples: 500}}, 500},
+		{EngineOptions{Decide: Options{MinSamples: 300, MaxSamples: 20}}, 300},
+		{EngineOptions{Decide: Options{MaxSamples: 500}, Skills: map[string]Override{"deploy": {MaxSamples: &seven}}}, 700},
+	} {
+		if got := NewEngine(nil, c.o).keep; got != c.want {
+			t.Errorf("%+v: keeps %d, want %d", c.o.Decide, got, c.want)
 		}
 	}
 }
