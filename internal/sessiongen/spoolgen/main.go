@@ -64,17 +64,23 @@ func options(seed uint64, start time.Time) sessiongen.Options {
 }
 
 // trickle appends n events to out at rate events a second, in ticks of
-// 100 ms, each under the spool lock.
+// 100 ms, each under the spool lock. A tick that comes late (a loaded
+// machine drops ticks) writes what the missed ones would have, so the
+// rate holds on average: by t seconds, rate·t events.
 func trickle(out string, n, rate int) error {
 	lock := filepath.Join(filepath.Dir(out), "spool.lock")
-	per := max(rate/10, 1)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var pending [][]byte
 	seed := uint64(1_000_000)
+	start := time.Now()
 	for written := 0; written < n; {
 		<-tick.C
-		k := min(per, n-written)
+		due := int(time.Since(start).Seconds() * float64(rate))
+		k := min(max(due-written, 0), n-written)
+		if k == 0 {
+			continue
+		}
 		var b []byte
 		for i := 0; i < k; i++ {
 			if len(pending) == 0 {
