@@ -110,33 +110,10 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 	if err := pinnedRefusal(sk.Name, st); err != nil {
 		return Record{}, err
 	}
-	var base, cur *store.Version
-	for i := range sk.Versions {
-		v := &sk.Versions[i]
-		if v.Hash == st.Baseline {
-			base = v
-		}
-		if v.Hash == sk.Current {
-			cur = v
-		}
-	}
-	if base == nil {
-		base = cur
-	}
-	h := ProposalHistory{Recent: st.Proposals, Now: e.opts.Now().UTC()}
-	if cur != nil {
-		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: cur.Hash})
-		if err != nil {
-			return Record{}, err
-		}
-		h.SinceChange = len(xs)
-	}
-	recent, err := e.db.Executions(store.Filter{SkillKey: key, Limit: 3})
+	base, cur := baseAndCurrent(sk, st)
+	h, err := e.proposalHistory(key, st, cur)
 	if err != nil {
 		return Record{}, err
-	}
-	for _, x := range recent {
-		h.Last3 = append(h.Last3, x.Result.Score)
 	}
 	var baseContent []byte
 	if base != nil {
@@ -230,4 +207,70 @@ func (e *Engine) lastRecord(key string) Record {
 	var r Record
 	json.Unmarshal(ds[0].Payload, &r)
 	return r
+}
+
+// baseAndCurrent returns the skill's baseline (the version in the file
+// when there is none yet) and the version in the file.
+func baseAndCurrent(sk *store.Skill, st *SkillState) (base, cur *store.Version) {
+	for i := range sk.Versions {
+		v := &sk.Versions[i]
+		if v.Hash == st.Baseline {
+			base = v
+		}
+		if v.Hash == sk.Current {
+			cur = v
+		}
+	}
+	if base == nil {
+		base = cur
+	}
+	return base, cur
+}
+
+// proposalHistory is what the proposal limits look at, now; the caller
+// holds e.mu.
+func (e *Engine) proposalHistory(key string, st *SkillState, cur *store.Version) (ProposalHistory, error) {
+	h := ProposalHistory{Recent: st.Proposals, Now: e.opts.Now().UTC()}
+	if cur != nil {
+		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: cur.Hash})
+		if err != nil {
+			return h, err
+		}
+		h.SinceChange = len(xs)
+	}
+	recent, err := e.db.Executions(store.Filter{SkillKey: key, Limit: 3})
+	if err != nil {
+		return h, err
+	}
+	for _, x := range recent {
+		h.Last3 = append(h.Last3, x.Result.Score)
+	}
+	return h, nil
+}
+
+// ProposalLimits says whether a proposal for the skill would pass the
+// limits now (a pin, rate_limit, too_soon, stable), before any text is
+// written: a mutator that costs money is only asked when it would. It
+// returns the baseline's text, against which a proposal is checked (nil
+// when the skill has no version yet).
+func (e *Engine) ProposalLimits(key string, po ProposalOptions) ([]byte, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sk, st, err := e.skillAndState(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := pinnedRefusal(sk.Name, st); err != nil {
+		return nil, err
+	}
+	base, cur := baseAndCurrent(sk, st)
+	h, err := e.proposalHistory(key, st, cur)
+	if err != nil {
+		return nil, err
+	}
+	var baseContent []byte
+	if base != nil {
+		baseContent = base.Content
+	}
+	return baseContent, CheckLimits(h, po)
 }

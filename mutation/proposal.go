@@ -131,6 +131,12 @@ func CheckProposal(baseline, proposed []byte, h ProposalHistory, o ProposalOptio
 	if err := checkDangerous(baseline, proposed, o.Dangerous); err != nil {
 		return err
 	}
+	return CheckLimits(h, o)
+}
+
+// CheckLimits applies the proposal limits alone (rate_limit, too_soon,
+// stable): what a mutator can know before it writes a text.
+func CheckLimits(h ProposalHistory, o ProposalOptions) error {
 	if o.PerDay > 0 {
 		var inDay []time.Time
 		for _, t := range h.Recent {

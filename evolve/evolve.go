@@ -1,0 +1,317 @@
+package evolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/store"
+)
+
+// HighRiskPerDay is the most high-risk mutations per skill in any 24
+// hours (SEPA's limit).
+const HighRiskPerDay = 2
+
+// Options configure an Evolver.
+type Options struct {
+	DB     *store.DB
+	Engine *mutation.Engine
+	// Mutator returns the mutator for a skill name (the configuration's
+	// mutation.mutator, else Claude Code).
+	Mutator func(skill string) Mutator
+	// Proposal are the proposal rules and limits (the API's: the
+	// defaults).
+	Proposal mutation.ProposalOptions
+	// Notify receives automatic mode's notices (mutation.Notify).
+	Notify mutation.Notify
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Evidence is how many of the version's newest executions are read
+	// for signals and evidence (default 200).
+	Evidence int
+}
+
+// Evolver runs evolution attempts: for `sepad evolve` (the API) and for
+// automatic mode, never two at once for one skill.
+type Evolver struct {
+	o       Options
+	mu      sync.Mutex
+	running map[string]bool
+}
+
+// New returns an Evolver.
+func New(o Options) *Evolver {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Evidence <= 0 {
+		o.Evidence = 200
+	}
+	if o.Proposal.MaxRatio == 0 {
+		o.Proposal = mutation.DefaultProposalOptions()
+	}
+	return &Evolver{o: o, running: map[string]bool{}}
+}
+
+// RunOptions are one attempt's options.
+type RunOptions struct {
+	// Strategy, when set, skips the choice.
+	Strategy string
+	// DryRun builds the request and returns it: nothing is sent or
+	// recorded.
+	DryRun bool
+	// Auto marks automatic mode: every step is a notice.
+	Auto bool
+}
+
+// claim marks a skill's evolution as running; release ends it.
+func (e *Evolver) claim(key string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.running[key] {
+		return false
+	}
+	e.running[key] = true
+	return true
+}
+
+func (e *Evolver) release(key string) {
+	e.mu.Lock()
+	delete(e.running, key)
+	e.mu.Unlock()
+}
+
+// Running reports whether an evolution of the skill is under way.
+func (e *Evolver) Running(key string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.running[key]
+}
+
+// prepared is an attempt ready to send.
+type prepared struct {
+	sk      *store.Skill
+	cur     *store.Version
+	attempt Attempt
+	request string
+}
+
+// prepare reads the skill, chooses the strategy and builds the request.
+func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
+	sk, err := e.o.DB.Skill(key)
+	if err != nil {
+		return nil, err
+	}
+	var cur *store.Version
+	for i := range sk.Versions {
+		if sk.Versions[i].Hash == sk.Current {
+			cur = &sk.Versions[i]
+		}
+	}
+	if cur == nil || !cur.ContentKnown {
+		return nil, &mutation.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("the text of %s's version in force was never seen: nothing to mutate", sk.Name)}
+	}
+	xs, err := e.o.DB.Executions(store.Filter{SkillKey: key, Version: cur.Hash, Limit: e.o.Evidence})
+	if err != nil {
+		return nil, err
+	}
+	l, err := readLog(e.o.DB, key)
+	if err != nil {
+		return nil, err
+	}
+	m, deltas := newStats()
+	l.stats(m, deltas)
+	stats := finishStats(m, deltas)
+	seed := NewSeed()
+	if n := len(l.attempts); n > 0 {
+		seed = l.attempts[n-1].Seed
+	}
+	draw := len(l.attempts)
+	u := Draw(seed, draw)
+	sigs := Signals(xs)
+	var choice Choice
+	if ro.Strategy != "" {
+		if choice, err = Named(ro.Strategy); err != nil {
+			return nil, err
+		}
+	} else {
+		choice = Choose(sigs, history(stats), u)
+	}
+	agg := cur.Aggregate
+	grade := string(fitness.GradeOf(agg.Value))
+	if !agg.Graded {
+		grade = "ungraded"
+	}
+	file := filepath.Base(sk.Path)
+	if sk.Kind == "session" || sk.Path == "" {
+		file = "CLAUDE.md"
+	}
+	base, err := e.baseline(key, sk, cur)
+	if err != nil {
+		return nil, err
+	}
+	po := e.o.Proposal
+	req, err := Build(Input{Skill: sk.Name, File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: cur.Content,
+		Choice: choice, Signals: sigs, Runs: Worst(xs, WorstRuns),
+		MinBytes: int(po.MinRatio*float64(len(base)) + 0.999), MaxBytes: int(po.MaxRatio * float64(len(base)))})
+	if err != nil {
+		return nil, err
+	}
+	a := Attempt{Kind: KindEvolve, SkillKey: key, Skill: sk.Name, From: cur.Hash, FromSeq: cur.Seq,
+		Strategy: choice.Strategy, Risk: choice.Risk, By: choice.By, Reason: choice.Reason, Weights: choice.Weights,
+		Seed: seed, Draw: draw, U: u, BaseScore: round4(agg.Value), BaseGrade: grade, BaseN: agg.N,
+		RequestBytes: len(req), Auto: ro.Auto}
+	return &prepared{sk: sk, cur: cur, attempt: a, request: req}, nil
+}
+
+// baseline is the text proposals are checked against: the baseline's,
+// else the version in force's.
+func (e *Evolver) baseline(key string, sk *store.Skill, cur *store.Version) ([]byte, error) {
+	st, err := mutation.Statuses(e.o.DB, key)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range sk.Versions {
+		if st[v.Hash] == mutation.StatusBaseline && v.ContentKnown {
+			return v.Content, nil
+		}
+	}
+	return cur.Content, nil
+}
+
+// highRisk refuses a third high-risk mutation in 24 hours.
+func (e *Evolver) highRisk(key string, now time.Time) error {
+	l, err := readLog(e.o.DB, key)
+	if err != nil {
+		return err
+	}
+	var n int
+	var oldest time.Time
+	for _, a := range l.attempts {
+		if a.Risk == RiskHigh && a.Outcome == OutcomeCandidate && now.Sub(a.Time) < 24*time.Hour && now.Sub(a.Time) >= 0 {
+			if n == 0 || a.Time.Before(oldest) {
+				oldest = a.Time
+			}
+			n++
+		}
+	}
+	if n >= HighRiskPerDay {
+		return &mutation.RefusalError{Rule: RuleHighRisk, Detail: fmt.Sprintf("%d high-risk mutations of this skill in the last 24 hours (limit %d); the next is allowed at %s",
+			n, HighRiskPerDay, oldest.Add(24*time.Hour).UTC().Format(time.RFC3339))}
+	}
+	return nil
+}
+
+// Run makes one evolution attempt of a skill: the choice, the request,
+// the mutator, and the proposal through the engine (every rule and limit
+// applies). The limits are checked before the mutator is asked: a limit
+// refusal is returned as a *mutation.RefusalError and nothing is
+// recorded. Once the mutator was asked, the attempt is recorded whatever
+// came of it; a failed or refused attempt changes nothing and is returned
+// with Applied false and a nil error.
+func (e *Evolver) Run(ctx context.Context, key string, ro RunOptions) (Attempt, error) {
+	if !e.claim(key) {
+		return Attempt{}, ErrBusy
+	}
+	defer e.release(key)
+	p, err := e.prepare(key, ro)
+	if err != nil {
+		return Attempt{}, err
+	}
+	a := p.attempt
+	if ro.DryRun {
+		a.DryRun, a.Request = true, p.request
+		a.Words = fmt.Sprintf("dry run: strategy %s (%s risk, %s: %s); request of %d bytes, not sent", a.Strategy, a.Risk, a.By, a.Reason, len(p.request))
+		return a, nil
+	}
+	now := e.o.Now().UTC()
+	if _, err := e.o.Engine.ProposalLimits(key, e.o.Proposal); err != nil {
+		return Attempt{}, err
+	}
+	if a.Risk == RiskHigh {
+		if err := e.highRisk(key, now); err != nil {
+			return Attempt{}, err
+		}
+	}
+	mut := e.o.Mutator(p.sk.Name)
+	a.Mutator = mut.Name()
+	if ro.Auto {
+		e.notify(p.sk, fmt.Sprintf("sepad is evolving %s v%d (%s, %.1f over %d runs) with strategy %s (%s risk): %s. Turn off: mutation.evolve: off",
+			p.sk.Name, p.cur.Seq, a.BaseGrade, a.BaseScore, a.BaseN, a.Strategy, a.Risk, a.Reason), now)
+	}
+	e.o.Logger.Info("evolve", "skill", p.sk.Name, "version", fmt.Sprintf("v%d", p.cur.Seq), "strategy", a.Strategy, "by", a.By, "mutator", a.Mutator, "auto", ro.Auto)
+	ans, merr := mut.Mutate(ctx, p.request)
+	a.DurationMS = ans.Duration.Milliseconds()
+	if ans.HasCost {
+		c := ans.CostUSD
+		a.CostUSD = &c
+		a.InputTokens, a.OutputTokens = ans.InputTokens, ans.OutputTokens
+	}
+	if merr != nil {
+		if !errors.Is(merr, ErrMutator) {
+			merr = fmt.Errorf("%w: %v", ErrMutator, merr)
+		}
+		a.Outcome, a.Rule, a.Error = OutcomeFailed, RuleMutatorFailed, merr.Error()
+		a.Words = fmt.Sprintf("evolve %s with %s: %s; nothing changed", p.sk.Name, a.Strategy, merr.Error())
+		return a, e.record(p.sk, &a, ro.Auto)
+	}
+	rec, perr := e.o.Engine.Propose(key, Unwrap(ans.Text), a.Strategy, e.o.Proposal)
+	var refusal *mutation.RefusalError
+	switch {
+	case errors.As(perr, &refusal):
+		a.Outcome, a.Rule, a.Error = OutcomeRefused, refusal.Rule, perr.Error()
+		a.Words = fmt.Sprintf("evolve %s with %s: the mutator's answer was %s; nothing changed", p.sk.Name, a.Strategy, perr.Error())
+		return a, e.record(p.sk, &a, ro.Auto)
+	case perr != nil:
+		a.Outcome, a.Rule, a.Error = OutcomeFailed, RuleMutatorFailed, perr.Error()
+		a.Words = fmt.Sprintf("evolve %s with %s: the proposal failed: %v; nothing changed", p.sk.Name, a.Strategy, perr)
+		if err := e.record(p.sk, &a, ro.Auto); err != nil {
+			return a, err
+		}
+		return a, perr
+	}
+	a.Outcome, a.Rule, a.Applied, a.To = OutcomeCandidate, KindEvolve, true, rec.To
+	if v, err := e.o.DB.Version(key, rec.To); err == nil {
+		a.ToSeq = v.Seq
+	}
+	a.Words = fmt.Sprintf("evolved %s v%d → v%d with strategy %s (%s risk, %s: %s)%s; v%d is the candidate. Undo: sepad rollback %s --to v%d",
+		p.sk.Name, a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.By, a.Reason, costWords(a), a.ToSeq, p.sk.Name, a.FromSeq)
+	return a, e.record(p.sk, &a, ro.Auto)
+}
+
+func costWords(a Attempt) string {
+	if a.CostUSD == nil {
+		return ""
+	}
+	return fmt.Sprintf(" by %s for $%.4f", a.Mutator, *a.CostUSD)
+}
+
+// record writes the attempt in the skill's decision log, and in
+// automatic mode tells the person.
+func (e *Evolver) record(sk *store.Skill, a *Attempt, auto bool) error {
+	a.Time = e.o.Now().UTC()
+	if auto {
+		a.Notice = "sepad " + a.Words
+		e.notify(sk, a.Notice, a.Time)
+	}
+	e.o.Logger.Info("evolve attempt", "skill", sk.Name, "outcome", a.Outcome, "rule", a.Rule, "strategy", a.Strategy, "to", a.To)
+	return e.o.DB.PutDecision(sk.Key, a.Time, a)
+}
+
+func (e *Evolver) notify(sk *store.Skill, text string, at time.Time) {
+	if e.o.Notify == nil {
+		return
+	}
+	if err := e.o.Notify(sk.Project, text, at); err != nil {
+		e.o.Logger.Warn("notice not written", "skill", sk.Name, "err", err)
+	}
+}
