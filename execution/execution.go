@@ -25,6 +25,11 @@ type ToolCall struct {
 	Failed      bool   `json:"failed,omitempty"`
 	Interrupted bool   `json:"interrupted,omitempty"`
 	NoPost      bool   `json:"no_post,omitempty"` // PreToolUse never answered
+	// Unknown is set instead of NoPost for a PreToolUse never answered in
+	// a source that is not known to record every post event (an imported
+	// log without post events for that part of the session): the call's
+	// outcome is unknown, neither a success nor a failure.
+	Unknown bool `json:"unknown,omitempty"`
 	Error       string `json:"error,omitempty"`
 	// Retry is true when this call repeats the same tool and input as an
 	// earlier failed call of the same execution.
@@ -46,8 +51,12 @@ type ToolCall struct {
 	Source string `json:"source,omitempty"`
 }
 
-// OK reports whether the call succeeded.
-func (c *ToolCall) OK() bool { return !c.Failed && !c.Interrupted && !c.NoPost }
+// OK reports whether the call succeeded (false when its outcome is
+// unknown).
+func (c *ToolCall) OK() bool { return !c.Failed && !c.Interrupted && !c.NoPost && !c.Unknown }
+
+// Failure reports whether the call failed: not OK, and its outcome known.
+func (c *ToolCall) Failure() bool { return !c.OK() && !c.Unknown }
 
 // Execution is one run of one skill version, the unit sepad scores.
 type Execution struct {
@@ -100,6 +109,9 @@ type Execution struct {
 	// was not read, with the reason in UsageReason.
 	Usage       *Usage `json:"usage,omitempty"`
 	UsageReason string `json:"usage_reason,omitempty"`
+	// Origin is "import" for an execution built from logs read by `sepad
+	// import`, "" for one from sepad's own spool.
+	Origin string `json:"origin,omitempty"`
 }
 
 // Key returns the identity of the skill measured: the prompt file when
@@ -132,11 +144,22 @@ func (x *Execution) Duration() (int64, bool) {
 	return 0, false
 }
 
-// Failures counts failed tool calls.
+// Failures counts failed tool calls (not those of unknown outcome).
 func (x *Execution) Failures() int {
 	n := 0
 	for i := range x.Calls {
-		if !x.Calls[i].OK() {
+		if x.Calls[i].Failure() {
+			n++
+		}
+	}
+	return n
+}
+
+// UnknownOutcomes counts tool calls whose outcome is unknown.
+func (x *Execution) UnknownOutcomes() int {
+	n := 0
+	for i := range x.Calls {
+		if x.Calls[i].Unknown {
 			n++
 		}
 	}

@@ -235,11 +235,22 @@ func toolSuccess(x *execution.Execution) Signal {
 		s.Detail = "no tool calls"
 		return s
 	}
+	// Calls of unknown outcome (an imported log without their post
+	// events) count neither way.
+	unknown := x.UnknownOutcomes()
+	if n == unknown {
+		s.Detail = fmt.Sprintf("the outcome of all %d tool calls is unknown (the log has no post events for them)", n)
+		return s
+	}
+	n -= unknown
 	ok := n - x.Failures()
 	s.Present = true
 	s.Value = float64(ok) / float64(n)
 	s.SubScore = s.Value
 	s.Detail = fmt.Sprintf("%d/%d tool calls succeeded", ok, n)
+	if unknown > 0 {
+		s.Detail += fmt.Sprintf(" (%d more of unknown outcome)", unknown)
+	}
 	if h := transcriptFailures(x); h > 0 {
 		s.Detail += fmt.Sprintf(" (%d refused before any hook, seen in the transcript)", h)
 	}

@@ -380,6 +380,8 @@ func callRow(i int, c *execution.ToolCall) CallRow {
 		r.Status = "interrupted"
 	case c.NoPost:
 		r.Status = "no answer"
+	case c.Unknown:
+		r.Status = "unknown"
 	case c.Failed:
 		r.Status = "failed"
 	}
