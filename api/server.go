@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
@@ -69,6 +70,10 @@ type Options struct {
 	// daemon's own mutation engine, or the CLI's over a database it
 	// opened for writing when no daemon runs.
 	Engine *mutation.Engine
+	// Import, when set, enables POST /v1/import (import.go): the
+	// daemon's collector.Import, or the CLI's over a database it opened
+	// for writing.
+	Import func([]importer.Record) (importer.Report, error)
 	// Hook, when set, enables POST /v1/hook with these options.
 	Hook *hooks.Options
 	// Cache keeps computed answers until the next write to the store

@@ -168,6 +168,9 @@ type Collector struct {
 	// stopping makes a long catch-up return after its current batch, so
 	// SIGTERM is answered promptly even with a large backlog.
 	stopping atomic.Bool
+	// imports are the imports to run on the collector's goroutine
+	// (import.go).
+	imports chan importJob
 }
 
 // New returns a Collector that commits into db. Call Open to start it.
@@ -203,7 +206,7 @@ func New(db *store.DB, o Options) *Collector {
 		o.Logger = slog.New(slog.NewTextHandler(discard{}, nil))
 	}
 	return &Collector{db: db, opts: o, log: o.Logger, g: execution.NewGrouper(execution.Options{}),
-		committed: map[string]bool{}, young: map[string][2]int64{}}
+		committed: map[string]bool{}, young: map[string][2]int64{}, imports: make(chan importJob)}
 }
 
 type discard struct{}
@@ -291,6 +294,9 @@ func (c *Collector) run(ctx context.Context, w *fsnotify.Watcher) {
 					"lines", h.PendingLines)
 			}
 			return
+		case j := <-c.imports:
+			rep, err := c.runImport(j.recs)
+			j.reply <- importDone{rep, err}
 		case <-w.Events:
 		case err := <-w.Errors:
 			c.log.Warn("file watch error", "err", err)

@@ -22,15 +22,15 @@ type ToolCall struct {
 	// or commands in the state.
 	InputHash string `json:"input_hash,omitempty"`
 	// Outcome of the call.
-	Failed      bool   `json:"failed,omitempty"`
-	Interrupted bool   `json:"interrupted,omitempty"`
-	NoPost      bool   `json:"no_post,omitempty"` // PreToolUse never answered
+	Failed      bool `json:"failed,omitempty"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	NoPost      bool `json:"no_post,omitempty"` // PreToolUse never answered
 	// Unknown is set instead of NoPost for a PreToolUse never answered in
 	// a source that is not known to record every post event (an imported
 	// log without post events for that part of the session): the call's
 	// outcome is unknown, neither a success nor a failure.
-	Unknown bool `json:"unknown,omitempty"`
-	Error       string `json:"error,omitempty"`
+	Unknown bool   `json:"unknown,omitempty"`
+	Error   string `json:"error,omitempty"`
 	// Retry is true when this call repeats the same tool and input as an
 	// earlier failed call of the same execution.
 	Retry bool `json:"retry,omitempty"`

@@ -96,6 +96,10 @@ type Batch struct {
 	EventCounts map[string]int64
 	// Transcripts are the read positions of session transcripts.
 	Transcripts []TranscriptOffset
+	// ImportKeys and ImportSessions are what an import fed to the
+	// pipeline (imported.go).
+	ImportKeys     []string
+	ImportSessions []string
 	// Collisions is set by Commit: executions not stored because another
 	// execution already holds their ID. Each is also quarantined (file
 	// "(store)", the execution as JSON) so that nothing is lost silently.
@@ -362,6 +366,9 @@ func (db *DB) Commit(b *Batch) error {
 			return err
 		}
 		if err := putTranscripts(tx, b.Transcripts); err != nil {
+			return err
+		}
+		if err := putImported(tx, b.ImportKeys, b.ImportSessions); err != nil {
 			return err
 		}
 		ev := tx.Bucket(bEvents)

@@ -33,6 +33,7 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 			IngestFunc: func() query.Ingest { return ingestHealth(d.col) }, Build: ptrTo(query.ReadBuild())},
 		Metrics: m,
 		Engine:  d.mut, // the write endpoints: no second writer
+		Import:  d.col.Import,
 		Hook:    &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
 		Cache:   true,
 		Logger:  d.logger,

@@ -14,10 +14,21 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
+
+// scorer scores an execution with cfg's limits, as the daemon does.
+func scorer(cfg *config.Config) func(*execution.Execution) fitness.Result {
+	return func(x *execution.Execution) fitness.Result {
+		_, lim := cfg.LimitFor(x.Skill)
+		return fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools, MaxTokens: lim.Tokens})
+	}
+}
 
 // post sends a write (accept, reject, rollback, propose) to the daemon
 // through its socket: the daemon applies it with its own mutation engine,
@@ -114,7 +125,16 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 		e.Close()
 		db.Close()
 	}
-	return api.NewHandler(api.Options{DB: db, Home: c.home, Engine: e}), done, nil
+	// An import runs through a collector of the CLI's own, which follows
+	// nothing: the same pipeline as the daemon's, its executions shown to
+	// the engine as the daemon's commits are.
+	col := collector.New(db, collector.Options{Home: c.home, Score: scorer(cfg), QuarantineRaw: 4096,
+		OnCommit: func(ci collector.CommitInfo) {
+			if len(ci.Executions) > 0 {
+				e.Observe(ci.Executions)
+			}
+		}})
+	return api.NewHandler(api.Options{DB: db, Home: c.home, Engine: e, Import: col.Import}), done, nil
 }
 
 // write runs one write command: it posts to path (with body, for

@@ -32,6 +32,7 @@ var helps = map[string]helpText{
 	"help":       {"[COMMAND]", "sepad help grades"},
 	"history":    {"SKILL", "sepad history deploy --limit 20"},
 	"hook":       {"", "echo '{\"session_id\":\"s\",\"hook_event_name\":\"Stop\"}' | sepad hook"},
+	"import":     {"PATH...", "sepad import ~/src/shop/logs"},
 	"install":    {"", "sepad install --user"},
 	"notices":    {"", "sepad notices"},
 	"pin":        {"SKILL [VERSION]", "sepad pin deploy v2"},

@@ -24,6 +24,7 @@ var thirdParty = map[string]string{
 	"fsnotify":                 "github.com/fsnotify/fsnotify",
 	"bbolt":                    "go.etcd.io/bbolt",
 	"prometheus/client_golang": "github.com/prometheus/client_golang",
+	"x/text":                   "golang.org/x/text",
 }
 
 var (

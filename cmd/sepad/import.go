@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sepad/sepad/importer"
+	"github.com/sepad/sepad/store"
+)
+
+func init() {
+	register("import", "import existing hook logs (hooks-mastery logs/*.json arrays, JSONL hook logs) into the store, once", runImport)
+}
+
+// runImport is `sepad import PATH...`: read the logs (files, or the
+// *.json, *.jsonl and *.log files of a directory), put them in one order,
+// and POST them to /v1/import: the daemon's collector feeds them through
+// its pipeline, or, with no daemon, the CLI's own over the database
+// (created if missing). It prints what it read, skipped, left out as
+// already there, and added (docs/import.md).
+func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("import", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	dry := fs.Bool("dry-run", false, "read and report, import nothing")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageErrorf("import needs a PATH: a log file or a logs/ directory")
+	}
+	recs, rep, err := importer.Load(pos)
+	if errors.Is(err, importer.ErrNoLogs) {
+		return usageErrorf("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if !*dry && len(recs) > 0 {
+		var body bytes.Buffer
+		if err := importer.WriteRecords(&body, recs); err != nil {
+			return err
+		}
+		c := newClient(qf)
+		defer c.Close()
+		if err := ensureDB(c.home); err != nil {
+			return err
+		}
+		b, err := c.post(qf, "/v1/import", body.Bytes())
+		if err != nil {
+			return err
+		}
+		var done importer.Report
+		if err := json.Unmarshal(b, &done); err != nil {
+			return fmt.Errorf("malformed answer: %w", err)
+		}
+		rep.AlreadyStored, rep.SpoolSessions, rep.Imported = done.AlreadyStored, done.SpoolSessions, done.Imported
+		rep.Executions, rep.UnknownOutcome, rep.Collisions = done.Executions, done.UnknownOutcome, done.Collisions
+		rep.Skipped = append(rep.Skipped, done.Skipped...)
+	}
+	if qf.json {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, b)
+	}
+	printImport(stdout, rep, *dry)
+	return nil
+}
+
+// ensureDB creates the database when there is none (no daemon has run):
+// an import is a way to start.
+func ensureDB(home string) error {
+	path := filepath.Join(home, "sepa.db")
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	db, err := store.Open(path, store.Options{})
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}
+
+func printImport(w io.Writer, rep importer.Report, dry bool) {
+	var evs []string
+	for k, n := range rep.Events {
+		evs = append(evs, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(evs)
+	fmt.Fprintf(w, "read %s from %s", plural(rep.Read, "payload", "payloads"), plural(len(rep.Files), "file", "files"))
+	if len(evs) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(evs, ", "))
+	}
+	fmt.Fprintln(w)
+	for _, f := range rep.Files {
+		var notes []string
+		if f.Truncated {
+			notes = append(notes, "truncated")
+		}
+		if f.Encoding != "" {
+			notes = append(notes, "read as "+f.Encoding)
+		}
+		if f.Repaired > 0 {
+			notes = append(notes, fmt.Sprintf("mojibake repaired in %s", plural(f.Repaired, "string", "strings")))
+		}
+		if len(notes) > 0 {
+			fmt.Fprintf(w, "  %s: %s\n", f.Path, strings.Join(notes, ", "))
+		}
+	}
+	if dry {
+		fmt.Fprintf(w, "dry run: nothing imported (%d duplicates within the files)\n", rep.Duplicates)
+	} else {
+		fmt.Fprintf(w, "imported %s into %s", plural(rep.Imported, "payload", "payloads"), plural(rep.Executions, "execution", "executions"))
+		if rep.UnknownOutcome > 0 {
+			fmt.Fprintf(w, "; %s of unknown outcome (no post event where the log does not record them all)", plural(rep.UnknownOutcome, "tool call", "tool calls"))
+		}
+		fmt.Fprintln(w)
+		if n := rep.Duplicates + rep.AlreadyStored + rep.SpoolSessions; n > 0 {
+			fmt.Fprintf(w, "left out %d: %d already imported, %d of sessions sepad's hook recorded, %d found twice in the files\n",
+				n, rep.AlreadyStored, rep.SpoolSessions, rep.Duplicates)
+		}
+		if rep.Collisions > 0 {
+			fmt.Fprintf(w, "%s not stored: their IDs are taken (see sepad quarantine)\n", plural(rep.Collisions, "execution", "executions"))
+		}
+	}
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintf(w, "skipped %d:\n", len(rep.Skipped))
+		byReason := map[string][]importer.Skip{}
+		var order []string
+		for _, s := range rep.Skipped {
+			r := s.Reason
+			if i := strings.Index(r, ": "); i > 0 && strings.HasPrefix(r, "no hook_event_name") {
+				r = r[:i] // one line for a whole non-hook file
+			}
+			if byReason[r] == nil {
+				order = append(order, r)
+			}
+			byReason[r] = append(byReason[r], s)
+		}
+		for _, r := range order {
+			ss := byReason[r]
+			where := fmt.Sprintf("%s#%d", ss[0].File, ss[0].Index)
+			if len(ss) > 1 {
+				where += fmt.Sprintf(" and %d more", len(ss)-1)
+			}
+			fmt.Fprintf(w, "  %s: %s\n", where, r)
+		}
+	}
+}

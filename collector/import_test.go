@@ -1,0 +1,144 @@
+package collector
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/importer"
+	"github.com/sepad/sepad/store"
+)
+
+func loadFixtures(t *testing.T, dirs ...string) []importer.Record {
+	t.Helper()
+	var paths []string
+	for _, d := range dirs {
+		paths = append(paths, filepath.Join("..", "testdata", "import", d))
+	}
+	var all []string
+	for _, p := range paths {
+		if m, _ := filepath.Glob(filepath.Join(p, "logs")); len(m) == 1 {
+			all = append(all, m[0])
+		} else {
+			all = append(all, p)
+		}
+	}
+	recs, _, err := importer.Load(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func allExecutions(t *testing.T, db *store.DB) map[string]store.Scored {
+	t.Helper()
+	xs, err := db.Executions(store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]store.Scored{}
+	for _, x := range xs {
+		m[x.Exec.SessionID+"/"+x.Exec.Skill+"/"+x.Exec.Prompt] = x
+	}
+	return m
+}
+
+// TestImportFixtures imports every fixture shape into a real store with no
+// daemon running: the executions, their failures and unknown outcomes are
+// as the logs say, and a second import adds nothing.
+func TestImportFixtures(t *testing.T) {
+	r := newRig(t, nil)
+	recs := loadFixtures(t, "timestamped", "wrapped", "pre-only", "no-ids", "jsonl")
+	rep, err := r.c.Import(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Imported != len(recs) || rep.AlreadyStored != 0 || len(rep.Skipped) != 0 {
+		t.Fatalf("first import: %+v", rep)
+	}
+	xs := allExecutions(t, r.db)
+	deploy, ok := xs["0b8c1d2e-aaaa-4bbb-8ccc-111111111111/deploy/staging"]
+	if !ok {
+		t.Fatalf("no deploy execution in %v", keys(xs))
+	}
+	if len(deploy.Exec.Calls) != 2 || deploy.Exec.Failures() != 0 || deploy.Exec.Origin != "import" || !deploy.Exec.Complete {
+		t.Errorf("deploy: %+v", deploy.Exec)
+	}
+	fix := xs["0b8c1d2e-aaaa-4bbb-8ccc-111111111111/_session/run the tests and fix what fails"]
+	if len(fix.Exec.Calls) != 3 || fix.Exec.Failures() != 1 || fix.Exec.Output == "" {
+		t.Errorf("fix turn: %d calls, %d failures, output %q", len(fix.Exec.Calls), fix.Exec.Failures(), fix.Exec.Output)
+	}
+	pre := xs["9d1c0f3a-cccc-4ddd-8eee-333333333333/_session/add a /healthz endpoint"]
+	if pre.Exec.UnknownOutcomes() != 4 || pre.Exec.Failures() != 0 {
+		t.Errorf("pre-only: %d unknown, %d failures; want 4 and 0", pre.Exec.UnknownOutcomes(), pre.Exec.Failures())
+	}
+	for _, sig := range pre.Result.Signals {
+		if sig.Signal == "tool_success" && sig.Present {
+			t.Errorf("tool_success present with every outcome unknown: %+v", sig)
+		}
+	}
+	old := xs["old-session-4444/_session/tidy the imports"]
+	if len(old.Exec.Calls) != 3 || old.Exec.UnknownOutcomes() != 1 {
+		t.Errorf("no-ids: %d calls, %d unknown; want 3 and 1 (the vet call)", len(old.Exec.Calls), old.Exec.UnknownOutcomes())
+	}
+	// 4 pre-only, the vet call of no-ids, and wrapped's pytest call,
+	// whose post event the truncated array lost (after the last post kept).
+	if rep.UnknownOutcome != 6 {
+		t.Errorf("report: %d calls of unknown outcome, want 6", rep.UnknownOutcome)
+	}
+	n := len(xs)
+	again, err := r.c.Import(loadFixtures(t, "timestamped", "wrapped", "pre-only", "no-ids", "jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Imported != 0 || again.Executions != 0 || again.AlreadyStored != len(recs) {
+		t.Errorf("second import: %+v", again)
+	}
+	if m := len(allExecutions(t, r.db)); m != n {
+		t.Errorf("second import changed the executions: %d -> %d", n, m)
+	}
+}
+
+func keys(m map[string]store.Scored) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestImportThroughRunningCollector: with the collector running (the
+// daemon), the import runs on its goroutine and OnCommit sees the
+// executions; a session the spool recorded is not imported over.
+func TestImportThroughRunningCollector(t *testing.T) {
+	var seen int
+	r := newRig(t, func(o *Options) {
+		o.OnCommit = func(ci CommitInfo) { seen += len(ci.Executions) }
+	})
+	r.c = New(r.db, r.opts)
+	if err := r.c.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A session the spool holds: the store knows it, not as an import.
+	if err := r.db.Commit(&store.Batch{Executions: []store.Scored{{Exec: executionOf("e5e5e5e5-dddd-4eee-8fff-555555555555")}}}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.c.Import(loadFixtures(t, "timestamped", "jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rep.SpoolSessions != 4 || rep.Executions != 2 || seen != 2 {
+		t.Errorf("report %+v, OnCommit saw %d executions; want 4 payloads of the spool's session left out, 2 executions", rep, seen)
+	}
+}
+
+// executionOf is a stored-looking execution of session, as sepad's spool
+// would have made it.
+func executionOf(session string) execution.Execution {
+	return execution.Execution{ID: "spool0000001", SessionID: session, Skill: "review", Kind: "skill", Project: "/srv/web",
+		Calls: []execution.ToolCall{{ID: "toolu_e1", Name: "Read", Done: true}}, Complete: true, Events: 4}
+}
