@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -96,6 +98,65 @@ func buildBigStore(tb testing.TB, home string, skills, versions, n int) time.Dur
 	return time.Since(start)
 }
 
+// cachedBigStore puts the big store in home/sepa.db: a copy of the one
+// cached in $SEPAD_BENCH_CACHE (default the user cache directory's
+// sepad-bench) when a previous run built it, else built and then cached
+// (1,000,000 executions take minutes to build, seconds to copy). The
+// cache file is named by the sizes and the store's schema version;
+// SEPAD_BENCH_CACHE=off builds every time. It returns the time taken and
+// the cache file it copied, if any.
+func cachedBigStore(tb testing.TB, home string, skills, versions, n int) (time.Duration, string) {
+	tb.Helper()
+	dir := os.Getenv("SEPAD_BENCH_CACHE")
+	if dir == "" {
+		if c, err := os.UserCacheDir(); err == nil {
+			dir = filepath.Join(c, "sepad-bench")
+		}
+	}
+	if dir == "" || dir == "off" {
+		return buildBigStore(tb, home, skills, versions, n), ""
+	}
+	cache := filepath.Join(dir, fmt.Sprintf("bigstore-%dx%d-%d-schema%d.db", skills, versions, n, store.SchemaVersion))
+	dst := filepath.Join(home, "sepa.db")
+	start := time.Now()
+	if err := copyFile(cache, dst); err == nil {
+		tb.Logf("the big store copied from the cache %s (delete it after a change to the store's records)", cache)
+		return time.Since(start), cache
+	} else if !errors.Is(err, os.ErrNotExist) {
+		tb.Fatal(err)
+	}
+	d := buildBigStore(tb, home, skills, versions, n)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	if err := copyFile(dst, cache+".tmp"); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Rename(cache+".tmp", cache); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("the big store cached in %s", cache)
+	return d, ""
+}
+
+// copyFile copies src to a new file dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	return out.Close()
+}
+
 // timings are durations of one operation.
 type timings []time.Duration
 
@@ -167,7 +228,7 @@ func BenchmarkQueriesBigStore(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer os.RemoveAll(home)
-	built := buildBigStore(b, home, skills, versions, n)
+	built, cached := cachedBigStore(b, home, skills, versions, n)
 	fi, _ := os.Stat(filepath.Join(home, "sepa.db"))
 	env := queryEnv(home)
 	reps := 30
@@ -253,8 +314,12 @@ func BenchmarkQueriesBigStore(b *testing.B) {
 		b.ReportMetric(float64(apiCold.pct(0.5).Microseconds())/1000, "skills-cold-p50-ms")
 		b.ReportMetric(float64(rssEnd.total), "daemon-rss-KiB")
 		b.ReportMetric(float64(rssEnd.anon), "daemon-anon-KiB")
-		b.Logf("store: %d skills × %d versions, %d executions, %.0f MiB, built in %s (store.Commit, 5,000 per batch)",
-			skills, versions, n, float64(fi.Size())/(1<<20), built.Round(time.Second))
+		how := fmt.Sprintf("built in %s (store.Commit, 5,000 per batch)", built.Round(time.Second))
+		if cached != "" {
+			how = fmt.Sprintf("copied from %s in %s", cached, built.Round(time.Second))
+		}
+		b.Logf("store: %d skills × %d versions, %d executions, %.0f MiB, %s",
+			skills, versions, n, float64(fi.Size())/(1<<20), how)
 		b.Logf("daemon RSS: %s after start, %s after the queries; %s", rssStart, rssEnd, mb)
 		b.Logf("ratios (one run): grades socket/direct %.2f; grades socket/process floor %.2f; grades direct/direct floor %.2f; /v1/skills computed/cached %.0f",
 			float64(grades.pct(0.5))/float64(dGrades.pct(0.5)), float64(grades.pct(0.5))/float64(floor.pct(0.5)),

@@ -30,6 +30,7 @@ func TestServiceInstall(t *testing.T) {
 		t.Fatalf("unit:\n%s", b)
 	}
 	contains(t, string(b), "\nExecReload=/bin/kill -HUP $MAINPID\n") // SIGHUP reloads the configuration
+	contains(t, out, "reload its configuration with: sepad reload")
 	contains(t, out, "undo with: sepad uninstall --service")
 	contains(t, out, "systemctl --user enable --now sepad.service")
 	out, _, code = sepad(t, env, nil, "uninstall", "--service", "--dry-run")

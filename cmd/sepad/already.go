@@ -27,6 +27,23 @@ func alreadyRunning(home string) error {
 	if home == "" {
 		home = hooks.Home()
 	}
+	st, err := daemonStatus(home)
+	if errors.Is(err, errNoAnswer) {
+		return nil // nobody answers: the lock decides
+	}
+	if err != nil {
+		return fmt.Errorf("%w: a daemon answers on %s; stop it first, or start this one with another --home", errAlreadyRunning, api.SocketPath(home))
+	}
+	return fmt.Errorf("%w (pid %d, since %s) on %s; stop it first, or start this one with another --home",
+		errAlreadyRunning, st.Daemon.PID, fmtTime(st.Daemon.Started), home)
+}
+
+// errNotDaemon: something answers on the socket, but not a daemon's status.
+var errNotDaemon = errors.New("the socket answers, but not with a running daemon's status")
+
+// daemonStatus asks the socket of home for the daemon's status, at once:
+// errNoAnswer when nobody listens, errNotDaemon for another answer.
+func daemonStatus(home string) (*query.Status, error) {
 	sock := api.SocketPath(home)
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -34,15 +51,14 @@ func alreadyRunning(home string) error {
 		}}}
 	resp, err := c.Get("http://sepad/v1/status")
 	if err != nil {
-		return nil // nobody answers: the lock decides
+		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
 	}
 	defer resp.Body.Close()
 	var st query.Status
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&st) != nil || !st.Daemon.Running {
-		return fmt.Errorf("%w: a daemon answers on %s; stop it first, or start this one with another --home", errAlreadyRunning, sock)
+		return nil, fmt.Errorf("%s: %w", sock, errNotDaemon)
 	}
-	return fmt.Errorf("%w (pid %d, since %s) on %s; stop it first, or start this one with another --home",
-		errAlreadyRunning, st.Daemon.PID, fmtTime(st.Daemon.Started), home)
+	return &st, nil
 }
 
 // lockedByDaemon words a database lock held when no daemon answered the

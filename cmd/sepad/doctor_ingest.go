@@ -1,20 +1,14 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/sepad/sepad/hooks"
-	"github.com/sepad/sepad/query"
 )
 
 // lowSpace is the free space under which doctor warns about the file
@@ -118,25 +112,4 @@ func (d *doctor) checkIngest(home string) {
 		d.warn(fmt.Sprintf("only %s free on the file system holding %s", fmtBytes(free), home),
 			"free space: when it is full the daemon's commits wait, and the hook writes to a bounded file in $XDG_RUNTIME_DIR or /dev/shm")
 	}
-}
-
-// daemonStatus asks the daemon's socket for /v1/status.
-func daemonStatus(home string) (*query.Status, error) {
-	sock := filepath.Join(home, "sepad.sock")
-	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	}}}
-	resp, err := c.Get("http://sepad/v1/status")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("status: %s", resp.Status)
-	}
-	var st query.Status
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return nil, err
-	}
-	return &st, nil
 }

@@ -40,6 +40,7 @@ var helps = map[string]helpText{
 	"propose":    {"SKILL FILE", "sepad propose deploy new-deploy.md --strategy shorter"},
 	"quarantine": {"", "sepad quarantine --limit 5"},
 	"reject":     {"SKILL", "sepad reject deploy"},
+	"reload":     {"", "sepad reload"},
 	"rollback":   {"SKILL", "sepad rollback deploy --to v1"},
 	"run":        {"", "sepad run --http 127.0.0.1:7077"},
 	"score":      {"FILE...", "sepad score --fail-under C hooks.jsonl"},

@@ -41,7 +41,7 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 	fs.StringVar(&f.url, "url", "", "endpoint for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the resulting settings file and write nothing")
 	fs.BoolVar(&f.shellForm, "shell-form", false, "write the hook as a shell command line (for Claude Code before 2.1.139, which has no exec form)")
-	fs.BoolVar(&f.service, "service", false, "install (or remove) the daemon as a systemd user unit / launchd agent instead of the hook")
+	fs.BoolVar(&f.service, "service", false, "install (or remove) the daemon as a systemd user unit, launchd agent or Windows scheduled task instead of the hook")
 	fs.BoolVar(&f.noStart, "no-start", false, "with --service: write the unit but do not enable or start it")
 	fs.StringVar(&f.home, "home", "", "with --service: the daemon's state directory (default $SEPA_HOME, ~/.local/state/sepa)")
 	pos, err := parseFlags(fs, args)

@@ -2,25 +2,35 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"text/template"
+	"unicode/utf16"
 )
 
 // service describes the per-user unit that runs `sepad run`.
 type service struct {
 	// Path is where the unit file goes.
 	Path string
-	// Content is the unit file.
+	// Content is the unit file as written.
 	Content []byte
-	// Enable and Disable are the commands that start and stop it.
-	Enable, Disable [][]string
+	// Enable and Disable are the commands that start and stop it;
+	// Reload makes the running daemon read its configuration again.
+	Enable, Disable, Reload [][]string
 }
+
+// serviceFuncs escape the template's values: XML text in the plist and
+// the task, a quoted argument on a Windows command line.
+var serviceFuncs = template.FuncMap{"xml": xmlText, "winarg": windowsArg}
 
 var systemdUnit = template.Must(template.New("unit").Parse(`# Written by sepad install --service. Remove with: sepad uninstall --service
 [Unit]
@@ -30,7 +40,7 @@ After=default.target
 [Service]
 Type=simple
 ExecStart={{.Bin}} run --home {{.Home}}
-# systemctl --user reload sepad: SIGHUP reloads the configuration.
+# systemctl --user reload sepad (or sepad reload): SIGHUP reloads the configuration.
 ExecReload=/bin/kill -HUP $MAINPID
 Restart=on-failure
 RestartSec=5
@@ -42,26 +52,98 @@ TimeoutStopSec=30
 WantedBy=default.target
 `))
 
-var launchdPlist = template.Must(template.New("plist").Parse(`<?xml version="1.0" encoding="UTF-8"?>
-<!-- Written by sepad install --service. Remove with: sepad uninstall --service -->
-<!-- Reload the configuration with: launchctl kill SIGHUP gui/$UID/dev.sepad -->
+// launchdLabel names the launchd agent.
+const launchdLabel = "dev.sepad"
+
+// launchd has no reload action: `sepad reload`, or launchctl kill, sends
+// the daemon SIGHUP. XML comments may not hold "--", so the comments name
+// the flag in words.
+var launchdPlist = template.Must(template.New("plist").Funcs(serviceFuncs).Parse(`<?xml version="1.0" encoding="UTF-8"?>
+<!-- Written by sepad install with its service flag; sepad uninstall with the same flag removes it. -->
+<!-- Reload the configuration with: sepad reload, or launchctl kill SIGHUP gui/$UID/{{.Label}} -->
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
 <plist version="1.0">
 <dict>
-  <key>Label</key><string>dev.sepad</string>
+  <key>Label</key><string>{{.Label}}</string>
   <key>ProgramArguments</key>
-  <array><string>{{.Bin}}</string><string>run</string><string>--home</string><string>{{.Home}}</string></array>
+  <array><string>{{xml .Bin}}</string><string>run</string><string>--home</string><string>{{xml .Home}}</string></array>
   <key>RunAtLoad</key><true/>
   <key>KeepAlive</key><true/>
-  <key>StandardErrorPath</key><string>{{.Home}}/sepad.log</string>
+  <key>StandardErrorPath</key><string>{{xml .Home}}/sepad.log</string>
 </dict>
 </plist>
 `))
 
-// userService returns the unit for this OS, for user home dir userHome,
-// binary bin and state directory home.
-func userService(goos, userHome, bin, home string) (*service, error) {
-	data := struct{ Bin, Home string }{bin, home}
+// windowsTaskName names the scheduled task.
+const windowsTaskName = "sepad"
+
+// windowsTask is a per-user scheduled task (Task Scheduler schema 1.2)
+// that starts `sepad run` when the user logs on, restarts it when it
+// fails, and never stops it for running long. It is written in UTF-16
+// with a byte order mark, the encoding schtasks /Create /XML reads.
+var windowsTask = template.Must(template.New("task").Funcs(serviceFuncs).Parse(`<?xml version="1.0" encoding="UTF-16"?>
+<!-- Written by sepad install with its service flag; sepad uninstall with the same flag removes it. -->
+<!-- Reload the configuration by restarting the task: sepad reload -->
+<Task version="1.2" xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task">
+  <RegistrationInfo>
+    <Description>sepad: fitness loop for Claude Code prompts</Description>
+  </RegistrationInfo>
+  <Triggers>
+    <LogonTrigger>
+      <Enabled>true</Enabled>
+      <UserId>{{xml .User}}</UserId>
+    </LogonTrigger>
+  </Triggers>
+  <Principals>
+    <Principal id="Author">
+      <UserId>{{xml .User}}</UserId>
+      <LogonType>InteractiveToken</LogonType>
+      <RunLevel>LeastPrivilege</RunLevel>
+    </Principal>
+  </Principals>
+  <Settings>
+    <MultipleInstancesPolicy>IgnoreNew</MultipleInstancesPolicy>
+    <DisallowStartIfOnBatteries>false</DisallowStartIfOnBatteries>
+    <StopIfGoingOnBatteries>false</StopIfGoingOnBatteries>
+    <AllowHardTerminate>true</AllowHardTerminate>
+    <StartWhenAvailable>true</StartWhenAvailable>
+    <RunOnlyIfNetworkAvailable>false</RunOnlyIfNetworkAvailable>
+    <IdleSettings>
+      <StopOnIdleEnd>false</StopOnIdleEnd>
+      <RestartOnIdle>false</RestartOnIdle>
+    </IdleSettings>
+    <AllowStartOnDemand>true</AllowStartOnDemand>
+    <Enabled>true</Enabled>
+    <Hidden>false</Hidden>
+    <RunOnlyIfIdle>false</RunOnlyIfIdle>
+    <ExecutionTimeLimit>PT0S</ExecutionTimeLimit>
+    <Priority>7</Priority>
+    <RestartOnFailure>
+      <Interval>PT1M</Interval>
+      <Count>999</Count>
+    </RestartOnFailure>
+  </Settings>
+  <Actions Context="Author">
+    <Exec>
+      <Command>{{xml .Bin}}</Command>
+      <Arguments>{{xml (winarg "run")}} --home {{xml (winarg .Home)}}</Arguments>
+    </Exec>
+  </Actions>
+</Task>
+`))
+
+// serviceParams are what a unit file depends on: the user's home
+// directory and account name (DOMAIN\user on Windows), the sepad binary
+// and the daemon's state directory, and the user's numeric id (launchd's
+// gui/UID domain).
+type serviceParams struct {
+	UserHome, User, Bin, Home string
+	UID                       int
+}
+
+// userService returns the unit for goos.
+func userService(goos string, p serviceParams) (*service, error) {
+	data := struct{ Bin, Home, User, Label string }{p.Bin, p.Home, p.User, launchdLabel}
 	var b bytes.Buffer
 	switch goos {
 	case "linux":
@@ -69,24 +151,107 @@ func userService(goos, userHome, bin, home string) (*service, error) {
 			return nil, err
 		}
 		return &service{
-			Path:    filepath.Join(userHome, ".config", "systemd", "user", "sepad.service"),
+			Path:    filepath.Join(p.UserHome, ".config", "systemd", "user", "sepad.service"),
 			Content: b.Bytes(),
 			Enable:  [][]string{{"systemctl", "--user", "daemon-reload"}, {"systemctl", "--user", "enable", "--now", "sepad.service"}},
 			Disable: [][]string{{"systemctl", "--user", "disable", "--now", "sepad.service"}, {"systemctl", "--user", "daemon-reload"}},
+			Reload:  [][]string{{"systemctl", "--user", "reload", "sepad.service"}},
 		}, nil
 	case "darwin":
 		if err := launchdPlist.Execute(&b, data); err != nil {
 			return nil, err
 		}
-		p := filepath.Join(userHome, "Library", "LaunchAgents", "dev.sepad.plist")
+		path := filepath.Join(p.UserHome, "Library", "LaunchAgents", launchdLabel+".plist")
 		return &service{
-			Path:    p,
+			Path:    path,
 			Content: b.Bytes(),
-			Enable:  [][]string{{"launchctl", "load", "-w", p}},
-			Disable: [][]string{{"launchctl", "unload", "-w", p}},
+			Enable:  [][]string{{"launchctl", "load", "-w", path}},
+			Disable: [][]string{{"launchctl", "unload", "-w", path}},
+			Reload:  [][]string{{"launchctl", "kill", "SIGHUP", fmt.Sprintf("gui/%d/%s", p.UID, launchdLabel)}},
+		}, nil
+	case "windows":
+		if p.User == "" {
+			return nil, errors.New("the scheduled task needs the user's account name, and none is known")
+		}
+		if err := windowsTask.Execute(&b, data); err != nil {
+			return nil, err
+		}
+		// The task's definition is kept in the state directory, so that
+		// uninstall finds it; Task Scheduler keeps its own copy.
+		path := filepath.Join(p.Home, "sepad-task.xml")
+		return &service{
+			Path:    path,
+			Content: utf16File(b.String()),
+			Enable:  [][]string{{"schtasks", "/Create", "/TN", windowsTaskName, "/XML", path, "/F"}, {"schtasks", "/Run", "/TN", windowsTaskName}},
+			Disable: [][]string{{"schtasks", "/End", "/TN", windowsTaskName}, {"schtasks", "/Delete", "/TN", windowsTaskName, "/F"}},
+			Reload:  [][]string{{"schtasks", "/End", "/TN", windowsTaskName}, {"schtasks", "/Run", "/TN", windowsTaskName}},
 		}, nil
 	}
 	return nil, fmt.Errorf("no service manager support for %s: run `sepad run` from your own init system", goos)
+}
+
+// thisUser returns the parameters of the running user for bin and home.
+func thisUser(bin, home string) (serviceParams, error) {
+	uh, err := os.UserHomeDir()
+	if err != nil {
+		return serviceParams{}, err
+	}
+	p := serviceParams{UserHome: uh, Bin: bin, Home: home, UID: os.Getuid()}
+	if u, err := user.Current(); err == nil {
+		p.User = u.Username
+	}
+	return p, nil
+}
+
+// xmlText escapes s for XML character data and attribute values.
+func xmlText(s string) (string, error) {
+	var b strings.Builder
+	if err := xml.EscapeText(&b, []byte(s)); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// windowsArg quotes one argument for a Windows command line as the C
+// runtime and Go's os.Args parse it: unchanged when it has no space, tab
+// or quote, else in double quotes with quotes and the backslashes before
+// them escaped.
+func windowsArg(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\"") {
+		return s
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	slashes := 0
+	for _, c := range s {
+		switch c {
+		case '\\':
+			slashes++
+			continue
+		case '"':
+			b.WriteString(strings.Repeat("\\", 2*slashes+1))
+		default:
+			b.WriteString(strings.Repeat("\\", slashes))
+		}
+		slashes = 0
+		b.WriteRune(c)
+	}
+	b.WriteString(strings.Repeat("\\", 2*slashes))
+	b.WriteByte('"')
+	return b.String()
+}
+
+// utf16File encodes s as UTF-16 little-endian with a byte order mark and
+// CRLF line ends, as Windows tools write XML.
+func utf16File(s string) []byte {
+	s = strings.ReplaceAll(s, "\n", "\r\n")
+	u := utf16.Encode([]rune(s))
+	b := make([]byte, 2, 2+2*len(u))
+	b[0], b[1] = 0xff, 0xfe
+	for _, c := range u {
+		b = binary.LittleEndian.AppendUint16(b, c)
+	}
+	return b
 }
 
 // installService writes and enables the user unit, printing every step
@@ -96,11 +261,11 @@ func installService(w io.Writer, home string, dryRun, noStart bool) error {
 	if err != nil {
 		return fmt.Errorf("find the sepad binary: %w", err)
 	}
-	uh, err := os.UserHomeDir()
+	p, err := thisUser(bin, home)
 	if err != nil {
 		return err
 	}
-	svc, err := userService(runtime.GOOS, uh, bin, home)
+	svc, err := userService(runtime.GOOS, p)
 	if err != nil {
 		return err
 	}
@@ -126,17 +291,18 @@ func installService(w io.Writer, home string, dryRun, noStart bool) error {
 	} else if err := runAll(w, svc.Enable); err != nil {
 		return fmt.Errorf("%w\nthe unit file is written; start it by hand with the commands above, or run `sepad run` yourself", err)
 	}
+	fmt.Fprintln(w, "reload its configuration with: sepad reload")
 	fmt.Fprintln(w, "undo with: sepad uninstall --service")
 	return nil
 }
 
 // uninstallService stops, disables and removes the user unit.
 func uninstallService(w io.Writer, home string, dryRun bool) error {
-	uh, err := os.UserHomeDir()
+	p, err := thisUser("", home)
 	if err != nil {
 		return err
 	}
-	svc, err := userService(runtime.GOOS, uh, "", home)
+	svc, err := userService(runtime.GOOS, p)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,71 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestReload: `sepad reload` is the reload of every service manager (the
+// systemd unit's ExecReload, launchd's missing one): it makes the running
+// daemon read its configuration again, which the daemon's log says; with
+// no daemon it says there is nothing to reload and exits 1.
+func TestReload(t *testing.T) {
+	home := shortTempDir(t)
+	writeSpool(t, home, nil)
+	cfg := filepath.Join(home, "config.yaml")
+	writeFile(t, cfg, "collector:\n  idle_timeout: 10m\n")
+	env := append(queryEnv(home), "SEPA_CONFIG="+cfg)
+
+	out, errOut, code := sepad(t, env, nil, "reload", "--home", home)
+	if code != 1 || out != "" || !strings.Contains(errOut, "no sepad daemon answers on") || !strings.Contains(errOut, "nothing to reload") {
+		t.Errorf("reload without a daemon: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	logPath := filepath.Join(home, "daemon.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(sepadBin, "run", "--home", home, "--log-level", "info")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{cmd: cmd, stderr: nil, done: make(chan error, 1)}
+	go func() { d.done <- cmd.Wait() }()
+	t.Cleanup(d.kill)
+	waitFor(t, "the daemon's socket", func() bool { return status(t, home).Daemon.Running })
+
+	writeFile(t, cfg, "collector:\n  idle_timeout: 20m\n")
+	out, errOut, code = sepad(t, env, nil, "reload", "--home", home)
+	want := "sent SIGHUP to the sepad daemon (pid " + strconv.Itoa(cmd.Process.Pid) + ")"
+	if code != 0 || !strings.HasPrefix(out, want) || errOut != "" {
+		t.Fatalf("reload: exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
+	}
+	waitFor(t, "the daemon's log to say it reloaded", func() bool {
+		b, _ := os.ReadFile(logPath)
+		return strings.Contains(string(b), "config reloaded")
+	})
+
+	// A configuration that does not load is refused and named.
+	writeFile(t, cfg, "collector:\n  idle_timeout: soon\n")
+	if _, errOut, code := sepad(t, env, nil, "reload", "--home", home); code != 0 {
+		t.Fatalf("reload: exit %d: %s", code, errOut)
+	}
+	waitFor(t, "the daemon's log to say it kept the previous configuration", func() bool {
+		b, _ := os.ReadFile(logPath)
+		return strings.Contains(string(b), "config reload failed; keeping the previous configuration") && strings.Contains(string(b), "idle_timeout")
+	})
+	if st := status(t, home); !st.Daemon.Running {
+		t.Error("the daemon stopped after a bad reload")
+	}
+	if out, _, code := sepad(t, env, nil, "reload", "--home", home, "extra"); code != 2 {
+		t.Errorf("reload with an argument: exit %d %q", code, out)
+	}
+}
