@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -18,18 +19,34 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	var qf queryFlags
 	qf.add(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad explain EXECUTION_ID [--json]   (an ID prefix of 4+ characters works)")
+		fmt.Fprintln(stderr, "usage: sepad explain [EXECUTION_ID|last] [--json]   (an ID prefix of 4+ characters works; last, the default, is the newest execution)")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageErrorf("explain takes one EXECUTION_ID (see sepad executions)")
+	if len(pos) > 1 {
+		return usageErrorf("explain takes one EXECUTION_ID or last (see sepad executions)")
+	}
+	id := "last"
+	if len(pos) == 1 {
+		id = pos[0]
+	}
+	if id == "last" {
+		// The newest execution, as `sepad executions --limit 1` lists it
+		// (the plugin's /sepad:explain with no argument).
+		var list query.Executions
+		if _, err := fetch(qf, "/v1/executions?limit=1", &list); err != nil {
+			return err
+		}
+		if len(list.Executions) == 0 {
+			return fmt.Errorf("explain last: %w", errNoExecutions)
+		}
+		id = list.Executions[0].ID
 	}
 	var doc query.Explain
-	body, err := fetch(qf, "/v1/executions/"+pathArg(pos[0]), &doc)
+	body, err := fetch(qf, "/v1/executions/"+pathArg(id), &doc)
 	if err != nil {
 		return err
 	}
@@ -39,6 +56,9 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	printExplain(stdout, &doc)
 	return nil
 }
+
+// errNoExecutions: `explain last` with nothing recorded yet.
+var errNoExecutions = errors.New("no execution recorded yet")
 
 func printExplain(w io.Writer, e *query.Explain) {
 	x := &e.Execution

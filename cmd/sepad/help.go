@@ -26,7 +26,7 @@ var helps = map[string]helpText{
 	"diff":       {"SKILL A B", "sepad diff deploy v1 v3"},
 	"doctor":     {"", "sepad doctor"},
 	"executions": {"", "sepad executions --skill deploy --grade F --since 7d"},
-	"explain":    {"EXECUTION_ID", "sepad explain 04dc90a1974e"},
+	"explain":    {"[EXECUTION_ID|last]", "sepad explain 04dc90a1974e"},
 	"forget":     {"SKILL", "sepad forget old-skill --yes"},
 	"grades":     {"[SKILL]", "sepad grades --fail-under B"},
 	"help":       {"[COMMAND]", "sepad help grades"},
