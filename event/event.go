@@ -102,6 +102,9 @@ type Sepa struct {
 	// (SessionStart: Version and Files), or the hash of the file an
 	// InstructionsLoaded names (Files only).
 	Instructions *Instructions `json:"instructions,omitempty"`
+	// Via is "plugin" when the sepad plugin's copy of the hook wrote the
+	// line (docs/claude-code.md, "Double installs").
+	Via string `json:"via,omitempty"`
 }
 
 // Instructions is sepa.instructions (docs/events.md, "Instruction files").

@@ -61,6 +61,11 @@ type Options struct {
 	MaxPayload int64
 	// Now is Handle's clock; nil means time.Now.
 	Now func() time.Time
+	// Plugin says the hook runs as the sepad plugin's copy
+	// (CLAUDE_PLUGIN_ROOT set): its line gets sepa.via "plugin", and
+	// Handle drops it when the settings copy already wrote the event
+	// (dedup.go).
+	Plugin bool
 }
 
 func (o Options) maxField() int {
@@ -109,6 +114,9 @@ func rewrite(payload []byte, now time.Time, opts Options) (line []byte, reason s
 	}
 	var s sepaObj
 	s.ts = now
+	if opts.Plugin {
+		s.via = viaPlugin
+	}
 	w.attribute(&s, opts)
 	s.cuts = w.cuts
 	s.repairs = w.repairs
@@ -138,9 +146,11 @@ var repairNames = []string{"utf8", "control", "surrogate", "escape", "nul", "bom
 type sepaObj struct {
 	ts                                      time.Time
 	skill, skillPath, skillVersion, project string
-	cuts                                    []cutRec
-	repairs                                 int
-	quarantine, raw                         string
+	// via is "plugin" for the plugin's copy of the hook (dedup.go).
+	via             string
+	cuts            []cutRec
+	repairs         int
+	quarantine, raw string
 	// instructions is the session's instruction files (SessionStart) or
 	// the one file an InstructionsLoaded names (instructions.go).
 	instructions *instructionSet
@@ -171,6 +181,7 @@ func (s *sepaObj) appendTo(b []byte) []byte {
 	str("skill_version", s.skillVersion)
 	str("project", s.project)
 	b = s.instructions.appendTo(b)
+	str("via", s.via)
 	str("quarantine", s.quarantine)
 	str("raw", s.raw)
 	if len(s.cuts) > 0 {

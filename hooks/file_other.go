@@ -70,6 +70,14 @@ func lexists(path string) bool { _, err := os.Lstat(path); return err == nil }
 
 func (f file) read(p []byte) (int, error) { return f.f.Read(p) }
 
+func (f file) readAt(p []byte, off int64) (int, error) {
+	n, err := f.f.ReadAt(p, off)
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
 func readDirNames(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	names := make([]string, 0, len(ents))

@@ -140,6 +140,20 @@ func isDir(path string) bool {
 	return syscall.Stat(path, &st) == nil && uint32(st.Mode)&syscall.S_IFMT == syscall.S_IFDIR
 }
 
+// readAt reads at offset off (pread), retried on EINTR.
+func (f file) readAt(p []byte, off int64) (int, error) {
+	for {
+		n, err := syscall.Pread(f.fd, p, off)
+		if err == syscall.EINTR {
+			continue
+		}
+		if n < 0 {
+			n = 0
+		}
+		return n, err
+	}
+}
+
 func (f file) read(p []byte) (int, error) {
 	for {
 		n, err := syscall.Read(f.fd, p)

@@ -17,6 +17,9 @@ type Result struct {
 	Fallback bool
 	// Quarantined is set when the payload was stored as a Quarantined line.
 	Quarantined bool
+	// Duplicate is set when nothing was written: the spool already held
+	// the other copy of this event from a double install (dedup.go).
+	Duplicate bool
 	// Bytes is the length of the line written, newline included.
 	Bytes int
 	// sessionStart is set for a SessionStart event; project is its
@@ -130,8 +133,18 @@ func readUpTo(r io.Reader, limit int64) ([]byte, error) {
 func write(line []byte, quarantined bool, opts Options) (Result, error) {
 	res := Result{Bytes: len(line) + 1, Quarantined: quarantined}
 	home := opts.home()
-	wrote, err := Append(home, line, opts.lockTimeout())
-	res.Wrote = wrote
+	var dup func(string) bool
+	if !quarantined {
+		dup = dedupCheck(home, line, opts.Plugin)
+	}
+	wrote, duplicate, err := appendOnce(home, line, opts.lockTimeout(), dup)
+	if opts.Plugin && err == nil {
+		markPlugin(home)
+	}
+	res.Wrote, res.Duplicate = wrote, duplicate
+	if duplicate {
+		res.Bytes = 0
+	}
 	res.Fallback = wrote != "" && wrote != SpoolPath(home)
 	return res, err
 }

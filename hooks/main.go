@@ -52,6 +52,17 @@ func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer, env func
 		io.WriteString(stderr, usage)
 		return
 	}
+	lookup := env
+	if lookup == nil {
+		lookup = getenv
+	}
+	if lookup("CLAUDE_CODE_EVAL_CONFINED") == "1" {
+		// A `claude plugin eval` run is not real use: record nothing
+		// (docs/claude-code.md, "Evals").
+		drain(stdin)
+		return
+	}
+	opts.Plugin = lookup("CLAUDE_PLUGIN_ROOT") != ""
 	defer func() {
 		if p := recover(); p != nil {
 			note = "internal error: " + panicText(p)
@@ -67,7 +78,7 @@ func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer, env func
 	case res.Fallback:
 		note = "spool busy or unwritable; line kept in " + res.Wrote
 	}
-	if res.sessionStart && stdout != nil {
+	if res.sessionStart && stdout != nil && !res.Duplicate {
 		showNotices(stdout, opts.home(), res.project)
 	}
 }
@@ -120,4 +131,17 @@ func parseArgs(args []string) (opts Options, help bool, note string) {
 		}
 	}
 	return opts, false, ""
+}
+
+// drain reads r to EOF (bounded), so Claude Code's write of the payload
+// never meets a closed pipe.
+func drain(r io.Reader) {
+	buf := make([]byte, 8192)
+	for n := 0; n < 64<<20; {
+		m, err := r.Read(buf)
+		n += m
+		if err != nil || m == 0 {
+			return
+		}
+	}
 }

@@ -175,9 +175,18 @@ func backoff(i int) time.Duration {
 // (0700) and the files (0600) when missing and returns the path of the file
 // that holds the line. A line containing '\n' is refused (ErrBadLine).
 func Append(home string, line []byte, timeout time.Duration) (wrote string, err error) {
+	wrote, _, err = appendOnce(home, line, timeout, nil)
+	return wrote, err
+}
+
+// appendOnce is Append with a duplicate check: when dup is not nil it runs
+// under the spool lock, given the spool's path, and when it reports the
+// line already there (the other copy of a double-installed event,
+// dedup.go) nothing is written and duplicate is set.
+func appendOnce(home string, line []byte, timeout time.Duration, dup func(spool string) bool) (wrote string, duplicate bool, err error) {
 	line = bytes.TrimRight(line, "\r\n")
 	if bytes.IndexByte(line, '\n') >= 0 {
-		return "", ErrBadLine
+		return "", false, ErrBadLine
 	}
 	buf := make([]byte, len(line)+1)
 	copy(buf, line)
@@ -186,13 +195,16 @@ func Append(home string, line []byte, timeout time.Duration) (wrote string, err 
 	unlock, lerr := LockSpool(home, timeout)
 	var reason string
 	if lerr == nil {
+		if dup != nil && dup(SpoolPath(home)) {
+			return SpoolPath(home), true, unlock()
+		}
 		werr := appendLocked(SpoolPath(home), buf)
 		uerr := unlock()
 		if werr == nil {
 			if uerr != nil {
-				return SpoolPath(home), wrap("unlock spool", uerr)
+				return SpoolPath(home), false, wrap("unlock spool", uerr)
 			}
-			return SpoolPath(home), nil
+			return SpoolPath(home), false, nil
 		}
 		reason = "write-failed"
 		lerr = werr
@@ -207,7 +219,7 @@ func Append(home string, line []byte, timeout time.Duration) (wrote string, err 
 	ferr := appendFallback(fb, buf, wait, 0, oAppendCreate)
 	if ferr == nil {
 		noteFallback(home, reason)
-		return fb, nil
+		return fb, false, nil
 	}
 	// The fallback file is on the same file system as the spool: when
 	// that one is full, try the runtime fallback files, on other file
@@ -217,11 +229,11 @@ func Append(home string, line []byte, timeout time.Duration) (wrote string, err 
 		rerr := appendRuntimeFallback(p, buf, wait)
 		if rerr == nil {
 			noteFallback(home, reason+" runtime")
-			return p, nil
+			return p, false, nil
 		}
 		msg += "; " + p + ": " + rerr.Error()
 	}
-	return "", errors.New(msg)
+	return "", false, errors.New(msg)
 }
 
 // appendLocked writes buf at the end of path in one O_APPEND write. The

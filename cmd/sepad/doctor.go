@@ -106,6 +106,8 @@ func (d *doctor) checkSettings(project string) {
 		}
 	}
 	switch {
+	case len(found) == 0 && len(enabledSepadPlugin(abs)) > 0:
+		// The plugin's hooks record every event: no settings hook needed.
 	case len(found) == 0:
 		d.fail("no sepad hook in "+userSettings+" or "+filepath.Join(abs, ".claude", "settings*.json"),
 			"run `sepad install --user` (all projects) or `sepad install --project DIR`, then check with /hooks in Claude Code")
@@ -113,6 +115,15 @@ func (d *doctor) checkSettings(project string) {
 		d.warn("sepad's hook is missing for "+strings.Join(missing, ", "), "run `sepad install` again: it adds only what is missing")
 	default:
 		d.ok("the hook is installed for all %d events", len(hookEvents))
+	}
+	plugins := enabledSepadPlugin(abs)
+	for _, p := range plugins {
+		if len(found) > 0 {
+			d.warn(fmt.Sprintf("sepad is installed twice: its hook in settings and the plugin %s (enabled in %s); Claude Code runs both hooks for every event and sepad keeps each event once", p.ID, p.File),
+				"keep one: `claude plugin disable "+p.ID+"`, or `sepad uninstall` (docs/claude-code.md, \"Double installs\")")
+		} else {
+			d.ok("the sepad plugin %s is enabled (in %s): its hooks record every event", p.ID, p.File)
+		}
 	}
 	if execForm {
 		d.ok("the hook is in exec form: Claude Code starts it without a shell (needs Claude Code ≥ 2.1.139; on an older one, `sepad install --shell-form`)")

@@ -150,6 +150,13 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if f.transport == "http" && !f.dryRun {
 		defer printSecretHelp(stdout)
 	}
+	if f.transport == "command" || f.transport == "http" {
+		project := ""
+		if !f.user {
+			project = filepath.Dir(filepath.Dir(path))
+		}
+		defer notePluginToo(stdout, project)
+	}
 	switch {
 	case f.dryRun:
 		stdout.Write(ch.After)
@@ -243,4 +250,13 @@ func scopeArgs(f *installFlags) string {
 func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// notePluginToo says so when sepad's Claude Code plugin is enabled too:
+// both hooks then run for every event, and sepad keeps each event once.
+func notePluginToo(w io.Writer, project string) {
+	for _, p := range enabledSepadPlugin(project) {
+		fmt.Fprintf(w, "note: the sepad plugin (%s, enabled in %s) records every event too; with both, Claude Code runs two hooks per event and sepad keeps each event once. One is enough: `claude plugin disable %s` or `sepad uninstall %s` (docs/claude-code.md, \"Double installs\")\n",
+			p.ID, p.File, p.ID, "--project "+project)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/hooks/settings"
@@ -175,5 +176,39 @@ func TestInstallMessages(t *testing.T) {
 	code, out, _ = runInstallCmd(t, "install", "--project", other)
 	if code != 0 || !strings.Contains(out, "updated "+p) || !strings.Contains(out, "backup of the previous file: "+p+".sepad-backup-") {
 		t.Fatalf("existing file: exit %d %q", code, out)
+	}
+}
+
+// TestInstallBesideThePlugin: with sepad's plugin enabled, install says
+// both will run, and doctor names the double install.
+func TestInstallBesideThePlugin(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	t.Setenv("SEPA_HOME", t.TempDir())
+	dir := t.TempDir()
+	code, out, _ := runInstallCmd(t, "install", "--project", dir)
+	if code != 0 || strings.Contains(out, "plugin") {
+		t.Fatalf("without the plugin: exit %d, %q", code, out)
+	}
+	os.WriteFile(filepath.Join(cfg, "settings.json"), []byte(`{"enabledPlugins":{"sepad@sepad":true}}`), 0o600)
+	code, out, _ = runInstallCmd(t, "install", "--project", dir)
+	if code != 0 || !strings.Contains(out, "the sepad plugin (sepad@sepad") || !strings.Contains(out, "keeps each event once") {
+		t.Fatalf("with the plugin: exit %d, %q", code, out)
+	}
+	// Doctor recognises sepad's entries by the binary's name (here a
+	// test binary): install one as `sepad install` would from a real one.
+	if _, err := settings.Install(settings.Path(dir, false, ""), settings.ExecSpec("/usr/local/bin/sepad-hook"), false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = runInstallCmd(t, "doctor", "--project", dir, "--home", os.Getenv("SEPA_HOME"))
+	if !strings.Contains(out, "sepad is installed twice") || !strings.Contains(out, "claude plugin disable sepad@sepad") {
+		t.Fatalf("doctor:\n%s", out)
+	}
+	if _, err := settings.Uninstall(settings.Path(dir, false, ""), false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = runInstallCmd(t, "doctor", "--project", dir, "--home", os.Getenv("SEPA_HOME"))
+	if strings.Contains(out, "installed twice") || strings.Contains(out, "no sepad hook") || !strings.Contains(out, "the sepad plugin sepad@sepad is enabled") {
+		t.Fatalf("doctor with the plugin only:\n%s", out)
 	}
 }

@@ -68,6 +68,13 @@ func TestRecordedSpools(t *testing.T) {
 				t.Fatalf("recorded scenario %s has no definition in scenarios_test.go", r.Name)
 			}
 			sc.check(t, r.Version, xs)
+			if sc.spoolCheck != nil {
+				b, err := os.ReadFile(filepath.Join(r.Dir, "events.jsonl"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sc.spoolCheck(t, b)
+			}
 		})
 	}
 }

@@ -24,6 +24,8 @@ type scenario struct {
 	versions []string
 	run      func(e *env)
 	check    func(t *testing.T, version string, xs []scored)
+	// spoolCheck, when set, checks the spool itself (live and recorded).
+	spoolCheck func(t *testing.T, spool []byte)
 }
 
 func (s scenario) on(version string) bool {
@@ -387,6 +389,9 @@ func TestRealClient(t *testing.T) {
 					xs := score(t, filepath.Join(e.State, "events.jsonl"))
 					uniqueIDs(t, xs)
 					sc.check(t, c.Version, xs)
+					if sc.spoolCheck != nil {
+						sc.spoolCheck(t, spool)
+					}
 					e.record(sc.name, spool)
 				})
 			}

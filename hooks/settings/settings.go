@@ -1072,3 +1072,29 @@ func skipString(b []byte, i int) int {
 	}
 	return i
 }
+
+// PluginName is the name of sepad's Claude Code plugin (plugin/ in the
+// repository; installed as sepad@MARKETPLACE).
+const PluginName = "sepad"
+
+// EnabledPlugins returns the plugins a settings file enables
+// ("enabledPlugins": {"NAME@MARKETPLACE": true}) whose name is name, in
+// the file's order of keys sorted. A file that is not a JSON object, or
+// has no enabledPlugins object, enables none.
+func EnabledPlugins(content []byte, name string) []string {
+	var doc struct {
+		Enabled map[string]json.RawMessage `json:"enabledPlugins"`
+	}
+	if json.Unmarshal(content, &doc) != nil {
+		return nil
+	}
+	var ids []string
+	for id, v := range doc.Enabled {
+		n, _, _ := strings.Cut(id, "@")
+		if n == name && strings.TrimSpace(string(v)) == "true" {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}

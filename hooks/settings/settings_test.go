@@ -545,3 +545,21 @@ func TestHTTPSpec(t *testing.T) {
 		t.Fatalf("uninstall: %v %v\n%s", events, err, back)
 	}
 }
+
+func TestEnabledPlugins(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`{"enabledPlugins":{"sepad@sepad":true,"other@x":true}}`, []string{"sepad@sepad"}},
+		{`{"enabledPlugins":{"sepad@sepad":false}}`, nil},
+		{`{"enabledPlugins":{"sepad@b":true,"sepad@a":true}}`, []string{"sepad@a", "sepad@b"}},
+		{`{"enabledPlugins":{"sepadx@sepad":true}}`, nil},
+		{`{"hooks":{}}`, nil},
+		{`not json`, nil},
+	} {
+		if got := EnabledPlugins([]byte(tc.in), PluginName); !slices.Equal(got, tc.want) {
+			t.Errorf("EnabledPlugins(%s) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,281 @@
+package claudecode
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sepad/sepad/internal/fakeclaude"
+)
+
+// The sepad plugin (plugin/, .claude-plugin/marketplace.json) on the real
+// client: installed from a local clone of the repository, offline, alone
+// and beside the settings hook.
+
+func init() {
+	scenarios = append(scenarios, pluginScenarios...)
+}
+
+// repoRoot is the repository holding the plugin marketplace.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	abs, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// cloneMarketplace copies what a clone of the repository holds of the
+// marketplace (.claude-plugin/ and plugin/, modes kept) to dst: the
+// working tree's files, so a test sees uncommitted changes too.
+func cloneMarketplace(t testing.TB, dst string) {
+	t.Helper()
+	root := repoRoot(t)
+	for _, top := range []string{".claude-plugin", "plugin"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			to := filepath.Join(dst, rel)
+			if d.IsDir() {
+				return os.MkdirAll(to, 0o755)
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, fi.Mode().Perm())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// claudeCLI runs a non-session claude command (plugin management) in the
+// scratch environment and fails the test on a non-zero exit.
+func (e *env) claudeCLI(args ...string) string {
+	e.t.Helper()
+	cmd := exec.Command(e.c.Bin, args...)
+	cmd.Env = append(e.claudeEnv(), e.Extra...)
+	cmd.Dir = e.Project
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// installPlugin adds a local clone of the repository as a marketplace and
+// installs sepad@sepad from it, as a user would, offline.
+func (e *env) installPlugin() {
+	e.t.Helper()
+	clone := filepath.Join(e.Root, "sepad-clone")
+	cloneMarketplace(e.t, clone)
+	e.claudeCLI("plugin", "marketplace", "add", clone)
+	e.claudeCLI("plugin", "install", "sepad@sepad")
+}
+
+// uninstallSettings removes the settings hook newEnv installed.
+func (e *env) uninstallSettings() {
+	e.t.Helper()
+	if out, errOut, code := e.sepad("uninstall", "--project", e.Project); code != 0 {
+		e.t.Fatalf("sepad uninstall: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// spoolLine is the part of a spool line the plugin checks read.
+type spoolLine struct {
+	Event string `json:"hook_event_name"`
+	Sepa  struct {
+		Via string `json:"via"`
+	} `json:"sepa"`
+}
+
+// eachEventOnce fails when two spool lines carry the same payload (the
+// line without its sepa object): an event recorded twice.
+func eachEventOnce(t *testing.T, spool []byte) (lines []spoolLine) {
+	t.Helper()
+	seen := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(spool))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		l := sc.Bytes()
+		var sl spoolLine
+		if err := json.Unmarshal(l, &sl); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		lines = append(lines, sl)
+		i := bytes.LastIndex(l, []byte(`"sepa":{`))
+		key := string(l[:max(i, 0)])
+		if prev, dup := seen[key]; dup {
+			t.Errorf("lines %d and %d hold the same %s event", prev, n, sl.Event)
+		}
+		seen[key] = n
+	}
+	if len(lines) == 0 {
+		t.Fatal("empty spool")
+	}
+	return lines
+}
+
+// pluginSession is the session the plugin scenarios run: a project skill
+// and two tool calls, so every common event fires.
+func pluginSession(e *env, key string) {
+	e.write(".claude/skills/deploy/SKILL.md", deploySkill)
+	e.API.Set(key, fakeclaude.Script{
+		{Tools: []fakeclaude.Tool{bash("echo hi")}},
+		{Tools: []fakeclaude.Tool{skillCall("deploy")}},
+		{Tools: []fakeclaude.Tool{bash("echo checks ok")}},
+		{Text: answer},
+	})
+	e.claude("-p", "deploy @@"+key+"@@")
+}
+
+func checkPluginSession(t *testing.T, v string, xs []scored) {
+	d := one(t, xs, "deploy")
+	if d.ToolCalls != 2 || d.SkillVersion == "" || !d.HasOutput || !d.Complete {
+		t.Errorf("deploy: %+v", d)
+	}
+	if s := one(t, xs, "_session"); s.ToolCalls != 1 {
+		t.Errorf("_session: %+v", s)
+	}
+}
+
+var pluginScenarios = []scenario{
+	{
+		name:     "plugin_only",
+		versions: []string{"2.1.328"},
+		run: func(e *env) {
+			e.uninstallSettings()
+			e.installPlugin()
+			pluginSession(e, "pluginonly")
+		},
+		check: checkPluginSession,
+		spoolCheck: func(t *testing.T, spool []byte) {
+			for _, l := range eachEventOnce(t, spool) {
+				if l.Sepa.Via != "plugin" {
+					t.Errorf("a %s line without sepa.via plugin in a plugin-only install", l.Event)
+				}
+			}
+		},
+	},
+	{
+		name:     "plugin_and_settings",
+		versions: []string{"2.1.328"},
+		run: func(e *env) {
+			e.installPlugin()
+			out, errOut, code := e.sepad("install", "--project", e.Project)
+			if code != 0 || !strings.Contains(out+errOut, "plugin") {
+				e.t.Errorf("sepad install with the plugin enabled does not say so (exit %d):\n%s%s", code, out, errOut)
+			}
+			out, errOut, _ = e.sepad("doctor")
+			if !strings.Contains(out+errOut, "installed twice") {
+				e.t.Errorf("sepad doctor does not name the double install:\n%s%s", out, errOut)
+			}
+			pluginSession(e, "both")
+		},
+		check: checkPluginSession,
+		spoolCheck: func(t *testing.T, spool []byte) {
+			events := map[string]bool{}
+			for _, l := range eachEventOnce(t, spool) {
+				events[l.Event] = true
+			}
+			for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"} {
+				if !events[ev] {
+					t.Errorf("no %s in the spool", ev)
+				}
+			}
+		},
+	},
+}
+
+// TestPluginValidate runs `claude plugin validate --strict` on the plugin
+// and on the marketplace.
+func TestPluginValidate(t *testing.T) {
+	for _, c := range clients(t) {
+		if c.Version != "2.1.328" {
+			continue
+		}
+		for _, dir := range []string{"plugin", "."} {
+			cmd := exec.Command(c.Bin, "plugin", "validate", "--strict", dir)
+			cmd.Dir = repoRoot(t)
+			cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "Validation passed") {
+				t.Errorf("claude plugin validate --strict %s: %v\n%s", dir, err, out)
+			}
+		}
+	}
+}
+
+// TestPluginWithoutSepad runs a session with the plugin installed but no
+// sepad anywhere: no hook error, nothing recorded, and one message, at
+// SessionStart, saying how to install sepad.
+func TestPluginWithoutSepad(t *testing.T) {
+	for _, c := range clients(t) {
+		if c.Version != "2.1.328" {
+			continue
+		}
+		e := newEnv(t, c)
+		e.uninstallSettings()
+		e.installPlugin()
+		e.Env = append(e.Env, "PATH=/usr/local/bin:/usr/bin:/bin")
+		e.write(".claude/skills/deploy/SKILL.md", deploySkill)
+		e.API.Set("nosepad", fakeclaude.Script{
+			{Tools: []fakeclaude.Tool{bash("echo hi")}},
+			{Text: answer},
+		})
+		out, code := e.claude("-p", "hello @@nosepad@@", "--include-hook-events")
+		if code != 0 {
+			t.Fatalf("claude exited %d:\n%s", code, out)
+		}
+		var responses, messages int
+		sc := bufio.NewScanner(strings.NewReader(out))
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var r struct {
+				Type      string `json:"type"`
+				Subtype   string `json:"subtype"`
+				HookEvent string `json:"hook_event"`
+				Stdout    string `json:"stdout"`
+				Stderr    string `json:"stderr"`
+				ExitCode  *int   `json:"exit_code"`
+				Outcome   string `json:"outcome"`
+			}
+			if json.Unmarshal(sc.Bytes(), &r) != nil || r.Subtype != "hook_response" {
+				continue
+			}
+			responses++
+			if r.ExitCode != nil && *r.ExitCode != 0 || r.Stderr != "" || r.Outcome != "" && r.Outcome != "success" {
+				t.Errorf("a hook failed: %s", sc.Text())
+			}
+			if strings.Contains(r.Stdout, "systemMessage") {
+				messages++
+				if r.HookEvent != "SessionStart" || !strings.Contains(r.Stdout, "go install") {
+					t.Errorf("the not-installed message: %s", sc.Text())
+				}
+			} else if r.Stdout != "" {
+				t.Errorf("a hook printed: %s", sc.Text())
+			}
+		}
+		if responses < 4 || messages != 1 {
+			t.Errorf("%d hook responses, %d not-installed messages; want several and 1:\n%s", responses, messages, out)
+		}
+		if _, err := os.Stat(filepath.Join(e.State, "events.jsonl")); !os.IsNotExist(err) {
+			t.Errorf("a spool without sepad (%v)", err)
+		}
+	}
+}
