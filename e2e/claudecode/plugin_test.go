@@ -96,8 +96,8 @@ func (e *env) uninstallSettings() {
 	}
 }
 
-// spoolLine is the part of a spool line the plugin checks read.
-type spoolLine struct {
+// pluginLine is the part of a spool line the plugin checks read.
+type pluginLine struct {
 	Event string `json:"hook_event_name"`
 	Sepa  struct {
 		Via string `json:"via"`
@@ -106,14 +106,14 @@ type spoolLine struct {
 
 // eachEventOnce fails when two spool lines carry the same payload (the
 // line without its sepa object): an event recorded twice.
-func eachEventOnce(t *testing.T, spool []byte) (lines []spoolLine) {
+func eachEventOnce(t *testing.T, spool []byte) (lines []pluginLine) {
 	t.Helper()
 	seen := map[string]int{}
 	sc := bufio.NewScanner(bytes.NewReader(spool))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for n := 1; sc.Scan(); n++ {
 		l := sc.Bytes()
-		var sl spoolLine
+		var sl pluginLine
 		if err := json.Unmarshal(l, &sl); err != nil {
 			t.Fatalf("line %d: %v", n, err)
 		}
