@@ -173,6 +173,27 @@ func (s *State) Add(score float64, id string, o Options) {
 	}
 }
 
+// Replace changes the score of execution id from old to new (a label
+// changed it): Welford's accumulators as if new had been added instead of
+// old, and the score in the window if it is still there.
+func (s *State) Replace(id string, old, new float64) {
+	if s.N == 0 {
+		return
+	}
+	d := new - old
+	mean := s.Mean
+	s.Mean += d / float64(s.N)
+	s.M2 += d * (new - s.Mean + old - mean)
+	if s.M2 < 0 {
+		s.M2 = 0
+	}
+	for i := range s.IDs {
+		if s.IDs[i] == id && i < len(s.Recent) {
+			s.Recent[i] = new
+		}
+	}
+}
+
 // Aggregate returns the aggregate the state stands for: equal to Compute
 // over the full history (to 4 decimals).
 func (s *State) Aggregate(o Options) Aggregate {

@@ -96,3 +96,34 @@ func TestStateReadWithSmallerWindow(t *testing.T) {
 		t.Fatalf("explain has %d entries, want %d", len(got), len(wantE))
 	}
 }
+
+// TestStateReplace: replacing one score equals the aggregate of the
+// history with the new score in its place (to 4 decimals), in the window
+// or beyond it.
+func TestStateReplace(t *testing.T) {
+	o := DefaultOptions()
+	o.Window = 4
+	scores := []float64{70, 82.5, 64, 91, 55, 78} // oldest first
+	for at := range scores {
+		var st State
+		for i, sc := range scores {
+			st.Add(sc, string(rune('a'+i)), o)
+		}
+		st.Replace(string(rune('a'+at)), scores[at], 12.25)
+		want := append([]float64(nil), scores...)
+		want[at] = 12.25
+		newest := make([]float64, len(want))
+		for i := range want {
+			newest[len(want)-1-i] = want[i]
+		}
+		exp, _ := Compute(newest, o)
+		if got := st.Aggregate(o); got != exp {
+			t.Errorf("replace #%d: %+v, want %+v", at, got, exp)
+		}
+	}
+	var empty State
+	empty.Replace("x", 1, 2)
+	if empty.N != 0 || empty.Mean != 0 {
+		t.Errorf("replace on an empty state: %+v", empty)
+	}
+}

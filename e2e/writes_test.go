@@ -64,6 +64,9 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{"versions", "deploy", "--json"},
 		{"decisions", "deploy", "--json"},
 		{"decisions", "deploy"},
+		{"label", "last", "--skill", "deploy", "failure", "--rater", "ana", "--note", "skipped the checks", "--rubric-version", "r1", "--json"},
+		{"label", "last", "success", "--score", "0.68", "--model", "m1", "--rubric-version", "r1"},
+		{"label", "nope", "success"},
 		{"prune", "--before", "2999-01-01", "--yes"}, // every execution
 		{"grades", "deploy", "--all-versions", "--json"},
 		{"forget", "deploy"}, // without --yes
@@ -138,6 +141,9 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{0, `"source": "proposal"`},
 		{0, `"seq": `},
 		{0, "manual_accept"},
+		{0, `"evaluation_label": "rejected"`},
+		{0, "success 0.68 by model m1: silver"},
+		{1, ""},
 		{0, "pruned 10 executions and 0 quarantined lines older than "},
 		{0, `"n": 5,`}, // the grades are kept
 		{2, ""},
@@ -155,7 +161,10 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 	checkDocumented(t, "GET /v1/skills/{skill}/diff", 0, up[2].stdout)
 	checkDocumented(t, "POST /v1/skills/{skill}/rollback, /accept, /reject, /propose", 0, up[7].stdout)
 	checkDocumented(t, "GET /v1/decisions", 0, up[11].stdout)
-	contains(t, up[17].stderr, `no skill named "deploy"`)
+	checkDocumented(t, "POST /v1/executions/{id}/label", 0, up[13].stdout)
+	contains(t, up[14].stdout, "sft: eligible; preference: not eligible (score below 0.7)")
+	contains(t, up[15].stderr, `no execution "nope"`)
+	contains(t, up[20].stderr, `no skill named "deploy"`)
 	contains(t, up[4].stderr, "nothing to do: the file already holds v1")
 	contains(t, up[5].stderr, `no version "v9"`)
 	contains(t, up[9].stderr, "known skills: deploy")

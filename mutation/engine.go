@@ -11,6 +11,7 @@ import (
 
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
 
@@ -74,6 +75,10 @@ type EngineOptions struct {
 	RollbackEdits string
 	// Skills holds per-skill overrides (skills.<name>.mutation), by name.
 	Skills map[string]Override
+	// Rescore, when set, is how a label changes an execution's result
+	// (the label signal, fitness.WithLabel); nil keeps labels beside the
+	// score without changing it.
+	Rescore func(fitness.Result, reward.Label) fitness.Result
 	// Notify, when set, receives the notices for the person (notices.go).
 	Notify Notify
 	// Home is this sepad's state directory: the home that claims the
@@ -391,6 +396,13 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 	if st.Cooldown, may = CooldownTick(st.Cooldown); !may {
 		return nil
 	}
+	return e.decideAt(st, o, key, version, cs, x.Seq+1)
+}
+
+// decideAt applies the safety rules and the decision method to version of
+// skill key, whose sample is cs, as of the commit order before upto (the
+// executions and labels committed before it). The caller holds e.mu.
+func (e *Engine) decideAt(st *SkillState, o EngineOptions, key, version string, cs *versionSample, upto uint64) error {
 	if final(st.Status[version]) && version != st.Baseline {
 		return nil
 	}
@@ -411,7 +423,7 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		v := &sk.Versions[i]
 		vers[v.Hash] = v
 		// Aggregates as of this execution, not as of the whole batch.
-		smp, err := e.sampleOf(key, v.Hash, x.Seq+1)
+		smp, err := e.sampleOf(key, v.Hash, upto)
 		if err != nil {
 			return err
 		}
@@ -435,7 +447,7 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 			return nil // already told; a person decides (sepad rollback, pin)
 		}
 		if plan, target := e.safety(o, sk, cur, vers); plan.Rule != "" {
-			return e.rollback(sk, st, cur, target, plan.Rule, plan.Words+e.signalWords(key, cur, target, x.Seq+1), nil)
+			return e.rollback(sk, st, cur, target, plan.Rule, plan.Words+e.signalWords(key, cur, target, upto), nil)
 		}
 		return nil
 	}
@@ -455,9 +467,9 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 		st.Status[cur.Hash] = StatusCandidate
 	}
 	if plan, target := e.safety(o, sk, cur, vers); plan.Rule != "" {
-		return e.rollback(sk, st, cur, target, plan.Rule, plan.Words+e.signalWords(key, cur, target, x.Seq+1), nil)
+		return e.rollback(sk, st, cur, target, plan.Rule, plan.Words+e.signalWords(key, cur, target, upto), nil)
 	}
-	bs, _ := e.sampleOf(key, st.Baseline, x.Seq+1)
+	bs, _ := e.sampleOf(key, st.Baseline, upto)
 	base, cand := bs.sample(vers[st.Baseline]), cs.sample(cur)
 	d := Decide(key, base.Hash, cand.Hash, base, cand, o.Decide)
 	st.Pending = pendingOf(cur.Hash, &d)

@@ -3,6 +3,7 @@ package mutation
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -162,15 +163,19 @@ type signalSums struct {
 	pts     []float64
 }
 
+// add sums the signals by name: the optional ones (checks, label) are
+// rows only where present, so their place differs between executions.
 func (s *signalSums) add(sigs []fitness.Signal) {
-	for i, g := range sigs {
-		if i >= len(s.names) {
+	for _, g := range sigs {
+		i := slices.Index(s.names, g.Signal)
+		if i < 0 {
+			i = len(s.names)
 			s.names = append(s.names, g.Signal)
 			s.present = append(s.present, 0)
 			s.sub = append(s.sub, 0)
 			s.pts = append(s.pts, 0)
 		}
-		if !g.Present || s.names[i] != g.Signal {
+		if !g.Present {
 			continue
 		}
 		s.present[i]++

@@ -287,8 +287,8 @@ const MaxIDBytes = 200
 // ExplainExecution explains one execution by ID (or a unique prefix of at
 // least 4 characters).
 func ExplainExecution(db *store.DB, id string) (*Explain, error) {
-	if id == "" || len(id) > MaxIDBytes || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return nil, fmt.Errorf("%w: execution id %q", ErrBadRequest, id)
+	if err := validID(id); err != nil {
+		return nil, err
 	}
 	s, err := db.Execution(id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -335,6 +335,14 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 		e.Score.Score = ptr(res.Score)
 	} else {
 		e.Score.Advice = "Unscored - no signal had evidence"
+	}
+	ls, err := db.Labels(x.ID)
+	if err != nil {
+		return nil, err
+	}
+	e.Labels = make([]LabelView, 0, len(ls))
+	for _, l := range ls {
+		e.Labels = append(e.Labels, ViewOf(l))
 	}
 	e.Aggregate = Entry{Version: ver}
 	switch {

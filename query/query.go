@@ -262,6 +262,9 @@ type Explain struct {
 	Calls     []CallRow  `json:"calls"`
 	Score     ScoreView  `json:"score"`
 	Aggregate Entry      `json:"aggregate"`
+	// Labels are the execution's labels, newest first (the first counts),
+	// with the fields Kairos derives (sepad label).
+	Labels []LabelView `json:"labels"`
 }
 
 // Session is one Claude Code session seen.

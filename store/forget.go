@@ -35,6 +35,9 @@ func (db *DB) ForgetSkill(key string) (Forgotten, error) {
 			if err := ex.Delete(id); err != nil {
 				return err
 			}
+			if err := deleteLabels(tx, id); err != nil {
+				return err
+			}
 			return bySeq.Delete(k[len(k)-8:])
 		})
 		if err != nil {

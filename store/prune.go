@@ -94,7 +94,7 @@ func (db *DB) Prune(t time.Time) (Pruned, error) {
 					continue // gone since the scan (forgotten)
 				}
 				for _, del := range []func() error{func() error { return ex.Delete(v.id) }, func() error { return bySeq.Delete(v.seqKey) },
-					func() error { return byVer.Delete(v.verKey) }} {
+					func() error { return byVer.Delete(v.verKey) }, func() error { return deleteLabels(tx, v.id) }} {
 					if err := del(); err != nil {
 						return err
 					}

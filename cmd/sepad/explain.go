@@ -131,6 +131,32 @@ func printExplain(w io.Writer, e *query.Explain) {
 			s.Errors.Total, s.Errors.ToolFailures, s.Errors.Retries, s.Errors.OutputPatterns, s.Errors.SoftFailures, s.Errors.Corrections)
 	}
 
+	if len(e.Labels) > 0 {
+		fmt.Fprintf(w, "\nlabels (%d, the newest counts)\n", len(e.Labels))
+		for i := range e.Labels {
+			l := &e.Labels[i]
+			who := "no rater"
+			switch {
+			case l.Rater != "":
+				who = "rater " + l.Rater
+			case l.Model != "":
+				who = "model " + l.Model
+			}
+			rv := "no rubric_version"
+			if l.RubricVersion != "" {
+				rv = "rubric_version " + l.RubricVersion
+			}
+			fmt.Fprintf(w, "  %s  %s %.2f, %s, %s", fmtTime(l.Time), l.Outcome, l.Score, who, rv)
+			if l.Note != "" {
+				fmt.Fprintf(w, ": %s", clip(l.Note, 80))
+			}
+			fmt.Fprintln(w)
+			if i == 0 {
+				printDerived(w, l)
+			}
+		}
+	}
+
 	a := &e.Aggregate
 	v := &a.Version
 	fmt.Fprintf(w, "\naggregate of %s: %s %s, n %d (%s)\n", fmtVersion(v.Version, v.Hash), fmtScore(v.Aggregate), fmtGrade(v.Grade), v.N, v.Status)

@@ -34,6 +34,7 @@ var helps = map[string]helpText{
 	"hook":       {"", "echo '{\"session_id\":\"s\",\"hook_event_name\":\"Stop\"}' | sepad hook"},
 	"import":     {"PATH...", "sepad import ~/src/shop/logs"},
 	"install":    {"", "sepad install --user"},
+	"label":      {"EXECUTION|last success|failure", "sepad label last --skill deploy failure --rater ana --note 'edited the wrong file'"},
 	"notices":    {"", "sepad notices"},
 	"pin":        {"SKILL [VERSION]", "sepad pin deploy v2"},
 	"prune":      {"", "sepad prune --before 90d --yes"},

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/reward"
+)
+
+func init() {
+	register("label", "give an execution a verdict: EXECUTION|last success|failure [--score 0..1] [--note] [--rater|--model] [--rubric-version]", runLabel)
+}
+
+// runLabel is `sepad label EXECUTION|last [--skill S] success|failure
+// [--score X] [--note T] [--rater NAME | --model ID] [--rubric-version V]`:
+// POST /v1/executions/{id}/label, applied by the daemon's engine (or, with
+// no daemon, by the CLI's own), like accept and reject.
+func runLabel(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("label", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	skill := fs.String("skill", "", "with last: the newest execution of this skill; with an ID: check it is of this skill")
+	var in reward.Input
+	fs.Func("score", "the verdict's score in [0, 1], clamped (default: success 1, failure 0)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		in.Score = &v
+		return nil
+	})
+	fs.StringVar(&in.Note, "note", "", "why: a note kept with the label")
+	fs.StringVar(&in.Rater, "rater", "", "who judged (a person): grader kind human")
+	fs.StringVar(&in.Model, "model", "", "which model judged (its id): grader kind model")
+	fs.StringVar(&in.RubricVersion, "rubric-version", "", "the rubric or policy the verdict followed (needed for SFT and preference exports)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usageErrorf("usage: sepad label EXECUTION|last [--skill S] success|failure [--score 0..1] [--note TEXT] [--rater NAME | --model ID] [--rubric-version V]")
+	}
+	in.Outcome = strings.ToLower(pos[1])
+	if in.Outcome != reward.Success && in.Outcome != reward.Failure {
+		return usageErrorf("label: %q is not success or failure", pos[1])
+	}
+	if in.Rater != "" && in.Model != "" {
+		return usageErrorf("label: give --rater (a person) or --model (a model id), not both")
+	}
+	body, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	path := "/v1/executions/" + pathArg(pos[0]) + "/label"
+	if *skill != "" {
+		path += "?" + url.Values{"skill": {skillArgument(*skill)}}.Encode()
+	}
+	c := newClient(qf)
+	defer c.Close()
+	b, err := c.post(qf, path, body)
+	if err != nil {
+		return err
+	}
+	if qf.json {
+		return printJSON(stdout, b)
+	}
+	var a query.LabelAnswer
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("malformed answer: %w", err)
+	}
+	fmt.Fprintln(stdout, a.Words)
+	printDerived(stdout, &a.Label)
+	return nil
+}
+
+// printDerived prints the fields Kairos derives from a label (explain too).
+func printDerived(w io.Writer, l *query.LabelView) {
+	fmt.Fprintf(w, "  signed score %s, grader %s, %s\n", strconv.FormatFloat(l.SignedScore, 'f', 2, 64), l.GraderKind, l.EvaluationLabel)
+	fmt.Fprintf(w, "  sft: %s; preference: %s\n", eligible(l.ExportableForSFT, l.SFTBlockers), eligible(l.ExportableForPreference, l.PreferenceBlockers))
+}
+
+func eligible(ok bool, blockers []string) string {
+	if ok {
+		return "eligible"
+	}
+	return "not eligible (" + strings.Join(blockers, ", ") + ")"
+}
