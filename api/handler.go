@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sepad/sepad/dashboard"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
@@ -39,6 +40,9 @@ type handler struct {
 	// hookSlots admits MaxHookPosts hook requests at a time: each may
 	// hold its whole body in memory.
 	hookSlots chan struct{}
+	// dash is the web dashboard under /dashboard/ (login.go guards it on
+	// TCP).
+	dash *dashboard.Dashboard
 }
 
 // DefaultMaxHookPosts is the default cap on POST /v1/hook requests
@@ -111,6 +115,13 @@ func NewHandler(o Options) http.Handler {
 	if o.Metrics != nil {
 		h.mux.Handle("/metrics", only(http.MethodGet, o.Metrics.Handler()))
 	}
+	h.mux.Handle("/v1/dashboard/login", only(http.MethodPost, http.HandlerFunc(h.dashboardLogin)))
+	h.dash = dashboard.New(dashboard.Options{DB: o.DB, Home: o.Home, Now: o.Now, Logger: o.Logger, Cache: o.Cache,
+		Gate: func() func() {
+			h.compute <- struct{}{}
+			return func() { <-h.compute }
+		}})
+	h.mux.Handle(dashboard.Prefix, h.dash)
 	h.mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no endpoint %s (see docs/api.md)", r.URL.Path), nil)
 	}))
@@ -118,6 +129,25 @@ func NewHandler(o Options) http.Handler {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// dashboardLogin is POST /v1/dashboard/login: a one-time login link to
+// the dashboard (login.go). Only a daemon gives one.
+func (h *handler) dashboardLogin(w http.ResponseWriter, r *http.Request) {
+	if h.o.login == nil {
+		writeError(w, http.StatusServiceUnavailable, ErrNoDaemon, nil)
+		return
+	}
+	l, err := h.o.login()
+	if err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, ErrNoDaemon) {
+			status = http.StatusServiceUnavailable
+		}
+		writeError(w, status, err, nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, l)
+}
 
 // only answers 405 (JSON) to other methods.
 func only(method string, next http.Handler) http.Handler {
@@ -236,7 +266,11 @@ func boolParam(r *http.Request, name string) (bool, error) {
 }
 
 func (h *handler) status(r *http.Request) (any, error) {
-	return query.GetStatus(h.o.DB, h.o.Home, h.o.Daemon)
+	d := h.o.Daemon
+	if d.HTTP == "" && h.o.addr != nil {
+		d.HTTP = h.o.addr()
+	}
+	return query.GetStatus(h.o.DB, h.o.Home, d)
 }
 
 func (h *handler) skills(r *http.Request) (any, error) {

@@ -129,3 +129,9 @@ func requireSecret(secret string, onDenied func(), h http.Handler) http.Handler 
 		h.ServeHTTP(w, r)
 	})
 }
+
+// secretMatches compares a presented secret with the server's in
+// constant time; an empty server secret matches nothing.
+func secretMatches(secret, got string) bool {
+	return secret != "" && subtle.ConstantTimeCompare([]byte(got), []byte(secret)) == 1
+}

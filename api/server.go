@@ -102,6 +102,13 @@ type Options struct {
 	// MaxHookBody bounds a POST /v1/hook body; a larger one gets 413.
 	// Default hooks.DefaultMaxPayload, the bound of the hook's own read.
 	MaxHookBody int64
+
+	// login issues dashboard login links (set by Server: a handler
+	// without a daemon has none and answers 503).
+	login func() (*Login, error)
+	// addr is the TCP address served now (a listener the dashboard
+	// opened on demand shows in /v1/status too).
+	addr func() string
 }
 
 // Server serves the API on the socket and the optional TCP address. It
@@ -114,6 +121,13 @@ type Server struct {
 	servers []*http.Server
 	wg      sync.WaitGroup
 	sock    string
+	// ctx is Open's; addr the TCP address served ("" before one is);
+	// closed is set by Close (no listener opens after it).
+	ctx    context.Context
+	addr   string
+	closed bool
+	// logins are the dashboard's one-time tokens and sessions (login.go).
+	logins *logins
 }
 
 // New returns a Server; Open starts listening.
@@ -121,7 +135,10 @@ func New(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{o: o, handler: NewHandler(o)}
+	s := &Server{o: o, logins: newLogins(o.Now)}
+	s.o.login, s.o.addr = s.login, s.Addr
+	s.handler = NewHandler(s.o)
+	return s
 }
 
 // Handler is the server's HTTP handler.
@@ -147,80 +164,121 @@ func CheckLoopback(addr string) error {
 // Open listens on the socket (removing a stale one left by a crash) and
 // on HTTPAddr, and serves until Close.
 func (s *Server) Open(ctx context.Context) error {
-	var lns []net.Listener
-	fail := func(err error) error {
-		for _, l := range lns {
-			l.Close()
-		}
-		return err
-	}
+	var tcp net.Listener
 	if s.o.HTTPAddr != "" {
-		if err := CheckLoopback(s.o.HTTPAddr); err != nil {
+		ln, err := s.listenTCP(s.o.HTTPAddr)
+		if err != nil {
 			return err
 		}
-		host, port, _ := net.SplitHostPort(s.o.HTTPAddr)
-		if strings.EqualFold(host, "localhost") {
-			host = "127.0.0.1" // never what a resolver says localhost is
-		}
-		if s.o.Secret == "" {
-			sec, err := LoadOrCreateSecret(s.o.Home)
-			if err != nil {
-				return err
-			}
-			s.o.Secret = sec
-		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
-		if err != nil {
-			return fmt.Errorf("listen %s: %w", s.o.HTTPAddr, err)
-		}
-		if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
-			ln.Close()
-			return fmt.Errorf("listen %s: %w", s.o.HTTPAddr, ErrNotLoopback)
-		}
-		lns = append(lns, ln)
+		tcp = ln
 		s.o.Daemon.HTTP = ln.Addr().String()
 	}
 	sock := SocketPath(s.o.Home)
 	ln, err := listenSocket(sock)
 	if err != nil {
-		return fail(err)
+		if tcp != nil {
+			tcp.Close()
+		}
+		return err
 	}
-	lns = append(lns, ln)
 	s.o.Daemon.Socket = sock
 	s.sock = sock
 	s.handler = NewHandler(s.o) // with the addresses now known
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, l := range lns {
-		h := s.handler
-		if _, tcp := l.(*net.TCPListener); tcp {
-			var denied func()
-			if s.o.Metrics != nil {
-				denied = s.o.Metrics.unauthorized.Inc
-			}
-			h = loopbackOnly(requireSecret(s.o.Secret, denied, h))
-		} else {
-			h = withDebug(h) // the profiles: socket only (pprof.go)
-		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
-			WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 64 << 10,
-			BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-			ErrorLog:    slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelDebug)}
-		s.servers = append(s.servers, srv)
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				s.o.Logger.Error("api listener stopped", "addr", l.Addr().String(), "err", err)
-			}
-		}()
+	s.ctx = ctx
+	if tcp != nil {
+		s.serveTCP(tcp)
 	}
+	s.serve(ln, withDebug(s.handler)) // the profiles: socket only (pprof.go)
 	return nil
 }
 
-// Addr is the TCP address served ("" without HTTPAddr), with the port
-// chosen when HTTPAddr asked for port 0.
-func (s *Server) Addr() string { return s.o.Daemon.HTTP }
+// listenTCP listens on a loopback address, after making sure the secret
+// exists.
+func (s *Server) listenTCP(addr string) (net.Listener, error) {
+	if err := CheckLoopback(addr); err != nil {
+		return nil, err
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	if strings.EqualFold(host, "localhost") {
+		host = "127.0.0.1" // never what a resolver says localhost is
+	}
+	if s.o.Secret == "" {
+		sec, err := LoadOrCreateSecret(s.o.Home)
+		if err != nil {
+			return nil, err
+		}
+		s.o.Secret = sec
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", addr, err)
+	}
+	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+		ln.Close()
+		return nil, fmt.Errorf("listen %s: %w", addr, ErrNotLoopback)
+	}
+	return ln, nil
+}
+
+// serveTCP serves the guarded handler on a TCP listener (s.mu held).
+func (s *Server) serveTCP(ln net.Listener) {
+	s.addr = ln.Addr().String()
+	var denied func()
+	if s.o.Metrics != nil {
+		denied = s.o.Metrics.unauthorized.Inc
+	}
+	s.serve(ln, loopbackOnly(s.tcpAuth(denied, s.handler)))
+}
+
+// serve serves h on l until Close (s.mu held).
+func (s *Server) serve(l net.Listener, h http.Handler) {
+	ctx := s.ctx
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+		WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 64 << 10,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ErrorLog:    slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelDebug)}
+	s.servers = append(s.servers, srv)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.o.Logger.Error("api listener stopped", "addr", l.Addr().String(), "err", err)
+		}
+	}()
+}
+
+// ensureTCP opens a loopback listener on a port the system chooses when
+// the daemon serves none (started reports it did): `sepad dashboard`
+// works with a daemon started without --http. It serves the same guarded
+// handler as --http until the daemon stops.
+func (s *Server) ensureTCP() (started bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.addr != "" {
+		return false, nil
+	}
+	if s.closed || s.ctx == nil {
+		return false, ErrNoDaemon
+	}
+	ln, err := s.listenTCP("127.0.0.1:0")
+	if err != nil {
+		return false, err
+	}
+	s.serveTCP(ln)
+	s.o.Logger.Info("dashboard listener opened", "addr", s.addr)
+	return true, nil
+}
+
+// Addr is the TCP address served ("" without HTTPAddr, until the
+// dashboard asks for one), with the port chosen when HTTPAddr asked for
+// port 0.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
 
 // Close stops accepting, lets requests in flight finish (up to
 // ShutdownGrace, then cuts them), waits for the goroutines and removes the
@@ -230,7 +288,11 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	srvs := s.servers
 	s.servers = nil
+	s.closed = true
 	s.mu.Unlock()
+	if h, ok := s.handler.(*handler); ok {
+		h.dash.Stop() // live streams end, so the shutdown need not wait for them
+	}
 	grace := s.o.ShutdownGrace
 	if grace <= 0 {
 		grace = 5 * time.Second
@@ -306,7 +368,11 @@ func loopbackOnly(h http.Handler) http.Handler {
 			writeError(w, http.StatusForbidden, fmt.Errorf("host %q is not a loopback name", r.Host), nil)
 			return
 		}
-		if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		// The dashboard's own scripts may send their origin (it is this
+		// host's); its login link may be opened from anywhere (a terminal,
+		// a local file): its one-time token is what protects it.
+		if o := r.Header.Get("Origin"); (o != "" && (o != "http://"+r.Host || !isDashboard(r.URL.Path))) ||
+			(r.Header.Get("Sec-Fetch-Site") == "cross-site" && r.URL.Path != loginPath) {
 			writeError(w, http.StatusForbidden, errors.New("cross-origin requests are refused"), nil)
 			return
 		}

@@ -9,12 +9,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"sync/atomic"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
@@ -139,15 +142,46 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "\nDone in %.1fs.", time.Since(start).Seconds())
 	self := selfCommand() // sepad, go run ./cmd/sepad, or a path (selfname.go)
 	if *keep {
-		fmt.Fprintf(stdout, " The state is kept; explore it with:\n")
+		fmt.Fprintf(stdout, " The state is kept; explore it (while the demo serves its dashboard, these ask its daemon) with:\n")
 		for _, c := range []string{"grades --home " + home, "grades --home " + home + " --all-versions", "versions deploy --home " + home,
 			"diff deploy v1 v3 --home " + home, "decisions --home " + home, "history deploy --home " + home,
 			"score --explain " + filepath.Join(home, "events.jsonl")} {
 			fmt.Fprintf(stdout, "  %s %s\n", self, c)
 		}
 		fmt.Fprintf(stdout, "  less %s\n", filepath.Join(tmp, "sepad.log"))
+		return w.serveDashboard(stdin, self)
 	} else {
 		fmt.Fprintf(stdout, " Run `%s demo --keep` to keep the state and explore it with `%s grades --home DIR`.\n", self, self)
+	}
+	return nil
+}
+
+// serveDashboard ends `demo --keep`: the demo's daemon serves the web
+// dashboard of the demo state, and its login link is the last line,
+// until stdin ends (Enter, Ctrl-D, or no terminal: at once) or Ctrl-C.
+func (w *demo) serveDashboard(stdin io.Reader, self string) error {
+	srv, ok := w.d.api.(*api.Server)
+	if !ok {
+		return fmt.Errorf("the demo's daemon serves no API")
+	}
+	l, err := srv.LoginLink()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w.out, "\nThe dashboard of the demo state, served until you press Enter or Ctrl-C (afterwards: `%s run --home %s`, then `%s dashboard --home %s`):\n%s\n",
+		self, w.home, self, w.home, l.URL)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan struct{})
+	go func() {
+		if stdin != nil {
+			bufio.NewReader(stdin).ReadString('\n')
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 	return nil
 }

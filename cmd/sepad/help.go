@@ -21,6 +21,7 @@ var helps = map[string]helpText{
 	"api":        {"PATH", "sepad api /v1/skills/deploy/versions"},
 	"completion": {"bash|zsh|fish", "sepad completion bash > ~/.local/share/bash-completion/completions/sepad"},
 	"config":     {"init [FILE] | show", "sepad config show"},
+	"dashboard":  {"", "sepad dashboard --open"},
 	"decisions":  {"[SKILL]", "sepad decisions deploy --limit 10"},
 	"demo":       {"", "sepad demo --keep"},
 	"diff":       {"SKILL A B", "sepad diff deploy v1 v3"},

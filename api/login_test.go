@@ -1,0 +1,173 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/query"
+)
+
+// loginClient asks the server's socket for a login link.
+func loginLink(t *testing.T, uc *http.Client) Login {
+	t.Helper()
+	resp, err := uc.Post("http://sepad/v1/dashboard/login", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var l Login
+	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("login: %d %v", resp.StatusCode, err)
+	}
+	return l
+}
+
+func fetch(t *testing.T, u string, hdr map[string]string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", u, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req) // no redirects followed
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// TestDashboardLogin: without --http the first login link opens a
+// loopback listener; the link works once and sets an HttpOnly,
+// SameSite=Strict cookie for the dashboard only; nothing of the dashboard
+// answers without it, and every refusal is counted.
+func TestDashboardLogin(t *testing.T) {
+	home := shortHome(t)
+	db := testDB(t, home)
+	m := NewMetrics(MetricsOptions{})
+	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	s := New(Options{DB: db, Home: home, Metrics: m, Cache: true, Now: func() time.Time { return now }})
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Addr() != "" {
+		t.Fatalf("a TCP listener before any login: %s", s.Addr())
+	}
+	sock := SocketPath(home)
+	uc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	l := loginLink(t, uc)
+	if !l.Started || l.Addr == "" || s.Addr() != l.Addr || !strings.HasPrefix(l.URL, "http://"+l.Addr+"/dashboard/login?token=") {
+		t.Fatalf("login %+v, addr %s", l, s.Addr())
+	}
+	if host, _, _ := net.SplitHostPort(l.Addr); host != "127.0.0.1" {
+		t.Fatalf("listener on %s", l.Addr)
+	}
+	if !l.Expires.Equal(now.Add(LoginTTL)) {
+		t.Errorf("expires %v", l.Expires)
+	}
+	var st query.Status
+	getJSON(t, uc, "http://sepad/v1/status", &st)
+	if st.Daemon.HTTP != l.Addr {
+		t.Errorf("status shows http %q, want %q", st.Daemon.HTTP, l.Addr)
+	}
+	if l2 := loginLink(t, uc); l2.Started || l2.Addr != l.Addr || l2.URL == l.URL {
+		t.Fatalf("second login %+v", l2)
+	}
+	base := "http://" + l.Addr
+	refused := 0
+	// Nothing of the dashboard without the cookie.
+	for _, p := range []string{"/dashboard/", "/dashboard/events", "/dashboard/static/app.css", "/dashboard/skill?key=deploy",
+		"/dashboard/login", "/dashboard/login?token=" + strings.Repeat("ab", 32)} {
+		code, _, body := fetch(t, base+p, nil)
+		refused++
+		if code != 401 || strings.Contains(body, "<table") || strings.Contains(body, "deploy") {
+			t.Errorf("%s without the cookie: %d %s", p, code, body)
+		}
+	}
+	// A cross-site page may not read it either (the cookie is Strict;
+	// this is the DNS-rebinding and Origin guard).
+	if code, _, _ := fetch(t, base+"/dashboard/", map[string]string{"Origin": "https://evil.example"}); code != 403 {
+		t.Errorf("cross-origin: %d", code)
+	}
+	code, hdr, body := fetch(t, l.URL, map[string]string{"Sec-Fetch-Site": "cross-site"})
+	if code != 200 || !strings.Contains(body, `url=/dashboard/`) {
+		t.Fatalf("login: %d %s", code, body)
+	}
+	resp := http.Response{Header: hdr}
+	cs := resp.Cookies()
+	if len(cs) != 1 {
+		t.Fatalf("cookies %v", hdr["Set-Cookie"])
+	}
+	c := cs[0]
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/dashboard/" || len(c.Value) != 64 || c.Name != cookieName(l.Addr) {
+		t.Fatalf("cookie %+v", c)
+	}
+	if hdr.Get("Referrer-Policy") != "no-referrer" {
+		t.Errorf("login page referrer policy %q", hdr.Get("Referrer-Policy"))
+	}
+	// The link works once.
+	if code, _, _ := fetch(t, l.URL, nil); code != 401 {
+		t.Errorf("second use of the link: %d", code)
+	}
+	refused++
+	cookie := map[string]string{"Cookie": c.Name + "=" + c.Value}
+	code, hdr, body = fetch(t, base+"/dashboard/", cookie)
+	if code != 200 || !strings.Contains(body, `id="skills"`) || !strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'self'") {
+		t.Fatalf("overview with the cookie: %d %v %s", code, hdr, body)
+	}
+	// The dashboard's own same-origin requests (with Origin) pass.
+	if code, _, _ := fetch(t, base+"/dashboard/", map[string]string{"Cookie": cookie["Cookie"], "Origin": base}); code != 200 {
+		t.Errorf("same-origin request: %d", code)
+	}
+	// The cookie opens the dashboard only, not the JSON API.
+	if code, _, _ := fetch(t, base+"/v1/skills", cookie); code != 401 {
+		t.Errorf("API with the cookie: %d", code)
+	}
+	refused++
+	// Another cookie value is refused; so is a token past its 15 minutes.
+	if code, _, _ := fetch(t, base+"/dashboard/", map[string]string{"Cookie": c.Name + "=" + strings.Repeat("0", 64)}); code != 401 {
+		t.Errorf("forged cookie: %d", code)
+	}
+	refused++
+	late := loginLink(t, uc)
+	now = now.Add(LoginTTL + time.Second)
+	if code, _, _ := fetch(t, late.URL, nil); code != 401 {
+		t.Errorf("expired link: %d", code)
+	}
+	refused++
+	// The bearer secret opens the dashboard too (scripts, curl).
+	secret, err := LoadSecret(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := fetch(t, base+"/dashboard/decisions", map[string]string{"Authorization": "Bearer " + secret}); code != 200 {
+		t.Errorf("dashboard with the secret: %d", code)
+	}
+	_, mb, _ := get(t, m.Handler(), http.MethodGet, "/metrics")
+	want := []byte("sepad_http_unauthorized_total " + itoa(refused) + "\n")
+	if !bytes.Contains(mb, want) {
+		t.Errorf("want %s in metrics:\n%s", want, mb)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestDashboardLoginNeedsADaemon: the CLI's in-process handler has no
+// login to give.
+func TestDashboardLoginNeedsADaemon(t *testing.T) {
+	db := testDB(t, t.TempDir())
+	code, body, _ := get(t, NewHandler(Options{DB: db}), http.MethodPost, "/v1/dashboard/login")
+	if code != 503 || !strings.Contains(string(body), "sepad run") {
+		t.Fatalf("%d %s", code, body)
+	}
+}

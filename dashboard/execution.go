@@ -1,0 +1,64 @@
+package dashboard
+
+import (
+	"bytes"
+	"html/template"
+	"net/http"
+
+	"github.com/sepad/sepad/query"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+)
+
+// markdown renders outputs without their raw HTML (goldmark's default:
+// raw HTML is left out and dangerous link targets dropped): outputs are
+// untrusted. The page's Content-Security-Policy also refuses outside
+// images, so an output cannot make the browser fetch anything.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// renderMarkdown renders untrusted markdown as safe HTML.
+func renderMarkdown(s string) template.HTML {
+	var b bytes.Buffer
+	if err := markdown.Convert([]byte(s), &b); err != nil {
+		return template.HTML("<pre>" + template.HTMLEscapeString(s) + "</pre>")
+	}
+	return template.HTML(b.String())
+}
+
+type label struct{ Name, Value string }
+
+type executionPage struct {
+	base
+	X         *query.Explain
+	Output    template.HTML
+	HasOutput bool
+	Labels    []label
+}
+
+func (d *Dashboard) execution(r *http.Request) (any, error) {
+	x, err := query.ExplainExecution(d.o.DB, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	out, ok, err := query.ExecutionOutput(d.o.DB, x.Execution.ID)
+	if err != nil {
+		return nil, err
+	}
+	p := &executionPage{base: d.base(r, "Execution "+x.Execution.ID), X: x, HasOutput: ok}
+	if ok {
+		p.Output = renderMarkdown(out)
+	}
+	complete := "yes"
+	if !x.Execution.Complete {
+		complete = "no"
+	}
+	p.Labels = []label{{"skill", x.Execution.Skill}, {"project", x.Execution.Project}, {"session", x.Execution.SessionID},
+		{"complete", complete}, {"rubric", x.Score.RubricVersion}, {"aggregate", x.Aggregate.In}}
+	if x.AgentID != "" {
+		p.Labels = append(p.Labels, label{"agent", x.AgentID})
+	}
+	if x.StopError != "" {
+		p.Labels = append(p.Labels, label{"stop error", x.StopError})
+	}
+	return p, nil
+}

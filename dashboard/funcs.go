@@ -1,0 +1,76 @@
+package dashboard
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strings"
+	"time"
+)
+
+// funcs are the templates' formatting helpers.
+var funcs = template.FuncMap{
+	"score": func(f *float64) string {
+		if f == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f", *f)
+	},
+	"num": func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"pct": func(f float64) string { return fmt.Sprintf("%.0f%%", f*100) },
+	"signed": func(f *float64) string {
+		if f == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%+.1f", *f)
+	},
+	"usd": usd,
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "–"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05") + " UTC"
+	},
+	"whenp": func(t *time.Time) string {
+		if t == nil || t.IsZero() {
+			return "–"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05") + " UTC"
+	},
+	"iso": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"ms": func(p *int64) string {
+		if p == nil {
+			return "–"
+		}
+		if *p >= 10_000 {
+			return fmt.Sprintf("%.0f s", float64(*p)/1000)
+		}
+		return fmt.Sprintf("%d ms", *p)
+	},
+	"grade": func(g string) string {
+		if g == "" {
+			return "–"
+		}
+		return g
+	},
+	// gradeClass names a grade's CSS class (its colour; the letter is
+	// always shown too).
+	"gradeClass": func(g string) string {
+		if g == "" {
+			return "grade-none"
+		}
+		return "grade-" + strings.ToLower(strings.TrimRight(g, "+-"))
+	},
+	"short": func(h string) string { return h[:min(7, len(h))] },
+}
+
+func usd(f float64) string {
+	switch {
+	case f == 0:
+		return "$0"
+	case math.Abs(f) < 0.01:
+		return fmt.Sprintf("$%.4f", f)
+	default:
+		return fmt.Sprintf("$%.2f", f)
+	}
+}

@@ -1,0 +1,138 @@
+package dashboard
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"sort"
+
+	"github.com/sepad/sepad/query"
+)
+
+// TrendRuns is how many of a skill's newest executions the overview's
+// trend shows.
+const TrendRuns = 20
+
+type overviewRow struct {
+	query.GradeRow
+	// StatusText is the status in words ("candidate, needs about 6 more
+	// runs").
+	StatusText string
+	// Cost is the mean cost per run ("–" without transcripts).
+	Cost string
+	// Trend is the sparkline of the newest executions' scores, and
+	// TrendText the same in words for screen readers and without SVG.
+	Trend     template.HTML
+	TrendText string
+	// Notices counts the pending notices of the skill's project.
+	Notices int
+}
+
+type overviewPage struct {
+	base
+	Rows      []overviewRow
+	Projects  []string
+	Project   string
+	Sort      string
+	Notices   []query.NoticeRow
+	Undecided int
+	Total     int
+}
+
+// Sort orders of the overview.
+const (
+	sortWorst = "worst"
+	sortName  = "name"
+)
+
+func (d *Dashboard) overview(r *http.Request) (any, error) {
+	p := &overviewPage{base: d.base(r, "Overview"), Project: r.URL.Query().Get("project"), Sort: r.URL.Query().Get("sort")}
+	p.Nav = "overview"
+	if p.Sort == "" {
+		p.Sort = sortWorst
+	}
+	if p.Sort != sortWorst && p.Sort != sortName {
+		return nil, fmt.Errorf("%w: sort=%q: want worst or name", query.ErrBadRequest, p.Sort)
+	}
+	g, err := query.ListGrades(d.o.DB, query.GradesRequest{})
+	if err != nil {
+		return nil, err
+	}
+	p.Total = len(g.Grades)
+	seen := map[string]bool{}
+	var keys []string
+	for _, row := range g.Grades {
+		if !seen[row.Project] {
+			seen[row.Project] = true
+			p.Projects = append(p.Projects, row.Project)
+		}
+		if p.Project != "" && row.Project != p.Project {
+			continue
+		}
+		keys = append(keys, row.SkillKey)
+		p.Rows = append(p.Rows, overviewRow{GradeRow: row, StatusText: statusText(&row), Cost: costText(&row)})
+	}
+	if p.Project != "" && !seen[p.Project] {
+		return nil, fmt.Errorf("no skill in project %q: %w", p.Project, query.ErrNotFound)
+	}
+	sort.Strings(p.Projects)
+	trends, err := query.Trends(d.o.DB, keys, TrendRuns)
+	if err != nil {
+		return nil, err
+	}
+	st, err := query.GetStatus(d.o.DB, d.o.Home, query.Daemon{})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range st.Notices {
+		if p.Project == "" || n.Project == p.Project {
+			p.Notices = append(p.Notices, n)
+		}
+	}
+	p.Undecided = len(st.Undecided)
+	for i := range p.Rows {
+		row := &p.Rows[i]
+		row.Trend, row.TrendText = sparkline(trends[row.SkillKey])
+		for _, n := range p.Notices {
+			if n.Project == row.Project {
+				row.Notices++
+			}
+		}
+	}
+	if p.Sort == sortWorst {
+		sort.SliceStable(p.Rows, func(a, b int) bool { return worse(&p.Rows[a].GradeRow, &p.Rows[b].GradeRow) })
+	}
+	return p, nil
+}
+
+// worse orders graded rows by aggregate, lowest first, then the ungraded.
+func worse(a, b *query.GradeRow) bool {
+	switch {
+	case a.Aggregate != nil && b.Aggregate != nil:
+		return *a.Aggregate < *b.Aggregate
+	case a.Aggregate != nil:
+		return true
+	}
+	return false
+}
+
+// statusText says a version's status as `sepad grades` does.
+func statusText(r *query.GradeRow) string {
+	if r.Status == query.StatusCandidate && r.NeededMore != nil {
+		if *r.NeededMore == 1 {
+			return "candidate, needs about 1 more run"
+		}
+		return fmt.Sprintf("candidate, needs about %d more runs", *r.NeededMore)
+	}
+	if r.Status == "" {
+		return "–"
+	}
+	return r.Status
+}
+
+func costText(r *query.GradeRow) string {
+	if r.Tokens == nil {
+		return "–"
+	}
+	return usd(r.Tokens.MeanCostUSD)
+}

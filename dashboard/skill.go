@@ -1,0 +1,178 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/sepad/sepad/query"
+)
+
+// SkillRuns is how many of a skill's newest executions its page charts.
+const SkillRuns = 500
+
+type versionCol struct {
+	query.GradeRow
+	Marker     template.HTML
+	StatusText string
+	Signals    []query.SignalMean
+}
+
+type skillPage struct {
+	base
+	Skill    query.SkillRef
+	Versions []versionCol
+	// Signals names the signals of any version, in order, for the
+	// side-by-side table.
+	Signals    []string
+	Chart      template.HTML
+	Executions []query.ExecRow
+	Total      int
+	Decisions  []decisionRow
+	// Diff between two versions (From, To as vN); nil with one version.
+	Diff     *query.Diff
+	From, To string
+}
+
+// decisionRow is one mutation engine decision, in words.
+type decisionRow struct {
+	Time    time.Time
+	Skill   string
+	Key     string
+	Kind    string
+	Outcome string
+	Rule    string
+	From    string
+	To      string
+	Applied bool
+	Words   string
+	Notice  string
+	Warning string
+	Cost    string
+}
+
+// record is the part of a decision's payload (mutation.Record) shown.
+type record struct {
+	Kind     string `json:"kind"`
+	Skill    string `json:"skill"`
+	Rule     string `json:"rule"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Applied  bool   `json:"applied"`
+	Words    string `json:"words"`
+	Notice   string `json:"notice"`
+	Warning  string `json:"warning"`
+	Decision *struct {
+		Outcome string `json:"outcome"`
+	} `json:"decision"`
+}
+
+func decisionRows(ds []query.Decision, seqOf map[string]int) []decisionRow {
+	out := make([]decisionRow, 0, len(ds))
+	for _, d := range ds {
+		var rec record
+		if b, err := json.Marshal(d.Payload); err == nil {
+			json.Unmarshal(b, &rec)
+		}
+		row := decisionRow{Time: d.Time, Skill: rec.Skill, Key: d.SkillKey, Kind: rec.Kind, Rule: rec.Rule, Applied: rec.Applied,
+			Words: rec.Words, Notice: rec.Notice, Warning: rec.Warning, From: versionName(rec.From, seqOf), To: versionName(rec.To, seqOf)}
+		row.Outcome = rec.Kind
+		if rec.Decision != nil {
+			row.Outcome = map[string]string{"accept": "accepted", "reject": "rejected"}[rec.Decision.Outcome]
+			if row.Outcome == "" {
+				row.Outcome = rec.Decision.Outcome
+			}
+		} else if rec.Kind == "rollback" {
+			row.Outcome = "rolled back"
+		}
+		if d.Cost != nil {
+			row.Cost = d.Cost.Words
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// versionName is vN for a known hash, else its first 7 characters.
+func versionName(hash string, seqOf map[string]int) string {
+	if hash == "" {
+		return ""
+	}
+	if n, ok := seqOf[hash]; ok && n > 0 {
+		return fmt.Sprintf("v%d", n)
+	}
+	return hash[:min(7, len(hash))]
+}
+
+func (d *Dashboard) skill(r *http.Request) (any, error) {
+	q := r.URL.Query()
+	key := q.Get("key")
+	if err := query.ValidateName(key); err != nil {
+		return nil, err
+	}
+	h, err := query.SkillHistory(d.o.DB, query.HistoryRequest{Skill: key, Limit: SkillRuns})
+	if err != nil {
+		return nil, err
+	}
+	key = h.Skill.Key
+	p := &skillPage{base: d.base(r, h.Skill.Name), Skill: h.Skill, Executions: h.Executions, Total: h.Total}
+	means, err := query.SignalMeans(d.o.DB, key, 50)
+	if err != nil {
+		return nil, err
+	}
+	seqOf := map[string]int{}
+	seenSig := map[string]bool{}
+	for _, v := range h.Versions {
+		seqOf[v.Hash] = v.Version
+		col := versionCol{GradeRow: v, Marker: legendMarker(v.Version), StatusText: statusText(&v), Signals: means[v.Hash]}
+		for _, m := range col.Signals {
+			if !seenSig[m.Signal] {
+				seenSig[m.Signal] = true
+				p.Signals = append(p.Signals, m.Signal)
+			}
+		}
+		p.Versions = append(p.Versions, col)
+	}
+	// Oldest version first, as they happened.
+	sort.SliceStable(p.Versions, func(a, b int) bool { return p.Versions[a].Version < p.Versions[b].Version })
+	ds, err := query.ListDecisions(d.o.DB, key, 100)
+	if err != nil {
+		return nil, err
+	}
+	p.Decisions = decisionRows(ds.Decisions, seqOf)
+	var marks []chartMark
+	for _, dr := range p.Decisions {
+		marks = append(marks, chartMark{Time: dr.Time, Label: dr.Outcome, Words: dr.Words})
+	}
+	p.Chart = scoreChart(h.Executions, h.Versions, marks)
+	// The diff: the two chosen versions, else the one before the
+	// current and the current.
+	p.From, p.To = q.Get("from"), q.Get("to")
+	if len(p.Versions) >= 2 {
+		if p.To == "" {
+			p.To = fmt.Sprintf("v%d", p.Versions[len(p.Versions)-1].Version)
+			for _, v := range p.Versions {
+				if v.Current {
+					p.To = fmt.Sprintf("v%d", v.Version)
+				}
+			}
+		}
+		if p.From == "" {
+			p.From = fmt.Sprintf("v%d", p.Versions[0].Version)
+			for i, v := range p.Versions {
+				if fmt.Sprintf("v%d", v.Version) == p.To && i > 0 {
+					p.From = fmt.Sprintf("v%d", p.Versions[i-1].Version)
+				}
+			}
+		}
+		diff, err := query.GetDiff(d.o.DB, key, p.From, p.To)
+		if err != nil {
+			return nil, err
+		}
+		p.Diff = diff
+	}
+	return p, nil
+}

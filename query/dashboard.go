@@ -1,0 +1,141 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/sepad/sepad/store"
+)
+
+// Views the web dashboard needs beyond the CLI's (package dashboard): the
+// recent scores of many skills at once, a version's per-signal means and
+// an execution's final output. They are not API endpoints.
+
+// TrendPoint is one execution in a skill's recent trend.
+type TrendPoint struct {
+	Score   *float64 `json:"score"`
+	Version int      `json:"version"`
+}
+
+// Trends returns, for each key, the scores of its n most recently
+// recorded executions across its versions, oldest first. Unknown keys
+// are left out.
+func Trends(db *store.DB, keys []string, n int) (map[string][]TrendPoint, error) {
+	if n <= 0 {
+		n = 20
+	}
+	ss, err := db.SkillsByKey(keys)
+	if err != nil {
+		return nil, err
+	}
+	seq := &seqs{db: db}
+	out := make(map[string][]TrendPoint, len(ss))
+	for i := range ss {
+		sk := &ss[i]
+		var pts []TrendPoint
+		for _, v := range newestVersionsFirst(sk.Versions) {
+			if len(pts) >= n {
+				break
+			}
+			err := walkRows(db, sk.Key, v.Hash, n-len(pts), rowFilter{}, seq.of, func(r *ExecRow, _ uint64) bool {
+				pts = append(pts, TrendPoint{Score: r.Score, Version: r.Version})
+				return len(pts) < n
+			})
+			if err != nil {
+				return nil, fmt.Errorf("trend of %s: %w", sk.Key, err)
+			}
+		}
+		for a, b := 0, len(pts)-1; a < b; a, b = a+1, b-1 {
+			pts[a], pts[b] = pts[b], pts[a]
+		}
+		out[sk.Key] = pts
+	}
+	return out, nil
+}
+
+// newestVersionsFirst orders versions by sequence number, newest first.
+func newestVersionsFirst(vs []store.Version) []store.Version {
+	out := append([]store.Version(nil), vs...)
+	sort.Slice(out, func(a, b int) bool { return out[a].Seq > out[b].Seq })
+	return out
+}
+
+// SignalMean is one signal's mean sub-score (0-1) over a version's
+// executions where it was present.
+type SignalMean struct {
+	Signal string  `json:"signal"`
+	Mean   float64 `json:"mean"`
+	N      int     `json:"n"`
+}
+
+// SignalMeans returns, per version hash of the skill key names, the mean
+// sub-score of each signal over its perVersion most recently recorded
+// executions (signals in the rubric's order).
+func SignalMeans(db *store.DB, key string, perVersion int) (map[string][]SignalMean, error) {
+	if perVersion <= 0 {
+		perVersion = 50
+	}
+	ss, err := db.SkillsByKey([]string{key})
+	if err != nil {
+		return nil, err
+	}
+	if len(ss) == 0 {
+		return nil, fmt.Errorf("no skill %q: %w", key, ErrNotFound)
+	}
+	out := map[string][]SignalMean{}
+	for _, v := range ss[0].Versions {
+		var ids []string
+		if err := db.WalkExecutionIDs(key, v.Hash, perVersion, func(id string, _ uint64) bool {
+			ids = append(ids, id)
+			return len(ids) < perVersion
+		}); err != nil {
+			return nil, err
+		}
+		var order []string
+		sums := map[string]*SignalMean{}
+		for _, id := range ids {
+			s, err := db.Execution(id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // pruned since the index was read
+			}
+			if err != nil {
+				return nil, err
+			}
+			for _, sig := range s.Result.Signals {
+				if !sig.Present {
+					continue
+				}
+				m := sums[sig.Signal]
+				if m == nil {
+					m = &SignalMean{Signal: sig.Signal}
+					sums[sig.Signal] = m
+					order = append(order, sig.Signal)
+				}
+				m.Mean += sig.SubScore
+				m.N++
+			}
+		}
+		var ms []SignalMean
+		for _, name := range order {
+			m := *sums[name]
+			m.Mean = round4(m.Mean / float64(m.N))
+			ms = append(ms, m)
+		}
+		out[v.Hash] = ms
+	}
+	return out, nil
+}
+
+// ExecutionOutput returns an execution's final assistant message (ok
+// false when its closing event carried none).
+func ExecutionOutput(db *store.DB, id string) (output string, ok bool, err error) {
+	s, err := db.Execution(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", false, fmt.Errorf("no execution %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return s.Exec.Output, s.Exec.HasOutput, nil
+}
