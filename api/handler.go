@@ -103,6 +103,7 @@ func NewHandler(o Options) http.Handler {
 	get("/v1/version", h.build, false)
 	h.registerWrites() // POST: accept, reject, rollback, propose (writes.go)
 	h.registerLabels() // POST: label an execution (labels.go)
+	h.registerEvolve() // POST evolve, GET strategies (evolve.go)
 	get("/v1/executions", h.executions, true)
 	get("/v1/executions/{id}", h.explain, true)
 	get("/v1/sessions", h.sessions, true)

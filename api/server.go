@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/mutation"
@@ -74,6 +75,9 @@ type Options struct {
 	// daemon's collector.Import, or the CLI's over a database it opened
 	// for writing.
 	Import func([]importer.Record) (importer.Report, error)
+	// Evolver, when set, applies POST /v1/skills/{skill}/evolve with the
+	// same engine (evolve.go).
+	Evolver *evolve.Evolver
 	// Hook, when set, enables POST /v1/hook with these options.
 	Hook *hooks.Options
 	// Cache keeps computed answers until the next write to the store

@@ -114,6 +114,16 @@ type Mutation struct {
 	// RollbackEdits: ask (a person's version is never rewritten
 	// automatically: "would roll back" and a notice) or auto.
 	RollbackEdits string `yaml:"rollback_edits"`
+	// Evolve: off, or auto (the daemon runs an evolution when the version
+	// in force is graded below EvolveBelow; docs/evolve.md).
+	Evolve      string `yaml:"evolve"`
+	EvolveBelow string `yaml:"evolve_below"`
+	// Mutator is the command that writes new versions (request on stdin,
+	// text on stdout); empty: the user's Claude Code (Claude, the claude
+	// command), headless.
+	Mutator        []string      `yaml:"mutator"`
+	Claude         string        `yaml:"claude"`
+	MutatorTimeout time.Duration `yaml:"mutator_timeout"`
 }
 
 // Pricing is the price table of the models, for the cost of executions
@@ -364,6 +374,12 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	if err := validateMutation(m, "mutation.", bad); err != nil {
 		return err
 	}
+	switch {
+	case m.MutatorTimeout <= 0:
+		return bad("mutation.mutator_timeout", "must be a positive duration")
+	case m.Claude == "":
+		return bad("mutation.claude", "must name the claude command (a name on PATH or a path)")
+	}
 	if err := c.validateSkills(bad); err != nil {
 		return err
 	}
@@ -419,6 +435,7 @@ func (c *Config) clone() Config {
 	out.Aggregate.Weights = append([]float64(nil), c.Aggregate.Weights...)
 	out.Collector.ExtraFiles = append([]string(nil), c.Collector.ExtraFiles...)
 	out.Mutation.ExtraRoots = append([]string(nil), c.Mutation.ExtraRoots...)
+	out.Mutation.Mutator = append([]string(nil), c.Mutation.Mutator...)
 	out.SkillMutation = map[string]MutationOverride{}
 	for k, v := range c.SkillMutation {
 		out.SkillMutation[k] = v

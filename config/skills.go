@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 
@@ -26,6 +27,8 @@ type MutationOverride struct {
 	RollbackFailRate   *float64 `yaml:"rollback_fail_rate"`
 	CooldownExecutions *int     `yaml:"cooldown_executions"`
 	RollbackEdits      *string  `yaml:"rollback_edits"`
+	Evolve             *string  `yaml:"evolve"`
+	EvolveBelow        *string  `yaml:"evolve_below"`
 }
 
 // skillEntry is the long form of a skills.<name> entry: a mapping with
@@ -143,6 +146,10 @@ func validateMutation(m Mutation, prefix string, bad func(key, format string, a 
 		return bad(prefix+"debounce", "must not be negative")
 	case m.RollbackEdits != "ask" && m.RollbackEdits != "auto":
 		return bad(prefix+"rollback_edits", "%q is not ask or auto", m.RollbackEdits)
+	case m.Evolve != "off" && m.Evolve != "auto":
+		return bad(prefix+"evolve", "%q is not off or auto", m.Evolve)
+	case !slices.Contains([]string{"A+", "A", "B", "C", "D"}, m.EvolveBelow):
+		return bad(prefix+"evolve_below", "%q is not a grade A+, A, B, C or D (a version graded below it evolves)", m.EvolveBelow)
 	}
 	return nil
 }

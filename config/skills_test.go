@@ -2,7 +2,9 @@ package config
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestSkillMutationOverrides(t *testing.T) {
@@ -44,6 +46,39 @@ func TestSkillMutationOverrides(t *testing.T) {
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line == 0 || ce.File != "user.yaml" {
 			t.Errorf("%q: error %v, want one located at key %s", tc.yaml, err, tc.key)
+		}
+	}
+}
+
+func TestEvolveSettings(t *testing.T) {
+	base, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := base.Mutation; m.Evolve != "off" || m.EvolveBelow != "B" || len(m.Mutator) != 0 || m.Claude != "claude" || m.MutatorTimeout != 3*time.Minute {
+		t.Fatalf("defaults %+v", m)
+	}
+	c, err := Parse("user.yaml", []byte("mutation:\n  mutator: [my-mutator, --fast]\n  mutator_timeout: 30s\nskills:\n  deploy:\n    mutation:\n      evolve: auto\n      evolve_below: C\n"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.MutationFor("deploy"); d.Evolve != "auto" || d.EvolveBelow != "C" {
+		t.Errorf("deploy %+v", d)
+	}
+	if o := c.MutationFor("other"); o.Evolve != "off" || strings.Join(o.Mutator, " ") != "my-mutator --fast" || o.MutatorTimeout != 30*time.Second {
+		t.Errorf("other %+v", o)
+	}
+	for _, c := range []struct{ src, key string }{
+		{"mutation:\n  evolve: on\n", "mutation.evolve"},
+		{"skills:\n  deploy:\n    mutation:\n      evolve: always\n", "skills.deploy.mutation.evolve"},
+		{"mutation:\n  evolve_below: F\n", "mutation.evolve_below"},
+		{"mutation:\n  mutator_timeout: 0s\n", "mutation.mutator_timeout"},
+		{"mutation:\n  claude: \"\"\n", "mutation.claude"},
+	} {
+		_, err := Parse("user.yaml", []byte(c.src), base)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != c.key || ce.Line == 0 {
+			t.Errorf("%q: error %v, want one located at key %s", c.src, err, c.key)
 		}
 	}
 }

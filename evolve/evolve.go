@@ -32,6 +32,9 @@ type Options struct {
 	Notify mutation.Notify
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Timeout bounds one attempt's mutator run (mutation.mutator_timeout;
+	// default DefaultTimeout).
+	Timeout time.Duration
 	// Evidence is how many of the version's newest executions are read
 	// for signals and evidence (default 200).
 	Evidence int
@@ -43,6 +46,7 @@ type Evolver struct {
 	o       Options
 	mu      sync.Mutex
 	running map[string]bool
+	auto    *auto
 }
 
 // New returns an Evolver.
@@ -53,6 +57,9 @@ func New(o Options) *Evolver {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
 	if o.Evidence <= 0 {
 		o.Evidence = 200
 	}
@@ -61,6 +68,10 @@ func New(o Options) *Evolver {
 	}
 	return &Evolver{o: o, running: map[string]bool{}}
 }
+
+// MaxDuration bounds how long Run takes: the mutator's timeout, and the
+// reading and writing around it.
+func (e *Evolver) MaxDuration() time.Duration { return e.o.Timeout + 30*time.Second }
 
 // RunOptions are one attempt's options.
 type RunOptions struct {
@@ -223,6 +234,11 @@ func (e *Evolver) Run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 		return Attempt{}, ErrBusy
 	}
 	defer e.release(key)
+	return e.run(ctx, key, ro)
+}
+
+// run is Run for a caller that claimed the skill.
+func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, error) {
 	p, err := e.prepare(key, ro)
 	if err != nil {
 		return Attempt{}, err
@@ -249,7 +265,9 @@ func (e *Evolver) Run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 			p.sk.Name, p.cur.Seq, a.BaseGrade, a.BaseScore, a.BaseN, a.Strategy, a.Risk, a.Reason), now)
 	}
 	e.o.Logger.Info("evolve", "skill", p.sk.Name, "version", fmt.Sprintf("v%d", p.cur.Seq), "strategy", a.Strategy, "by", a.By, "mutator", a.Mutator, "auto", ro.Auto)
-	ans, merr := mut.Mutate(ctx, p.request)
+	mctx, cancel := context.WithTimeout(ctx, e.o.Timeout)
+	ans, merr := mut.Mutate(mctx, p.request)
+	cancel()
 	a.DurationMS = ans.Duration.Milliseconds()
 	if ans.HasCost {
 		c := ans.CostUSD

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,6 +80,7 @@ type rig struct {
 	log   string
 	// notices are the notices written, in order.
 	notices []string
+	mu      sync.Mutex
 	timeout time.Duration
 }
 
@@ -107,7 +109,12 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r.ev = New(Options{DB: db, Engine: r.e, Now: now,
-		Notify: func(project, text string, at time.Time) error { r.notices = append(r.notices, text); return nil },
+		Notify: func(project, text string, at time.Time) error {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.notices = append(r.notices, text)
+			return nil
+		},
 		Mutator: func(string) Mutator {
 			return Command{Argv: []string{os.Args[0]}, Timeout: r.timeout, Env: append(os.Environ(), "EVOLVE_HELPER="+r.mode, "EVOLVE_HELPER_LOG="+r.log)}
 		}})
@@ -172,6 +179,8 @@ func (r *rig) run(version string, score, errRate float64) {
 		r.t.Fatal(err)
 	}
 	r.e.Observe(b.Executions)
+	r.ev.Observe(b.Executions) // automatic mode, when started
+	r.ev.Wait()
 }
 
 func (r *rig) attempts() []Attempt {

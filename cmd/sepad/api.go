@@ -34,6 +34,7 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 		Metrics: m,
 		Engine:  d.mut, // the write endpoints: no second writer
 		Import:  d.col.Import,
+		Evolver: d.evo,
 		Hook:    &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
 		Cache:   true,
 		Logger:  d.logger,

@@ -134,7 +134,8 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 				e.Observe(ci.Executions)
 			}
 		}})
-	return api.NewHandler(api.Options{DB: db, Home: c.home, Engine: e, Import: col.Import}), done, nil
+	evo := newEvolver(func() *config.Config { return cfg }, db, e, c.home, nil)
+	return api.NewHandler(api.Options{DB: db, Home: c.home, Engine: e, Import: col.Import, Evolver: evo}), done, nil
 }
 
 // write runs one write command: it posts to path (with body, for

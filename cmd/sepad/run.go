@@ -16,6 +16,7 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
@@ -94,6 +95,8 @@ type daemon struct {
 	db      *store.DB
 	col     *collector.Collector
 	mut     *mutation.Engine
+	// evo runs `sepad evolve` and automatic mode (mutation.evolve: auto).
+	evo *evolve.Evolver
 	// api serves the socket (and --http); nil until started.
 	api io.Closer
 	// onCommit are called after every collector commit (metrics,
@@ -166,9 +169,12 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		d.db.Close()
 		return nil, err
 	}
+	d.evo = newEvolver(d.cfg.Load, d.db, d.mut, d.home, logger)
+	d.evo.StartAuto(autoOptions(d.cfg.Load))
 	d.onCommit = append(d.onCommit, func(ci collector.CommitInfo) {
 		if len(ci.Executions) > 0 {
 			d.mut.Observe(ci.Executions)
+			d.evo.Observe(ci.Executions) // after the engine: it decides first
 		}
 	})
 	if d.api, err = openAPI(ctx, d, f); err != nil {
@@ -213,6 +219,9 @@ func (d *daemon) Close() error {
 	}
 	if d.col != nil {
 		errs = append(errs, d.col.Close())
+	}
+	if d.evo != nil {
+		d.evo.Close() // stops the automatic evolutions' mutators
 	}
 	if d.mut != nil {
 		errs = append(errs, d.mut.Close())

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/evolve"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/store"
+)
+
+func init() {
+	register("evolve", "ask the mutator (your Claude Code, or mutation.mutator) for a new version of a skill: SKILL", runEvolve)
+}
+
+// runEvolve is `sepad evolve SKILL [--strategy NAME] [--dry-run]`: POST
+// /v1/skills/{skill}/evolve. The daemon (or, with none, this process)
+// builds the request, runs the mutator and proposes its answer.
+func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("evolve", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	strategy := fs.String("strategy", "", "the strategy to use instead of choosing one (sepad strategies lists them)")
+	dry := fs.Bool("dry-run", false, "print the request the mutator would get; send nothing, record nothing")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErrorf("evolve takes one SKILL")
+	}
+	v := url.Values{}
+	if *strategy != "" {
+		if _, ok := evolve.Lookup(*strategy); !ok {
+			_, err := evolve.Named(*strategy)
+			return usageErrorf("%v", err)
+		}
+		v.Set("strategy", *strategy)
+	}
+	if *dry {
+		v.Set("dry_run", "true")
+	}
+	path := "/v1/skills/" + pathArg(skillArgument(pos[0])) + "/evolve"
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	c := newClient(qf)
+	defer c.Close()
+	if cfg, err := config.Load(config.Path(qf.config)); err == nil {
+		c.sock.Timeout = cfg.Mutation.MutatorTimeout + 2*time.Minute
+	}
+	b, err := c.post(qf, path, nil)
+	if err != nil {
+		return err
+	}
+	var a evolve.Attempt
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("malformed answer: %w", err)
+	}
+	if qf.json {
+		return printJSON(stdout, b)
+	}
+	if a.DryRun {
+		fmt.Fprintf(stderr, "%s\n", a.Words)
+		_, err := io.WriteString(stdout, a.Request)
+		return err
+	}
+	fmt.Fprintln(stdout, a.Words)
+	if !a.Applied {
+		return &exitError{code: exitFail, err: fmt.Errorf("nothing was changed (%s)", a.Rule)}
+	}
+	return nil
+}
+
+// newEvolver wires the evolver to the configuration in force (cfg is
+// read at each attempt: SIGHUP applies), the store and the engine.
+func newEvolver(cfg func() *config.Config, db *store.DB, e *mutation.Engine, home string, logger *slog.Logger) *evolve.Evolver {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return evolve.New(evolve.Options{DB: db, Engine: e, Proposal: mutation.DefaultProposalOptions(), Notify: noticeWriter(home),
+		Logger: logger, Timeout: cfg().Mutation.MutatorTimeout,
+		Mutator: func(skill string) evolve.Mutator {
+			m := cfg().Mutation
+			if len(m.Mutator) > 0 {
+				return evolve.Command{Argv: m.Mutator, Timeout: m.MutatorTimeout}
+			}
+			return evolve.Claude{Bin: m.Claude, Timeout: m.MutatorTimeout}
+		}})
+}
+
+// autoOptions is automatic mode as configured (mutation.evolve and
+// evolve_below, per skill).
+func autoOptions(cfg func() *config.Config) evolve.AutoOptions {
+	return evolve.AutoOptions{MinSamples: cfg().Mutation.MinSamples, Mode: func(skill string) (bool, fitness.Grade) {
+		m := cfg().MutationFor(skill)
+		return m.Evolve == "auto", fitness.Grade(m.EvolveBelow)
+	}}
+}
