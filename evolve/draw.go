@@ -27,11 +27,12 @@ func Draw(seed uint64, n int) float64 {
 	return mrand.New(mrand.NewPCG(seed, uint64(n))).Float64()
 }
 
-// NewSeed returns a fresh random seed for a skill's first attempt.
+// NewSeed returns a fresh random seed for a skill's first attempt: 53
+// bits, so that it survives any JSON reader exactly (a float64 holds it).
 func NewSeed() uint64 {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return 0x5e9a // crypto/rand does not fail on supported systems
 	}
-	return binary.LittleEndian.Uint64(b[:])
+	return binary.LittleEndian.Uint64(b[:]) & (1<<53 - 1)
 }

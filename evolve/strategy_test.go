@@ -139,6 +139,14 @@ func TestDrawIsReplayable(t *testing.T) {
 	}
 }
 
+func TestNewSeedFitsAFloat(t *testing.T) {
+	for i := 0; i < 100; i++ {
+		if s := NewSeed(); s >= 1<<53 || uint64(float64(s)) != s {
+			t.Fatalf("seed %d does not survive a JSON number", s)
+		}
+	}
+}
+
 func TestNamed(t *testing.T) {
 	c, err := Named("simplify")
 	if err != nil || c.Risk != RiskHigh || c.By != "named" {
