@@ -10,8 +10,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sepad/sepad/evolve"
+	"github.com/sepad/sepad/internal/fakeclaude"
 )
 
 // startDaemonWith starts `sepad run` with the project's environment and
@@ -169,4 +171,252 @@ func waitRuns(t *testing.T, p *project, n int) {
 		out, _, _ := sepad(t, p.env(), nil, "api", "/v1/skills/deploy", "--home", p.home)
 		return strings.Contains(out, want)
 	})
+}
+
+// claudeForEvolve is an installed Claude Code (scripts/claude-code.sh),
+// or a skip in one line (a failure with SEPAD_REQUIRE_CLAUDE=1).
+func claudeForEvolve(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real Claude Code as the mutator: skipped in -short mode")
+	}
+	dir := os.Getenv("SEPAD_CLAUDE_CACHE")
+	if dir == "" {
+		h, _ := os.UserHomeDir()
+		dir = filepath.Join(h, ".cache", "sepad", "claude-code")
+		if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
+			dir = filepath.Join(x, "sepad", "claude-code")
+		}
+	}
+	v := "2.1.328"
+	if vs := strings.Fields(os.Getenv("SEPAD_CLAUDE_VERSIONS")); len(vs) > 0 {
+		v = vs[0]
+	}
+	bin := filepath.Join(dir, v, "node_modules", ".bin", "claude")
+	if _, err := os.Stat(bin); err != nil {
+		msg := fmt.Sprintf("Claude Code %s is not installed (run scripts/claude-code.sh %s)", v, v)
+		if os.Getenv("SEPAD_REQUIRE_CLAUDE") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return bin
+}
+
+// offline is the environment that points Claude Code at the fake model
+// server, with nothing of the test machine's own Claude settings.
+func offline(url string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "CLAUDE") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-ant-fake-key-for-tests",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1")
+}
+
+// startDaemonOffline starts `sepad run` with env as the whole base
+// environment (not the test process's).
+func startDaemonOffline(t *testing.T, p *project, env []string) *daemon {
+	t.Helper()
+	cmd := exec.Command(sepadBin, "run", "--home", p.home, "--log-level", "info")
+	cmd.Env = append(env, p.env()...)
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{cmd: cmd, stderr: &e, done: make(chan error, 1)}
+	go func() { d.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		d.kill()
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", e.String())
+		}
+	})
+	return d
+}
+
+func skillText(body string) string {
+	return "---\nname: deploy\ndescription: deploy the shop\n---\n# Deploy\n\n" + body + "\n"
+}
+
+// waitDecision waits for a decision record of kind/rule about version to.
+func waitDecision(t *testing.T, p *project, what string, match func(r map[string]any) bool) {
+	t.Helper()
+	waitFor(t, what, func() bool {
+		out, _, code := sepad(t, p.env(), nil, "decisions", "deploy", "--home", p.home, "--json", "--limit", "1000")
+		if code != 0 {
+			return false
+		}
+		var doc struct {
+			Decisions []struct {
+				Payload map[string]any `json:"payload"`
+			} `json:"decisions"`
+		}
+		json.Unmarshal([]byte(out), &doc)
+		for _, d := range doc.Decisions {
+			if match(d.Payload) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// TestEvolveWithClaudeCode is the loop with the real Claude Code as the
+// mutator and the fake model server as its model: a weak skill evolves
+// into a candidate, sessions run, the engine accepts the better candidate
+// and rolls back a worse one, the strategy statistics follow, and an
+// answer that drops a required section is refused naming the rule.
+func TestEvolveWithClaudeCode(t *testing.T) {
+	bin := claudeForEvolve(t)
+	srv, err := fakeclaude.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	p := newProject(t)
+	p.config("  claude: " + bin + "\n  mutator_timeout: 2m\n")
+	v1 := skillText("Run the checks, then make deploy. @@evolve-v1@@\n\n## Rollback\n\nUse make rollback.")
+	v2 := skillText("Run the checks first and stop at the first failure; then make deploy. @@evolve-v2@@\n\n## Rollback\n\nUse make rollback.")
+	v3 := skillText("Deploy fast: skip the checks. @@evolve-v3@@\n\n## Rollback\n\nUse make rollback.")
+	dropped := skillText("Run the checks, then make deploy. @@evolve-v3@@")
+	srv.Set("evolve-v1", fakeclaude.Script{{Text: "```markdown\n" + v2 + "```", Usage: &fakeclaude.Usage{Input: 3000, Output: 400}}})
+	writeFile(t, p.skill, v1)
+	startDaemonOffline(t, p, offline(srv.URL))
+
+	// v1 is weak: half its tool calls fail.
+	for i := 0; i < 5; i++ {
+		p.turn(2, badAnswer)
+	}
+	p.release()
+	waitRuns(t, p, 5)
+	out, errOut, code := sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home, "--json")
+	if code != 0 {
+		t.Fatalf("evolve: %d %s %s", code, out, errOut)
+	}
+	checkDocumented(t, "POST /v1/skills/{skill}/evolve", 0, out)
+	var a evolve.Attempt
+	json.Unmarshal([]byte(out), &a)
+	if !a.Applied || a.Strategy != "constraint_add" || a.Mutator != "claude-code" || a.CostUSD == nil || *a.CostUSD <= 0 || a.OutputTokens != 400 {
+		t.Fatalf("attempt %+v", a)
+	}
+	if b, _ := os.ReadFile(p.skill); string(b) != v2 {
+		t.Fatalf("the candidate is not Claude Code's answer:\n%s", b)
+	}
+	// The model got the request: the strategy, the evidence, the text;
+	// and no tools.
+	var asked bool
+	for _, r := range srv.Requests() {
+		if r.Key != "evolve-v1" {
+			continue
+		}
+		asked = true
+		for _, w := range []string{"## Strategy: constraint_add", `make: *** failed`, evolve.BeginText} {
+			if !bytes.Contains(r.Body, []byte(w)) {
+				t.Errorf("the model's request lacks %q", w)
+			}
+		}
+		var body struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		json.Unmarshal(r.Body, &body)
+		if len(body.Tools) != 0 {
+			t.Errorf("the mutator's model was offered %d tools", len(body.Tools))
+		}
+	}
+	if !asked {
+		t.Fatal("the fake model server never saw the mutation request")
+	}
+	// The mutator's own run is not recorded as a session (hooks off).
+	spool, _ := os.ReadFile(filepath.Join(p.home, "events.jsonl"))
+	if bytes.Contains(spool, []byte("sepad-evolve-")) {
+		t.Error("the mutator's Claude Code session reached the spool")
+	}
+
+	// v2 runs better: accepted.
+	for i := 0; i < 5; i++ {
+		p.turn(1, goodAnswer)
+	}
+	p.release()
+	waitDecision(t, p, "v2 accepted", func(r map[string]any) bool {
+		return r["kind"] == "decision" && r["to"] == a.To && strings.Contains(fmt.Sprint(r["rule"]), "improvement")
+	})
+
+	// v2 is on a plateau (mean above 85, sd below 5 over the last 3
+	// runs): the stable rule refuses before the mutator is asked.
+	srv.Set("evolve-v2", fakeclaude.Script{{Text: v3}})
+	out, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
+	if code != 1 || !strings.Contains(errOut, "refused by stable: the skill is stable: mean 88.16 > 85") {
+		t.Fatalf("evolve on a plateau: exit %d\n%s%s", code, out, errOut)
+	}
+	for i := 0; i < 2; i++ {
+		p.turn(2, goodAnswer)
+	}
+	p.release()
+	waitRuns(t, p, 12)
+
+	// The next evolution (strategy named) answers worse: rolled back to v2.
+	out, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--strategy", "clarify", "--home", p.home, "--json")
+	if code != 0 {
+		t.Fatalf("second evolve: %d %s %s", code, out, errOut)
+	}
+	var a2 evolve.Attempt
+	json.Unmarshal([]byte(out), &a2)
+	if b, _ := os.ReadFile(p.skill); string(b) != v3 || !a2.Applied || a2.FromSeq != 2 || a2.ToSeq != 3 {
+		t.Fatalf("second attempt %+v, file %s", a2, b)
+	}
+	time.Sleep(600 * time.Millisecond) // the watcher's debounce
+	for i := 0; i < 5; i++ {
+		p.turn(3, badAnswer)
+	}
+	p.release()
+	waitFor(t, "v3 rolled back to v2", fileIs(p.skill, v2))
+	waitDecision(t, p, "v3's rollback recorded", func(r map[string]any) bool {
+		return r["kind"] == "rollback" && r["from"] == a2.To
+	})
+
+	out, errOut, code = sepad(t, p.env(), nil, "strategies", "deploy", "--home", p.home, "--json")
+	if code != 0 {
+		t.Fatalf("strategies: %d %s", code, errOut)
+	}
+	checkDocumented(t, "GET /v1/strategies", 0, out)
+	var sv struct {
+		Strategies []evolve.StrategyStat `json:"strategies"`
+	}
+	json.Unmarshal([]byte(out), &sv)
+	var uses, decided, improved int
+	for _, s := range sv.Strategies {
+		uses += s.Uses
+		decided += s.Decided
+		improved += s.Improvements
+		if s.Strategy == "constraint_add" && (s.Improvements != 1 || s.MeanDelta <= 0 || s.CostUSD <= 0) {
+			t.Errorf("constraint_add %+v", s)
+		}
+		if s.Strategy == "clarify" && (s.Uses != 1 || s.Decided != 1 || s.Improvements != 0 || s.MeanDelta >= 0 || s.Weight >= 1) {
+			t.Errorf("%s (rolled back) %+v", s.Strategy, s)
+		}
+	}
+	if uses != 2 || decided != 2 || improved != 1 {
+		t.Errorf("strategies: %d uses, %d decided, %d improved; want 2, 2, 1:\n%s", uses, decided, improved, out)
+	}
+
+	// An answer that drops the Rollback section is refused, naming the
+	// rule; the file is left alone.
+	srv.Set("evolve-v2", fakeclaude.Script{{Text: dropped}})
+	out, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
+	if code != 1 || !strings.Contains(out, `refused by headings: 1 of the baseline's 2 headings are missing: "## Rollback"`) {
+		t.Fatalf("evolve with a section dropped: exit %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(p.skill); string(b) != v2 {
+		t.Fatalf("a refused answer changed the file:\n%s", b)
+	}
+	as := attempts(t, p)
+	if len(as) != 3 || as[2].Outcome != evolve.OutcomeRefused || as[2].Rule != "headings" {
+		t.Fatalf("attempts %+v", as)
+	}
 }
