@@ -107,7 +107,7 @@ func scoreChart(execs []query.ExecRow, versions []query.GradeRow, marks []chartM
 		return ""
 	}
 	sort.SliceStable(pts, func(a, b int) bool { return pts[a].Time.Before(pts[b].Time) })
-	const w, h, left, right, top, bottom = 860.0, 280.0, 44.0, 16.0, 16.0, 44.0
+	const w, h, left, right, top, bottom = 860.0, 292.0, 44.0, 16.0, 16.0, 56.0
 	t0, t1 := pts[0].Time, pts[len(pts)-1].Time
 	for _, m := range marks {
 		if m.Time.Before(t0) && t0.Sub(m.Time) < t1.Sub(t0)/4+time.Minute {
@@ -132,7 +132,7 @@ func scoreChart(execs []query.ExecRow, versions []query.GradeRow, marks []chartM
 			left, w-right, y(s), y(s), left-6, y(s)+4, s)
 	}
 	fmt.Fprintf(&b, `<text class="axis" x="%.0f" y="%.0f">%s</text><text class="axis" x="%.0f" y="%.0f" text-anchor="end">%s</text>`,
-		left, h-6, t0.UTC().Format("Jan 2 15:04"), w-right, h-6, t1.UTC().Format("Jan 2 15:04 UTC"))
+		left, h-4, t0.UTC().Format("Jan 2 15:04"), w-right, h-4, t1.UTC().Format("Jan 2 15:04 UTC"))
 	// Version changes: the first run of each version after the first.
 	first := map[int]time.Time{}
 	lastT := map[int]time.Time{}
@@ -158,14 +158,27 @@ func scoreChart(execs []query.ExecRow, versions []query.GradeRow, marks []chartM
 		fmt.Fprintf(&b, `<line class="agg" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s"><title>v%d aggregate %.1f</title></line>`,
 			x(f), max(x(lastT[v.Version]), x(f)+4), y(*v.Aggregate), y(*v.Aggregate), versionColour(v.Version), v.Version, *v.Aggregate)
 	}
-	// Decisions on the time axis.
+	// Decisions on the time axis, oldest first; labels of decisions close
+	// together are stepped down so they do not overlap.
+	sort.SliceStable(marks, func(a, b int) bool { return marks[a].Time.Before(marks[b].Time) })
+	lastX, level := -1e9, 0
 	for _, m := range marks {
 		if m.Time.Before(t0) || m.Time.After(t1) {
 			continue
 		}
 		xx := x(m.Time)
-		fmt.Fprintf(&b, `<g class="decision"><line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f"/><path d="M%.1f %.0fl5 8h-10z"/><text x="%.1f" y="%.0f" text-anchor="middle">%s</text><title>%s</title></g>`,
-			xx, xx, top, h-bottom, xx, h-bottom, xx, h-bottom+20, template.HTMLEscapeString(m.Label), template.HTMLEscapeString(m.Words))
+		if xx-lastX < 70 {
+			level = (level + 1) % 3
+		} else {
+			level = 0
+		}
+		lastX = xx
+		anchor := "middle"
+		if xx > w-right-40 {
+			anchor = "end"
+		}
+		fmt.Fprintf(&b, `<g class="decision"><line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f"/><path d="M%.1f %.0fl5 8h-10z"/><text x="%.1f" y="%.0f" text-anchor="%s">%s</text><title>%s</title></g>`,
+			xx, xx, top, h-bottom, xx, h-bottom, xx, h-bottom+20+float64(level)*11, anchor, template.HTMLEscapeString(m.Label), template.HTMLEscapeString(m.Words))
 	}
 	for _, p := range pts {
 		fmt.Fprintf(&b, `<a href="%sexecution/%s"><title>v%d · %.1f (%s) · %s</title>`, Prefix, template.HTMLEscapeString(url.PathEscape(p.ID)), p.Version, *p.Score,

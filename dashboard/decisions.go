@@ -38,11 +38,7 @@ func (d *Dashboard) decisions(r *http.Request) (any, error) {
 		}
 	}
 	p.Decisions = decisionRows(ds.Decisions, seqOf)
-	st, err := query.GetStatus(d.o.DB, d.o.Home, query.Daemon{})
-	if err != nil {
-		return nil, err
-	}
-	p.Notices = st.Notices
+	p.Notices = query.PendingNotices(d.o.Home)
 	sort.SliceStable(p.Notices, func(a, b int) bool { return p.Notices[a].Time.After(p.Notices[b].Time) })
 	return p, nil
 }

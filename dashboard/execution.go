@@ -25,14 +25,14 @@ func renderMarkdown(s string) template.HTML {
 	return template.HTML(b.String())
 }
 
-type label struct{ Name, Value string }
+type fact struct{ Name, Value string }
 
 type executionPage struct {
 	base
 	X         *query.Explain
 	Output    template.HTML
 	HasOutput bool
-	Labels    []label
+	Facts     []fact
 }
 
 func (d *Dashboard) execution(r *http.Request) (any, error) {
@@ -52,13 +52,13 @@ func (d *Dashboard) execution(r *http.Request) (any, error) {
 	if !x.Execution.Complete {
 		complete = "no"
 	}
-	p.Labels = []label{{"skill", x.Execution.Skill}, {"project", x.Execution.Project}, {"session", x.Execution.SessionID},
+	p.Facts = []fact{{"skill", x.Execution.Skill}, {"project", x.Execution.Project}, {"session", x.Execution.SessionID},
 		{"complete", complete}, {"rubric", x.Score.RubricVersion}, {"aggregate", x.Aggregate.In}}
 	if x.AgentID != "" {
-		p.Labels = append(p.Labels, label{"agent", x.AgentID})
+		p.Facts = append(p.Facts, fact{"agent", x.AgentID})
 	}
 	if x.StopError != "" {
-		p.Labels = append(p.Labels, label{"stop error", x.StopError})
+		p.Facts = append(p.Facts, fact{"stop error", x.StopError})
 	}
 	return p, nil
 }

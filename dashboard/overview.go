@@ -11,7 +11,7 @@ import (
 
 // TrendRuns is how many of a skill's newest executions the overview's
 // trend shows.
-const TrendRuns = 20
+const TrendRuns = 12
 
 type overviewRow struct {
 	query.GradeRow
@@ -80,18 +80,16 @@ func (d *Dashboard) overview(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := query.GetStatus(d.o.DB, d.o.Home, query.Daemon{})
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range st.Notices {
+	for _, n := range query.PendingNotices(d.o.Home) {
 		if p.Project == "" || n.Project == p.Project {
 			p.Notices = append(p.Notices, n)
 		}
 	}
-	p.Undecided = len(st.Undecided)
 	for i := range p.Rows {
 		row := &p.Rows[i]
+		if row.Status == query.StatusCandidate {
+			p.Undecided++
+		}
 		row.Trend, row.TrendText = sparkline(trends[row.SkillKey])
 		for _, n := range p.Notices {
 			if n.Project == row.Project {
@@ -105,15 +103,17 @@ func (d *Dashboard) overview(r *http.Request) (any, error) {
 	return p, nil
 }
 
-// worse orders graded rows by aggregate, lowest first, then the ungraded.
+// worse orders graded rows by aggregate, lowest first, then the ungraded
+// (too few runs to judge) by aggregate.
 func worse(a, b *query.GradeRow) bool {
+	ga, gb := a.Grade != "" && a.Aggregate != nil, b.Grade != "" && b.Aggregate != nil
 	switch {
+	case ga != gb:
+		return ga
 	case a.Aggregate != nil && b.Aggregate != nil:
 		return *a.Aggregate < *b.Aggregate
-	case a.Aggregate != nil:
-		return true
 	}
-	return false
+	return a.Aggregate != nil && b.Aggregate == nil
 }
 
 // statusText says a version's status as `sepad grades` does.

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -33,8 +34,9 @@ type skillPage struct {
 	Total      int
 	Decisions  []decisionRow
 	// Diff between two versions (From, To as vN); nil with one version.
-	Diff     *query.Diff
-	From, To string
+	Diff      *query.Diff
+	DiffError string
+	From, To  string
 }
 
 // decisionRow is one mutation engine decision, in words.
@@ -169,7 +171,10 @@ func (d *Dashboard) skill(r *http.Request) (any, error) {
 			}
 		}
 		diff, err := query.GetDiff(d.o.DB, key, p.From, p.To)
-		if err != nil {
+		switch {
+		case errors.Is(err, query.ErrNotFound), errors.Is(err, query.ErrBadRequest):
+			p.DiffError = err.Error() // a version whose text sepad never saw, or a bad choice
+		case err != nil:
 			return nil, err
 		}
 		p.Diff = diff

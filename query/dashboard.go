@@ -25,40 +25,40 @@ func Trends(db *store.DB, keys []string, n int) (map[string][]TrendPoint, error)
 	if n <= 0 {
 		n = 20
 	}
-	ss, err := db.SkillsByKey(keys)
-	if err != nil {
-		return nil, err
-	}
 	seq := &seqs{db: db}
-	out := make(map[string][]TrendPoint, len(ss))
-	for i := range ss {
-		sk := &ss[i]
+	out := make(map[string][]TrendPoint, len(keys))
+	for _, key := range keys {
+		// The version numbers only (no aggregate is decoded): the
+		// newest version first.
+		seq.of(key, "")
+		vm := seq.m[key]
+		if len(vm) == 0 {
+			continue
+		}
+		hashes := make([]string, 0, len(vm))
+		for h := range vm {
+			hashes = append(hashes, h)
+		}
+		sort.Slice(hashes, func(a, b int) bool { return vm[hashes[a]] > vm[hashes[b]] })
 		var pts []TrendPoint
-		for _, v := range newestVersionsFirst(sk.Versions) {
+		for _, h := range hashes {
 			if len(pts) >= n {
 				break
 			}
-			err := walkRows(db, sk.Key, v.Hash, n-len(pts), rowFilter{}, seq.of, func(r *ExecRow, _ uint64) bool {
+			err := walkRows(db, key, h, n-len(pts), rowFilter{}, seq.of, func(r *ExecRow, _ uint64) bool {
 				pts = append(pts, TrendPoint{Score: r.Score, Version: r.Version})
 				return len(pts) < n
 			})
 			if err != nil {
-				return nil, fmt.Errorf("trend of %s: %w", sk.Key, err)
+				return nil, fmt.Errorf("trend of %s: %w", key, err)
 			}
 		}
 		for a, b := 0, len(pts)-1; a < b; a, b = a+1, b-1 {
 			pts[a], pts[b] = pts[b], pts[a]
 		}
-		out[sk.Key] = pts
+		out[key] = pts
 	}
 	return out, nil
-}
-
-// newestVersionsFirst orders versions by sequence number, newest first.
-func newestVersionsFirst(vs []store.Version) []store.Version {
-	out := append([]store.Version(nil), vs...)
-	sort.Slice(out, func(a, b int) bool { return out[a].Seq > out[b].Seq })
-	return out
 }
 
 // SignalMean is one signal's mean sub-score (0-1) over a version's
@@ -139,3 +139,7 @@ func ExecutionOutput(db *store.DB, id string) (output string, ok bool, err error
 	}
 	return s.Exec.Output, s.Exec.HasOutput, nil
 }
+
+// PendingNotices returns the notices of home not shown yet (those of
+// GET /v1/status), without the rest of the status.
+func PendingNotices(home string) []NoticeRow { return pendingNotices(home) }

@@ -1,0 +1,215 @@
+package dashboard
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/store"
+)
+
+var t0 = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+
+const (
+	shop       = "/home/ana/src/shop"
+	blog       = "/home/ana/src/blog"
+	deployPath = shop + "/.claude/skills/deploy/SKILL.md"
+	// evil is an output trying every way out of the markdown.
+	evil = "# Done\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n[click](javascript:alert(3))\n\n![t](https://tracker.example/p.png)\n\n`<b>code</b>`\n"
+)
+
+func scored(id, skill, project, path, version string, score float64, at time.Time) store.Scored {
+	x := execution.Execution{ID: id, SessionID: "s-" + project, Skill: skill, Kind: "skill", Project: project, SkillPath: path,
+		SkillVersion: version, StartedAt: at, EndedAt: at.Add(time.Second), Complete: true, Output: evil, HasOutput: true,
+		Prompt: "ship <it>", Calls: []execution.ToolCall{{ID: "t1", Name: "Bash", HasDuration: true, DurationMS: 5},
+			{ID: "t2", Name: "Edit", Failed: true, Error: "<no such file>"}}}
+	r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score),
+		Signals: []fitness.Signal{{Signal: fitness.SignalToolSuccess, Present: true, Value: 0.5, SubScore: 0.5, Weight: 0.35, EffectiveWeight: 1, Contribution: score, Detail: "1/2 tool calls <ok>"}}}
+	return store.Scored{Exec: x, Result: r}
+}
+
+// testDB holds deploy in two projects (shop: two versions, the second
+// worse) and review, with a decision whose words need escaping.
+func testDB(t *testing.T) (*store.DB, string) {
+	t.Helper()
+	home := t.TempDir()
+	db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	n := 0
+	add := func(skill, project, path, version string, scores ...float64) {
+		for _, s := range scores {
+			n++
+			x := scored(fmt.Sprintf("id%04d000000", n), skill, project, path, version, s, t0.Add(time.Duration(n)*time.Minute))
+			if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	add("deploy", shop, deployPath, "aaaaaaaaaaaa", 80, 82, 84, 86)
+	add("deploy", shop, deployPath, "bbbbbbbbbbbb", 40, 41, 42)
+	add("deploy", blog, "", "cccccccccccc", 90, 91, 92)
+	add("review", shop, "", "dddddddddddd", 70)
+	rec := map[string]any{"kind": "decision", "skill": "deploy", "skill_key": deployPath, "rule": "worse_with_confidence", "from": "bbbbbbbbbbbb",
+		"to": "aaaaaaaaaaaa", "applied": true, "words": "rejected: <b>worse</b> by 40 points", "decision": map[string]any{"outcome": "reject"}}
+	if err := db.PutDecision(deployPath, t0.Add(8*time.Minute), rec); err != nil {
+		t.Fatal(err)
+	}
+	return db, home
+}
+
+func page(t *testing.T, d *Dashboard, path string) (int, string) {
+	t.Helper()
+	code, body := d.Render(httptest.NewRequest("GET", "http://127.0.0.1"+path, nil))
+	return code, string(body)
+}
+
+// TestPages renders every page over a real store and checks what each
+// must show, and that nothing of an execution's output, prompt, errors or
+// a decision's words gets in unescaped.
+func TestPages(t *testing.T) {
+	db, home := testDB(t)
+	d := New(Options{DB: db, Home: home})
+	for _, tc := range []struct {
+		path string
+		code int
+		want []string
+		not  []string
+	}{
+		{"/dashboard/", 200, []string{`data-skill="deploy"`, `data-skill="review"`, "every project", `<option value="/home/ana/src/blog"`,
+			`<span class="grade grade-f">F</span>`, `<svg class="spark"`, "worst aggregate first"}, nil},
+		{"/dashboard/?project=/home/ana/src/blog", 200, []string{`data-skill="deploy"`, "1 of 3 skills"}, []string{`data-skill="review"`}},
+		{"/dashboard/?sort=name", 200, []string{`data-skill="deploy"`}, nil},
+		{"/dashboard/?sort=best", 400, []string{"want worst or name"}, nil},
+		{"/dashboard/?project=/nowhere", 404, []string{"no skill in project"}, nil},
+		{"/dashboard/skill?key=" + deployPath, 200, []string{`<svg class="chart"`, "v1", "v2", "rejected: &lt;b&gt;worse&lt;/b&gt; by 40 points",
+			"<strong>rejected</strong> v2 → v1", `id="versions"`, "mean tool_success_rate", `href="/dashboard/execution/id0001000000"`},
+			[]string{"<b>worse</b>"}},
+		{"/dashboard/skill?key=deploy", 400, []string{"ambiguous"}, nil},
+		{"/dashboard/skill?key=nope", 404, []string{"no skill"}, nil},
+		{"/dashboard/execution/id0005000000", 200, []string{`data-signal="tool_success_rate"`, "1/2 tool calls &lt;ok&gt;", "✗ failed", "&lt;no such file&gt;",
+			"<h1>Done</h1>", "ship &lt;it&gt;", "<code>&lt;b&gt;code&lt;/b&gt;</code>", "No label yet"},
+			[]string{"<script>alert", "onerror=", "javascript:", "<b>code</b>", "<it>"}},
+		{"/dashboard/execution/nope", 404, []string{"no execution"}, nil},
+		{"/dashboard/decisions", 200, []string{"Decisions, newest first", "rejected: &lt;b&gt;worse&lt;/b&gt;", "<strong>rejected</strong> v2 → v1"}, nil},
+		{"/dashboard/nope", 404, []string{"There is no page"}, nil},
+	} {
+		code, body := page(t, d, tc.path)
+		if code != tc.code {
+			t.Errorf("%s: %d, want %d\n%s", tc.path, code, tc.code, body)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s lacks %q", tc.path, w)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(body, w) {
+				t.Errorf("%s holds %q", tc.path, w)
+			}
+		}
+	}
+	// The worst first: deploy v2 (F), the blog's deploy (A+), then
+	// review, ungraded.
+	_, body := page(t, d, "/dashboard/")
+	rows := regexp.MustCompile(`data-skill="([^"]+)" data-grade="([^"]*)"`).FindAllStringSubmatch(body, -1)
+	if len(rows) != 3 || rows[0][2] != "F" || rows[1][2] != "A&#43;" || rows[2][1] != "review" {
+		t.Errorf("worst first: %v", rows)
+	}
+	// The outside image of an output is refused by the policy, on every page.
+	rec := httptest.NewRecorder()
+	d.ServeHTTP(rec, httptest.NewRequest("GET", "/dashboard/execution/id0005000000", nil))
+	csp := rec.Header().Get("Content-Security-Policy")
+	if !strings.Contains(csp, "img-src 'self' data:") || !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+		t.Errorf("CSP %q", csp)
+	}
+	// Assets are embedded.
+	for _, p := range []string{"/dashboard/static/app.css", "/dashboard/static/live.js"} {
+		rec := httptest.NewRecorder()
+		d.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+		if rec.Code != 200 || rec.Body.Len() < 500 {
+			t.Errorf("%s: %d, %d bytes", p, rec.Code, rec.Body.Len())
+		}
+	}
+}
+
+// TestCacheFollowsWrites: with the cache on, a page is kept until the
+// store's next write.
+func TestCacheFollowsWrites(t *testing.T) {
+	db, home := testDB(t)
+	d := New(Options{DB: db, Home: home, Cache: true})
+	_, a := page(t, d, "/dashboard/?project=/home/ana/src/shop&sort=name")
+	_, b := page(t, d, "/dashboard/?project=/home/ana/src/shop&sort=name")
+	if a != b {
+		t.Fatal("an unchanged store drew another page")
+	}
+	x := scored("new000000001", "review", shop, "", "dddddddddddd", 20, t0.Add(time.Hour))
+	if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+		t.Fatal(err)
+	}
+	_, c := page(t, d, "/dashboard/?project=/home/ana/src/shop&sort=name")
+	if !strings.Contains(c, `<td class="num runs">2</td>`) || c == b {
+		t.Fatalf("the page after a write does not show it:\n%s", c)
+	}
+}
+
+// TestEventsStream: the live stream sends the write generation at once
+// and again after a write, and ends when the dashboard stops.
+func TestEventsStream(t *testing.T) {
+	db, home := testDB(t)
+	d := New(Options{DB: db, Home: home, Poll: 10 * time.Millisecond})
+	srv := httptest.NewServer(d)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/dashboard/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	next := func() string {
+		for sc.Scan() {
+			if v, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				return v
+			}
+		}
+		t.Fatalf("stream ended: %v", sc.Err())
+		return ""
+	}
+	first := next()
+	tx, _ := db.TxID()
+	if first != fmt.Sprint(tx) {
+		t.Fatalf("first event %q, tx %d", first, tx)
+	}
+	x := scored("new000000001", "review", shop, "", "dddddddddddd", 20, t0.Add(time.Hour))
+	if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+		t.Fatal(err)
+	}
+	tx2, _ := db.TxID()
+	if got := next(); got != fmt.Sprint(tx2) || tx2 == tx {
+		t.Fatalf("after a write: %q, tx %d", got, tx2)
+	}
+	d.Stop()
+	for sc.Scan() {
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the stream did not end with Stop")
+	}
+}

@@ -1,0 +1,122 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/dashboard"
+	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/store"
+)
+
+// BenchmarkDashboardBigStore times the dashboard's pages over the big
+// store (bigStoreSize: SEPAD_BIG=1 gives 1,000 skills × 10 versions and
+// 1,000,000 executions), as server time: the page computed and rendered
+// in process, without the page cache (as after every write). "cold" is
+// the first render after opening the store (no execution row decoded
+// yet); the others are computed again with the rows of the executions
+// already decoded, as in a running daemon. It logs a table for
+// BENCHMARKS.md:
+//
+//	SEPAD_BIG=1 go test ./e2e -run '^$' -bench DashboardBigStore -benchtime 1x -timeout 60m -v
+func BenchmarkDashboardBigStore(b *testing.B) {
+	skills, versions, n := bigStoreSize()
+	home, err := os.MkdirTemp("", "sepad")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(home)
+	cachedBigStore(b, home, skills, versions, n)
+	db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	d := dashboard.New(dashboard.Options{DB: db, Home: home})
+	render := func(path string) (time.Duration, []byte) {
+		start := time.Now()
+		code, body := d.Render(httptest.NewRequest("GET", path, nil))
+		took := time.Since(start)
+		if code != 200 {
+			b.Fatalf("%s: %d\n%.500s", path, code, body)
+		}
+		return took, body
+	}
+	reps := 10
+	var lines []string
+	row := func(what string, ts timings, size int) {
+		lines = append(lines, fmt.Sprintf("| %s | %d | %s | %s | %d KiB |", what, len(ts), ms(ts.pct(0.5)), ms(ts.pct(0.99)), size/1024))
+	}
+	for i := 0; i < b.N; i++ {
+		lines = lines[:0]
+		cold, body := render("/dashboard/")
+		if got := bytes.Count(body, []byte("<tr data-skill=")); got != skills {
+			b.Fatalf("the overview lists %d skills, want %d", got, skills)
+		}
+		row("overview, cold (first after opening the store)", timings{cold}, len(body))
+		// Side by side with GET /v1/skills' own work (query.ListGrades,
+		// which the overview builds on), alternating, so the ratio holds
+		// under whatever else the machine runs.
+		var ov, grades timings
+		for j := 0; j < reps; j++ {
+			start := time.Now()
+			if _, err := query.ListGrades(db, query.GradesRequest{}); err != nil {
+				b.Fatal(err)
+			}
+			grades = append(grades, time.Since(start))
+			t, _ := render("/dashboard/")
+			ov = append(ov, t)
+		}
+		row("overview, computed again (after a write)", ov, len(body))
+		row("for comparison: the grades of every skill (GET /v1/skills computed)", grades, 0)
+		var worst timings
+		for j := 0; j < reps; j++ {
+			t, _ := render("/dashboard/?sort=name&project=/home/dev/src/app")
+			worst = append(worst, t)
+		}
+		row("overview of one project (900 skills), by name", worst, 0)
+		// The first skill the overview links to.
+		_, href, ok := bytes.Cut(body, []byte(`href="/dashboard/skill?key=`))
+		if !ok {
+			b.Fatal("no skill link on the overview")
+		}
+		href, _, _ = bytes.Cut(href, []byte(`"`))
+		skillURL := "/dashboard/skill?key=" + html.UnescapeString(string(href))
+		var sk timings
+		var skb []byte
+		for j := 0; j < reps; j++ {
+			t, body := render(skillURL)
+			sk, skb = append(sk, t), body
+		}
+		row(fmt.Sprintf("skill page (%d executions, %d versions)", n/skills, versions), sk, len(skb))
+		var dec timings
+		for j := 0; j < reps; j++ {
+			t, _ := render("/dashboard/decisions")
+			dec = append(dec, t)
+		}
+		row("decisions and notices", dec, 0)
+		b.ReportMetric(float64(cold.Microseconds())/1000, "cold-ms")
+		b.ReportMetric(float64(ov.pct(0.5).Microseconds())/1000, "overview-p50-ms")
+		b.ReportMetric(float64(ov.pct(0.99).Microseconds())/1000, "overview-p99-ms")
+		b.ReportMetric(float64(ov.pct(0.5))/float64(grades.pct(0.5)), "overview/grades")
+		if ov.pct(0.5) > time.Second {
+			b.Logf("the overview took %v (p50), over the issue's 1 s", ov.pct(0.5))
+		}
+	}
+	b.Logf("%d skills × %d versions, %d executions\n| page | runs | p50 | p99 | HTML |\n|---|---|---|---|---|\n%s", skills, versions, n,
+		joinLines(lines))
+}
+
+func joinLines(ls []string) string {
+	var b bytes.Buffer
+	for _, l := range ls {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
