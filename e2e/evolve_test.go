@@ -420,3 +420,66 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 		t.Fatalf("attempts %+v", as)
 	}
 }
+
+// notices are the pending notices (`sepad notices --json`).
+func notices(t *testing.T, p *project) string {
+	t.Helper()
+	out, errOut, code := sepad(t, p.env(), nil, "notices", "--home", p.home, "--json")
+	if code != 0 {
+		t.Fatalf("notices: %d %s", code, errOut)
+	}
+	return out
+}
+
+// TestEvolveAutoMode: with skills.deploy.mutation.evolve: auto, the daemon
+// evolves the weak skill by itself, once per candidate, and tells the
+// person at every step.
+func TestEvolveAutoMode(t *testing.T) {
+	p := newProject(t)
+	script := mutatorScript(t, t.TempDir())
+	p.config("  mutator: [" + script + "]\nskills:\n  deploy:\n    mutation:\n      evolve: auto\n")
+	p.writeSkill("Run the checks, then make deploy.\n\n## Rollback\n\nUse make rollback.")
+	v1, _ := os.ReadFile(p.skill)
+	startDaemonEnv(t, p)
+	for i := 0; i < 5; i++ {
+		p.turn(2, badAnswer)
+	}
+	p.release()
+	waitFor(t, "an automatic evolution", func() bool { return len(attempts(t, p)) == 1 })
+	a := attempts(t, p)[0]
+	if !a.Auto || !a.Applied || a.Strategy != "constraint_add" {
+		t.Fatalf("automatic attempt %+v", a)
+	}
+	waitFor(t, "the candidate in the file", func() bool { b, _ := os.ReadFile(p.skill); return !bytes.Equal(b, v1) })
+	waitFor(t, "the attempt's notices", func() bool { return strings.Contains(notices(t, p), "sepad evolved deploy v1 → v2") })
+	n := notices(t, p)
+	contains(t, n, "sepad is evolving deploy v1 (D, ")
+	contains(t, n, "with strategy constraint_add (low risk)")
+	contains(t, n, "sepad evolved deploy v1 → v2")
+	time.Sleep(600 * time.Millisecond) // the watcher's debounce
+
+	// The candidate runs worse; while it is decided nothing more evolves.
+	for i := 0; i < 5; i++ {
+		p.turn(4, badAnswer)
+		if i == 3 {
+			waitRuns(t, p, 8) // the fourth is held until the next prompt
+			if as := attempts(t, p); len(as) != 1 {
+				t.Fatalf("%d attempts while the candidate was undecided", len(as))
+			}
+		}
+	}
+	p.release()
+	waitFor(t, "the worse candidate rolled back", fileIs(p.skill, string(v1)))
+	// The engine's own notice follows the restored file.
+	waitFor(t, "the rollback's notice", func() bool { return strings.Contains(notices(t, p), "rolled back deploy v2 → v1") })
+	time.Sleep(600 * time.Millisecond)
+
+	// Back on v1, after 3 executions since the last attempt: one more.
+	p.turn(2, badAnswer)
+	p.release()
+	waitFor(t, "a second automatic evolution", func() bool { return len(attempts(t, p)) == 2 })
+	as := attempts(t, p)
+	if !as[1].Auto || !as[1].Time.After(as[0].Time) || as[1].FromSeq != 1 {
+		t.Fatalf("second attempt %+v", as[1])
+	}
+}
