@@ -105,6 +105,15 @@ type Sepa struct {
 	// Via is "plugin" when the sepad plugin's copy of the hook wrote the
 	// line (docs/claude-code.md, "Double installs").
 	Via string `json:"via,omitempty"`
+	// Plugin and PluginVersion name the Claude Code plugin whose prompt
+	// SkillPath is (docs/claude-code.md, "Plugin skills"); Skill is then
+	// PLUGIN:NAME even for a call by the bare NAME.
+	Plugin        string `json:"plugin,omitempty"`
+	PluginVersion string `json:"plugin_version,omitempty"`
+	// PluginPrompts (SessionStart) is the version of every plugin prompt
+	// file the session loaded, by path: Claude Code does not reload them
+	// within a session.
+	PluginPrompts map[string]string `json:"plugin_prompts,omitempty"`
 }
 
 // Instructions is sepa.instructions (docs/events.md, "Instruction files").
@@ -158,6 +167,8 @@ type Event struct {
 	FilePath   string
 	MemoryType string
 	LoadReason string
+	// Source is SessionStart's source (startup, resume, clear, compact).
+	Source string
 	// Sepa is the enrichment object, nil for raw payloads and legacy lines.
 	Sepa *Sepa
 	// Legacy holds the fields of an original SEPA hook line.
@@ -207,6 +218,7 @@ type payload struct {
 	FilePath       string  `json:"file_path"`
 	MemoryType     string  `json:"memory_type"`
 	LoadReason     string  `json:"load_reason"`
+	Source         rawRef  `json:"source"`
 	Sepa           *Sepa   `json:"sepa"`
 
 	// legacy keys
@@ -282,6 +294,7 @@ func ParseLine(line []byte) (Event, error) {
 		FilePath:       p.FilePath,
 		MemoryType:     p.MemoryType,
 		LoadReason:     p.LoadReason,
+		Source:         looseString(json.RawMessage(p.Source)),
 	}
 	if d, ok := looseInt(json.RawMessage(p.DurationMS)); ok {
 		ev.DurationMS, ev.HasDuration = d, true

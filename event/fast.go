@@ -312,6 +312,8 @@ func (p *payload) set(key string, v []byte, sawSepa *bool) bool {
 		return str(&p.MemoryType)
 	case "load_reason":
 		return str(&p.LoadReason)
+	case "source":
+		p.Source = rawRef(v)
 	case "ts":
 		return ptr(&p.TS)
 	case "tool":
@@ -361,7 +363,7 @@ func (p *payload) set(key string, v []byte, sawSepa *bool) bool {
 
 var fieldNames = []string{"session_id", "hook_event_name", "cwd", "transcript_path", "tool_name", "tool_input",
 	"tool_response", "tool_use_id", "error", "is_interrupt", "duration_ms", "prompt", "last_assistant_message",
-	"agent_id", "agent_type", "command_name", "expansion_type", "prompt_id", "file_path", "memory_type", "load_reason", "sepa", "ts", "tool", "exit",
+	"agent_id", "agent_type", "command_name", "expansion_type", "prompt_id", "file_path", "memory_type", "load_reason", "source", "sepa", "ts", "tool", "exit",
 	"success", "version", "session"}
 
 // foldsToField reports whether key might match a field name under
@@ -472,6 +474,12 @@ func fastSepa(v []byte) (*Sepa, bool) {
 				ok = str(&sp.Quarantine)
 			case "raw":
 				ok = str(&sp.Raw)
+			case "via":
+				ok = str(&sp.Via)
+			case "plugin":
+				ok = str(&sp.Plugin)
+			case "plugin_version":
+				ok = str(&sp.PluginVersion)
 			default:
 				ok = knownOrSkippable(key) && !isSepaName(key)
 			}

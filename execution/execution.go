@@ -74,6 +74,10 @@ type Execution struct {
 	// Project is the project directory that qualifies Skill.
 	Project      string `json:"project,omitempty"`
 	SkillVersion string `json:"skill_version,omitempty"`
+	// Plugin and PluginVersion name the Claude Code plugin SkillPath
+	// belongs to (a plugin's skill, command or agent).
+	Plugin        string `json:"plugin,omitempty"`
+	PluginVersion string `json:"plugin_version,omitempty"`
 	// Instructions is the manifest of a _session execution: the
 	// instruction files loaded at the session's start, whose version is
 	// SkillVersion (instructions.go).

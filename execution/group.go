@@ -72,6 +72,10 @@ type thread struct {
 	// was open (instructions.go).
 	Instructions *Manifest    `json:"instructions,omitempty"`
 	Loaded       []LoadedFile `json:"loaded,omitempty"`
+	// PluginPrompts is the version of each plugin prompt file when the
+	// session loaded it (its SessionStart, main thread): a plugin
+	// prompt's executions are charged to it.
+	PluginPrompts map[string]string `json:"plugin_prompts,omitempty"`
 }
 
 // NewGrouper returns an empty Grouper.
@@ -422,6 +426,16 @@ func (g *Grouper) attribute(x *Execution, ev *event.Event, skill string) {
 	if ev.Sepa.SkillVersion != "" {
 		x.SkillVersion = ev.Sepa.SkillVersion
 	}
+	if ev.Sepa.Plugin != "" {
+		x.Plugin, x.PluginVersion = ev.Sepa.Plugin, ev.Sepa.PluginVersion
+		// Claude Code does not reload a plugin's prompts within a
+		// session: the version is the content at the session's start.
+		if main := g.threads[ev.SessionID]; main != nil {
+			if v := main.PluginPrompts[x.SkillPath]; v != "" {
+				x.SkillVersion = v
+			}
+		}
+	}
 }
 
 func (g *Grouper) touch(x *Execution, ev *event.Event) {
@@ -760,6 +774,10 @@ func (g *Grouper) invokes(ev *event.Event) (string, bool) {
 	}
 	if ev.Sepa != nil && ev.Sepa.SkillPath == "" && !strings.Contains(name, ":") {
 		return "", false
+	}
+	if ev.Sepa != nil && ev.Sepa.Plugin != "" && ev.Sepa.Skill == ev.Sepa.Plugin+":"+name {
+		// A bare name the hook resolved to a plugin's prompt.
+		return ev.Sepa.Skill, true
 	}
 	return name, true
 }

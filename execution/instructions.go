@@ -3,6 +3,7 @@ package execution
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"strings"
 
 	"github.com/sepad/sepad/event"
@@ -75,6 +76,23 @@ func ParseManifest(text string) ([]InstructionFile, bool) {
 // enriched. A SessionStart without one (raw payloads, an older hook)
 // leaves the version to the store, as before.
 func (g *Grouper) sessionStart(t *thread, ev *event.Event) {
+	if t.Agent == "" && ev.Sepa != nil && ev.Sepa.PluginPrompts != nil {
+		switch ev.Source {
+		case "startup", "resume", "":
+			// A new process loads the plugins afresh.
+			t.PluginPrompts = maps.Clone(ev.Sepa.PluginPrompts)
+		default:
+			// clear, compact: the same process, the plugins it loaded.
+			if t.PluginPrompts == nil {
+				t.PluginPrompts = map[string]string{}
+			}
+			for p, v := range ev.Sepa.PluginPrompts {
+				if _, ok := t.PluginPrompts[p]; !ok {
+					t.PluginPrompts[p] = v
+				}
+			}
+		}
+	}
 	if t.Agent != "" || ev.Sepa == nil || ev.Sepa.Instructions == nil || ev.Sepa.Instructions.Version == "" {
 		return
 	}

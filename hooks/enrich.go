@@ -147,7 +147,12 @@ type sepaObj struct {
 	ts                                      time.Time
 	skill, skillPath, skillVersion, project string
 	// via is "plugin" for the plugin's copy of the hook (dedup.go).
-	via             string
+	via string
+	// plugin and pluginVersion name the plugin whose prompt skillPath is
+	// (plugin.go).
+	plugin, pluginVersion string
+	// pluginPrompts is the session's plugin prompt files (SessionStart).
+	pluginPrompts   []promptHash
 	cuts            []cutRec
 	repairs         int
 	quarantine, raw string
@@ -179,8 +184,11 @@ func (s *sepaObj) appendTo(b []byte) []byte {
 	str("skill", s.skill)
 	str("skill_path", s.skillPath)
 	str("skill_version", s.skillVersion)
+	str("plugin", s.plugin)
+	str("plugin_version", s.pluginVersion)
 	str("project", s.project)
 	b = s.instructions.appendTo(b)
+	b = appendPluginPrompts(b, s.pluginPrompts)
 	str("via", s.via)
 	str("quarantine", s.quarantine)
 	str("raw", s.raw)

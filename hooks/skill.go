@@ -35,6 +35,9 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 	}
 	if !opts.NoFiles {
 		w.instructions(s, cwd, opts)
+		if w.topString(topEvent) == evSessionStart {
+			s.pluginPrompts = pluginSnapshot(w.claudeDir(opts))
+		}
 	}
 	name, agent := w.invoked()
 	if name == "" {
@@ -48,17 +51,46 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 	if home == "" {
 		home = userHome()
 	}
-	cfg := opts.ClaudeDir
-	if cfg == "" {
-		cfg = claudeConfigDir(getenv, home)
-	}
-	if p, content, ok := resolveSkill(name, agent, cwd, root, home, cfg); ok {
-		s.skillPath = p
-		if content != nil {
-			sum := sha256sum.Sum256(content)
-			s.skillVersion = string(sha256sum.AppendHex(nil, sum[:6]))
+	cfg := w.claudeDir(opts)
+	p, content, ok := resolveSkill(name, agent, cwd, root, home, cfg)
+	var pl pluginRef
+	switch {
+	case ok && !agent && !contains(name, ":"):
+		// A user skill may be a skills-dir plugin's own SKILL.md.
+		pl, _ = skillsDirPlugin(cfg, p)
+	case !ok:
+		plugin, bare, scoped := cutLast(name, ":")
+		if !scoped {
+			plugin, bare = "", name
+		}
+		pl, p, content, ok = resolvePlugin(plugin, bare, agent, cfg)
+		if ok && !scoped {
+			// A bare name Claude Code resolved to a plugin's prompt is
+			// that plugin's PLUGIN:NAME.
+			s.skill = pl.name + ":" + name
 		}
 	}
+	if !ok {
+		return
+	}
+	s.skillPath = p
+	s.plugin, s.pluginVersion = pl.name, pl.version
+	if content != nil {
+		sum := sha256sum.Sum256(content)
+		s.skillVersion = string(sha256sum.AppendHex(nil, sum[:6]))
+	}
+}
+
+// claudeDir is the user's Claude Code configuration directory for opts.
+func (w *walker) claudeDir(opts Options) string {
+	if opts.ClaudeDir != "" {
+		return opts.ClaudeDir
+	}
+	home := opts.UserHome
+	if home == "" {
+		home = userHome()
+	}
+	return claudeConfigDir(getenv, home)
 }
 
 // ClaudeConfigDir returns the user's Claude Code configuration directory
@@ -181,7 +213,7 @@ var nestedSkip = [...]string{"node_modules", "vendor"}
 // nested skill below the project root (apps/web/.claude/skills/NAME). A
 // scoped name DIR:NAME is the skill NAME of the directory DIR, relative
 // to the project root (or cwd); when DIR is not a directory there, it is
-// a plugin skill and is left unresolved. Agents: the project's agents
+// a plugin's skill (attribute then resolves it, plugin.go). Agents: the project's agents
 // (nearest first), then the user's, first by file name, then by
 // frontmatter name. content is nil when the file is too large to hash.
 func resolveSkill(name string, agent bool, cwd, root, home, cfg string) (p string, content []byte, ok bool) {

@@ -42,6 +42,9 @@ func (e *Engine) ManualRollback(key, to string) (Record, error) {
 	if err := pinnedRefusal(sk.Name, st); err != nil {
 		return Record{}, err
 	}
+	if plugin, ok := PluginOf(sk.Path, e.opts.ClaudeDir); ok && sk.Kind != "session" {
+		return Record{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, sk.Path)}
+	}
 	cur, target, err := e.pick(sk, st, to)
 	if err != nil {
 		return Record{}, err
@@ -123,6 +126,9 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 		return Record{}, err
 	}
 	path := skillFile(sk)
+	if plugin, ok := PluginOf(path, e.opts.ClaudeDir); ok {
+		return Record{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, path)}
+	}
 	if !e.isPromptFile(path) {
 		return Record{}, fmt.Errorf("propose: %s: %w", path, ErrOutsideRoots)
 	}

@@ -21,6 +21,8 @@ type noteCtx struct {
 	from, target *store.Version
 	d            *Decision
 	why          string
+	// plugin is set when the file is a Claude Code plugin's (plugin.go).
+	plugin string
 }
 
 // notice words what a record tells a person, or "" when it tells nothing
@@ -38,6 +40,9 @@ func notice(r *Record, n *noteCtx) string {
 			verb = "rejected and rolled back"
 		}
 		return fmt.Sprintf("sepad %s %s v%d → v%d: %s. Undo: sepad rollback %s --to v%d", verb, name, from.Seq, to.Seq, reason, name, from.Seq)
+	case r.Kind == KindWouldRollBack && n.plugin != "":
+		return fmt.Sprintf("sepad would roll back %s v%d → v%d: %s. It is the plugin %s's file, which sepad never writes: pin the plugin's version or report it upstream (sepad decisions %s); stop these notices: sepad pin %s",
+			name, from.Seq, to.Seq, reason, n.plugin, name, name)
 	case r.Kind == KindWouldRollBack:
 		return fmt.Sprintf("sepad would roll back %s v%d → v%d, your edit: %s. Roll back: sepad rollback %s --to v%d; keep it: sepad pin %s", name, from.Seq, to.Seq, reason, name, to.Seq, name)
 	case r.Kind == KindConflict:

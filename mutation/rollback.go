@@ -34,6 +34,32 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		}
 	}
 	mark(StatusWouldRollBack)
+	if sk.Kind != "session" {
+		if plugin, ok := PluginOf(sk.Path, e.opts.ClaudeDir); ok {
+			// A plugin's prompt: decided and told, never written.
+			words := pluginWords(plugin, sk.Name, sk.Path)
+			rec.note.plugin = plugin
+			if rule == "manual" {
+				return &RefusalError{"plugin_file", words}
+			}
+			rec.Kind = KindWouldRollBack
+			what := fmt.Sprintf("v%d (%s)", from.Seq, from.Hash)
+			if target != nil {
+				rec.To = target.Hash
+				what = words0(from, target)
+			}
+			prefix := rule + ": "
+			if why != "" {
+				prefix = rule + ": " + why + "; "
+			}
+			if d != nil {
+				prefix = d.Words + "; "
+			}
+			rec.Words = prefix + "would roll back " + what + "; " + words
+			e.log.Warn("would roll back a plugin's prompt", "skill", sk.Name, "plugin", plugin, "file", sk.Path, "rule", rule)
+			return e.record(rec)
+		}
+	}
 	if target == nil || !target.ContentKnown {
 		rec.Words = "nothing to roll back to: the content of the previous version was never seen"
 		if why != "" {
@@ -46,7 +72,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if sk.Kind == "session" {
 		path = filepath.Join(sk.Project, "CLAUDE.md")
 	}
-	words := fmt.Sprintf("v%d (%s) → v%d (%s)", from.Seq, from.Hash, target.Seq, target.Hash)
+	words := words0(from, target)
 	prefix := rule + ": "
 	if why != "" {
 		prefix = rule + ": " + why + "; "
@@ -173,4 +199,9 @@ func (e *Engine) isPromptFile(path string) bool {
 		}
 	}
 	return false
+}
+
+// words0 names a rollback: "vN (hash) → vM (hash)".
+func words0(from, target *store.Version) string {
+	return fmt.Sprintf("v%d (%s) → v%d (%s)", from.Seq, from.Hash, target.Seq, target.Hash)
 }

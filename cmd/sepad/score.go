@@ -55,6 +55,9 @@ type scoredExecution struct {
 	// Read from the session transcript (issue 16), when it is readable.
 	Usage       *execution.Usage `json:"usage,omitempty"`
 	UsageReason string           `json:"usage_reason,omitempty"`
+	// The Claude Code plugin whose prompt this is (issue 23).
+	Plugin        string `json:"plugin,omitempty"`
+	PluginVersion string `json:"plugin_version,omitempty"`
 }
 
 type skippedLine struct {
@@ -176,7 +179,7 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 	res := fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools, MaxTokens: lim.Tokens})
 	out := scoredExecution{
 		ID: x.ID, SessionID: x.SessionID, AgentID: x.AgentID, Skill: x.Skill, SkillPath: x.SkillPath,
-		Project: x.Project, SkillVersion: x.SkillVersion,
+		Project: x.Project, SkillVersion: x.SkillVersion, Plugin: x.Plugin, PluginVersion: x.PluginVersion,
 		ToolCalls: len(x.Calls), ToolFailures: x.Failures(), Errors: res.Errors.Total,
 		Complexity: cx, Complete: x.Complete, Scored: res.Scored, Grade: string(res.Grade), Signals: res.Signals,
 		Kind: x.Kind, Retries: x.Retries(), Corrections: x.Corrections, HasOutput: x.HasOutput, StopError: x.StopError,

@@ -328,6 +328,10 @@ type scored struct {
 	HasOutput    bool    `json:"has_output"`
 	StopError    string  `json:"stop_error"`
 	Kind         string  `json:"kind"`
+	// Plugin and PluginVersion are omitted when empty, so the goldens of
+	// scenarios without plugins are unchanged.
+	Plugin        string `json:"plugin,omitempty"`
+	PluginVersion string `json:"plugin_version,omitempty"`
 }
 
 // score runs `sepad score --json` over a spool file.

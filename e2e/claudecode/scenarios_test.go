@@ -409,10 +409,13 @@ type streamSession struct {
 	out    strings.Builder
 }
 
-func (e *env) startStream() *streamSession {
+func (e *env) startStream() *streamSession { return e.startStreamArgs() }
+
+// startStreamArgs is startStream with more claude arguments.
+func (e *env) startStreamArgs(args ...string) *streamSession {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	s := &streamSession{e: e, cancel: cancel, cmd: e.claudeCmd(ctx, "-p", "--input-format", "stream-json")}
+	s := &streamSession{e: e, cancel: cancel, cmd: e.claudeCmd(ctx, append([]string{"-p", "--input-format", "stream-json"}, args...)...)}
 	in, err := s.cmd.StdinPipe()
 	if err != nil {
 		e.t.Fatal(err)
@@ -462,9 +465,12 @@ func (e *env) streamInput(msgs []string, release chan struct{}) string {
 
 // streamTurns runs one session fed with stream-json user messages, each
 // sent once the previous turn has stopped, as a person typing would.
-func (e *env) streamTurns(msgs []string) string {
+func (e *env) streamTurns(msgs []string) string { return e.streamTurnsArgs(msgs) }
+
+// streamTurnsArgs is streamTurns with more claude arguments.
+func (e *env) streamTurnsArgs(msgs []string, args ...string) string {
 	e.t.Helper()
-	s := e.startStream()
+	s := e.startStreamArgs(args...)
 	for i, m := range msgs {
 		s.send(m)
 		e.waitCount(`"hook_event_name":"Stop"`, i+1)

@@ -1,0 +1,95 @@
+package mutation
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Plugin prompts (docs/claude-code.md, "Plugin skills"): a Claude Code
+// plugin's skills, commands and agents are graded like any prompt, but
+// sepad never writes them. The plugin manager owns those files and an
+// update replaces them; a directory marketplace's source folder or a
+// --plugin-dir is someone's plugin checkout. A version that would be
+// rolled back gets the decision and a notice that advises pinning the
+// plugin's version or reporting upstream; a rollback or a proposal by
+// hand is refused.
+
+// pluginSearchDepth bounds the walk up from a prompt file to its
+// plugin's .claude-plugin directory (a skills-dir plugin's
+// skills/SUB/SKILL.md is three directories below the plugin's root).
+const pluginSearchDepth = 3
+
+// pluginLayout reports whether path is where a plugin rooted at root
+// keeps a prompt: skills/…, commands/…, agents/…, or its own SKILL.md (a
+// skills-dir plugin). A project that is itself a plugin keeps its own
+// .claude/skills apart: those are the project's.
+func pluginLayout(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return false
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	switch first {
+	case "skills", "commands", "agents", "SKILL.md":
+		return true
+	}
+	return false
+}
+
+// PluginOf reports the Claude Code plugin that holds path: a file under
+// claudeDir/plugins (installed plugins' cache), or one whose directory, or
+// a parent up to pluginSearchDepth levels, has a .claude-plugin/plugin.json
+// (a --plugin-dir, a directory marketplace's source folder, a skills-dir
+// plugin in ~/.claude/skills/NAME). name is the manifest's name, else the
+// plugin directory's name.
+func PluginOf(path, claudeDir string) (name string, ok bool) {
+	if claudeDir != "" {
+		cache := filepath.Join(filepath.Clean(claudeDir), "plugins")
+		if rel, err := filepath.Rel(cache, filepath.Clean(path)); err == nil && rel != "." && filepath.IsLocal(rel) {
+			return pluginDirName(filepath.Dir(path), rel), true
+		}
+	}
+	d := filepath.Dir(filepath.Clean(path))
+	for range pluginSearchDepth {
+		manifest := filepath.Join(d, ".claude-plugin", "plugin.json")
+		if fi, err := os.Stat(manifest); err == nil && fi.Mode().IsRegular() && pluginLayout(d, path) {
+			var m struct {
+				Name string `json:"name"`
+			}
+			if b, err := os.ReadFile(manifest); err == nil && json.Unmarshal(b, &m) == nil && m.Name != "" {
+				return m.Name, true
+			}
+			return filepath.Base(d), true
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	return "", false
+}
+
+// pluginDirName names the plugin of a cached file: cache/MARKET/PLUGIN/VERSION/…
+func pluginDirName(dir, rel string) string {
+	var elems []string
+	for p := rel; p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
+		elems = append([]string{filepath.Base(p)}, elems...)
+	}
+	// elems: cache, MARKET, PLUGIN, VERSION, …
+	if len(elems) >= 3 && elems[0] == "cache" {
+		return elems[2]
+	}
+	return filepath.Base(dir)
+}
+
+// pluginWords is the refusal and notice text for a plugin's prompt file.
+func pluginWords(plugin, skill, path string) string {
+	return fmt.Sprintf("%s is a file of the Claude Code plugin %s, which sepad never writes (the plugin manager owns it and an update replaces it): "+
+		"pin the plugin's version (install the version that graded well, and keep it: `claude plugin install %s@MARKETPLACE`), "+
+		"or report the regression upstream with `sepad explain` and `sepad diff %s`; `sepad pin %s` stops these decisions",
+		path, plugin, plugin, skill, skill)
+}
