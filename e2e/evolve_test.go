@@ -89,7 +89,7 @@ func TestEvolveLimitsHold(t *testing.T) {
 	script := mutatorScript(t, t.TempDir())
 	p.config("  mutator: [" + script + "]\n  evolve_below: B\n")
 	p.writeSkill("Run the checks, then make deploy.\n\n## Rollback\n\nUse make rollback.")
-	startDaemonEnv(t, p)
+	d := startDaemonEnv(t, p)
 	for i := 0; i < 5; i++ {
 		p.turn(2, badAnswer)
 	}
@@ -161,6 +161,18 @@ func TestEvolveLimitsHold(t *testing.T) {
 	if uses["constraint_add"] != 1 || uses["simplify"] != 2 {
 		t.Errorf("strategy uses %v", uses)
 	}
+
+	// With no daemon, the CLI does the same over the database.
+	d.stop(t)
+	out, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--dry-run", "--home", p.home)
+	if code != 0 || !strings.Contains(out, evolve.BeginText) {
+		t.Fatalf("evolve --dry-run without a daemon: %d %s", code, errOut)
+	}
+	out, errOut, code = sepad(t, p.env(), nil, "strategies", "--home", p.home)
+	if code != 0 || !strings.Contains(out, "simplify") || !strings.Contains(out, "STRATEGY") {
+		t.Fatalf("strategies without a daemon: %d %s%s", code, out, errOut)
+	}
+	t.Logf("sepad strategies:\n%s", out)
 }
 
 // waitRuns waits until the daemon stored n executions of the skill.

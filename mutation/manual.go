@@ -114,7 +114,7 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 		return Record{}, err
 	}
 	base, cur := baseAndCurrent(sk, st)
-	h, err := e.proposalHistory(key, st, cur)
+	h, err := e.proposalHistory(key, st, cur, po)
 	if err != nil {
 		return Record{}, err
 	}
@@ -234,11 +234,13 @@ func baseAndCurrent(sk *store.Skill, st *SkillState) (base, cur *store.Version) 
 }
 
 // proposalHistory is what the proposal limits look at, now; the caller
-// holds e.mu.
-func (e *Engine) proposalHistory(key string, st *SkillState, cur *store.Version) (ProposalHistory, error) {
+// holds e.mu. SinceChange is counted up to po.MinExecutions only (all the
+// too_soon rule needs), so that a version with a long history costs no
+// more to check than a new one: automatic mode checks at every commit.
+func (e *Engine) proposalHistory(key string, st *SkillState, cur *store.Version, po ProposalOptions) (ProposalHistory, error) {
 	h := ProposalHistory{Recent: st.Proposals, Now: e.opts.Now().UTC()}
 	if cur != nil {
-		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: cur.Hash})
+		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: cur.Hash, Limit: max(po.MinExecutions, 1)})
 		if err != nil {
 			return h, err
 		}
@@ -270,7 +272,7 @@ func (e *Engine) ProposalLimits(key string, po ProposalOptions) ([]byte, error) 
 		return nil, err
 	}
 	base, cur := baseAndCurrent(sk, st)
-	h, err := e.proposalHistory(key, st, cur)
+	h, err := e.proposalHistory(key, st, cur, po)
 	if err != nil {
 		return nil, err
 	}
