@@ -31,6 +31,9 @@ type ToolCall struct {
 	// outcome is unknown, neither a success nor a failure.
 	Unknown bool   `json:"unknown,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Kind is "test", "build" or "deploy" for a Bash command that runs
+	// one (CommandKind), for the integrity track.
+	Kind string `json:"kind,omitempty"`
 	// Retry is true when this call repeats the same tool and input as an
 	// earlier failed call of the same execution.
 	Retry bool `json:"retry,omitempty"`

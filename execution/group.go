@@ -312,7 +312,8 @@ func (g *Grouper) toolEvent(t *thread, ev *event.Event) {
 	if cur == nil {
 		cur = g.startPart(t, ev, g.baseSkill(t), g.baseKind(t), "")
 	}
-	c := ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, InputHash: inputHash(ev.ToolInput), Start: ev.Time}
+	c := ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, InputHash: inputHash(ev.ToolInput), Start: ev.Time,
+		Kind: CommandKind(ev.ToolName, ev.ToolInput)}
 	if ev.HookEvent == event.PreToolUse {
 		c.NoPost = true // until a post event arrives
 	} else {

@@ -101,6 +101,10 @@ type Sample struct {
 	SD        float64 `json:"sd"`
 	// FailRate is the share of the version's tool calls that failed.
 	FailRate float64 `json:"fail_rate"`
+	// OverClaims counts the version's runs (of N) whose final answer
+	// claimed more than their tool calls showed (package integrity;
+	// never part of the score).
+	OverClaims int `json:"over_claims,omitempty"`
 	// Scores are the version's scores, newest first. The sequential method
 	// uses them (when empty it falls back to N, Mean and SD); they are not
 	// recorded with a decision.

@@ -535,6 +535,9 @@ type versionSample struct {
 	first, last   []float64
 	next          int
 	calls, failed int
+	// overClaims counts the executions whose answer claimed more than
+	// their calls showed (package integrity).
+	overClaims int
 	// n, mean and m2 are Welford's accumulators over scores, so that an
 	// aggregate costs the window, not the history.
 	n        int
@@ -571,6 +574,9 @@ func (v *versionSample) add(x *store.Scored) {
 	v.m2 += d * (sc - v.mean)
 	v.calls += len(x.Exec.Calls)
 	v.failed += x.Exec.Failures()
+	if x.Integrity != nil && x.Integrity.OverClaim {
+		v.overClaims++
+	}
 	v.sig.add(x.Result.Signals)
 }
 
@@ -616,7 +622,7 @@ func (v *versionSample) failRate() float64 {
 func (v *versionSample) sample(ver *store.Version) Sample {
 	a := v.aggregate()
 	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst(),
-		Omitted: v.omitted(), Signals: v.sig.means(v.n)}
+		Omitted: v.omitted(), Signals: v.sig.means(v.n), OverClaims: v.overClaims}
 }
 
 // sampleOf returns the cached sample of a version, loading from the store

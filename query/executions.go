@@ -315,7 +315,7 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 		}
 	}
 	e := &Explain{Execution: execRow(s, ver.Version), AgentID: x.AgentID, Prompt: x.Prompt, StopError: x.StopError,
-		Events: x.Events, Calls: make([]CallRow, 0, len(x.Calls))}
+		Events: x.Events, Calls: make([]CallRow, 0, len(x.Calls)), Value: s.Value, Integrity: s.Integrity, Origin: x.Origin}
 	if !x.StartedAt.IsZero() {
 		e.StartedAt = ptr(x.StartedAt.UTC())
 	}

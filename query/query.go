@@ -17,6 +17,8 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/tracevalue"
 )
 
 // Errors callers branch on (the API maps them to HTTP statuses).
@@ -105,6 +107,12 @@ type GradeRow struct {
 	// LastScore is the score of the version's newest scored execution.
 	LastScore *float64 `json:"last_score"`
 	FailRate  float64  `json:"fail_rate"`
+	// OverClaims counts the version's scored runs (of N) whose final
+	// answer claimed more than the tool calls showed, Claims those whose
+	// answer claimed something the calls can tell (docs/integrity.md;
+	// never part of the score).
+	OverClaims int `json:"over_claims"`
+	Claims     int `json:"claims"`
 	// FirstSeen is when sepad first saw the file's content; null for a
 	// version only known from executions that named it.
 	FirstSeen *time.Time `json:"first_seen"`
@@ -265,6 +273,14 @@ type Explain struct {
 	// Labels are the execution's labels, newest first (the first counts),
 	// with the fields Kairos derives (sepad label).
 	Labels []LabelView `json:"labels"`
+	// Value is the execution's value score (docs/value.md), Integrity its
+	// claims against what the calls showed (docs/integrity.md): recorded
+	// beside the score, never part of it; null for an execution stored
+	// before sepad computed them, or (Integrity) whose answer claims
+	// nothing. Origin is "import" for an execution of `sepad import`.
+	Value     *tracevalue.Value `json:"value"`
+	Integrity *integrity.Report `json:"integrity"`
+	Origin    string            `json:"origin"`
 }
 
 // Session is one Claude Code session seen.

@@ -43,7 +43,7 @@ func CheckInvariants(db *DB) error {
 		}
 		// Recount every aggregate from the version index (newest first).
 		recount := map[string][]float64{}
-		calls := map[string][2]int{}
+		calls := map[string][4]int{}
 		tokens := map[string]Tokens{}
 		err := tx.Bucket(bByVersion).ForEach(func(k, id []byte) error {
 			v := ex.Get(id)
@@ -66,6 +66,8 @@ func CheckInvariants(db *DB) error {
 				c := calls[ak]
 				c[0] += len(s.Exec.Calls)
 				c[1] += s.Exec.Failures()
+				c[2] += claims(s.Integrity)
+				c[3] += overClaims(s.Integrity)
 				calls[ak] = c
 				if s.Exec.Usage != nil {
 					tk := tokens[ak]
@@ -111,6 +113,9 @@ func CheckInvariants(db *DB) error {
 			}
 			if c := calls[ak]; c[0] != st.Calls || c[1] != st.Failed {
 				return fmt.Errorf("aggregate %q calls %d/%d, recount %d/%d", ak, st.Failed, st.Calls, c[1], c[0])
+			}
+			if c := calls[ak]; c[2] != st.Claims || c[3] != st.OverClaims {
+				return fmt.Errorf("aggregate %q over-claims %d of %d claims, recount %d of %d", ak, st.OverClaims, st.Claims, c[3], c[2])
 			}
 			if tk := tokens[ak]; st.Tokens == nil && tk.N > 0 || st.Tokens != nil && *st.Tokens != tk {
 				return fmt.Errorf("aggregate %q tokens %+v, recount %+v", ak, st.Tokens, tk)

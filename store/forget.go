@@ -22,6 +22,8 @@ type Forgotten struct {
 // of the skill still open in the grouper is stored when it closes (the
 // skill then starts again). ErrNotFound when no skill has that key.
 func (db *DB) ForgetSkill(key string) (Forgotten, error) {
+	// The novelty caches are rebuilt from what the store keeps.
+	defer db.values.reset()
 	out := Forgotten{Key: key}
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		if tx.Bucket(bSkills).Get([]byte(key)) == nil {

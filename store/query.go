@@ -267,6 +267,7 @@ func (db *DB) versions(tx *bolt.Tx, key string) ([]Version, error) {
 			if st.Calls > 0 {
 				ver.FailRate = float64(st.Failed) / float64(st.Calls)
 			}
+			ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
 			ver.Tokens = st.Tokens
 		}
 		vs = append(vs, ver)

@@ -20,6 +20,8 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/tracevalue"
 )
 
 // SchemaVersion is the version of the layout in docs/store.md.
@@ -73,6 +75,13 @@ type Scored struct {
 	Version  string    `json:"version"`
 	Seq      uint64    `json:"seq"`
 	Stored   time.Time `json:"stored"`
+	// Value is KnowledgePulse's value score of the execution, measured
+	// against its skill's previous executions (package tracevalue), and
+	// Integrity what its final answer claims against what its calls show
+	// (package integrity): computed by Commit, recorded beside the score,
+	// never part of it.
+	Value     *tracevalue.Value `json:"value,omitempty"`
+	Integrity *integrity.Report `json:"integrity,omitempty"`
 }
 
 // QuarantineEntry is a line that could not be used.
@@ -142,6 +151,12 @@ type Version struct {
 	// FailRate is the fraction of tool calls that failed, over all the
 	// version's executions.
 	FailRate float64 `json:"fail_rate"`
+	// Claims counts the version's scored executions whose answer claims
+	// something the calls can tell, and OverClaims those whose answer
+	// claims more than the calls show (package integrity), of
+	// Aggregate.N.
+	Claims     int `json:"claims"`
+	OverClaims int `json:"over_claims"`
 	// Tokens are the version's token and cost sums (filled like
 	// Aggregate; nil when no transcript was read).
 	Tokens *Tokens `json:"tokens,omitempty"`
@@ -207,6 +222,8 @@ type DB struct {
 	bolt *bolt.DB
 	path string
 	opts Options
+	// values are the skills' novelty caches (value.go).
+	values *valueCaches
 }
 
 // Open opens (creating if needed, unless read-only) the database at path.
@@ -240,7 +257,7 @@ func Open(path string, o Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, path: path, opts: o}
+	db := &DB{bolt: bdb, path: path, opts: o, values: &valueCaches{}}
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -320,7 +337,8 @@ func (db *DB) AggregateOptions() aggregate.Options { return db.opts.Aggregate }
 // Commit stores a batch in one transaction. An execution whose ID is
 // already stored is skipped, so a replayed batch never counts twice.
 func (db *DB) Commit(b *Batch) error {
-	return noSpace(db.bolt.Update(func(tx *bolt.Tx) error {
+	var values map[string]*tracevalue.Cache
+	err := noSpace(db.bolt.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bMeta)
 		offs := tx.Bucket(bOffsets)
 		for _, p := range b.OffsetDel {
@@ -345,7 +363,9 @@ func (db *DB) Commit(b *Batch) error {
 			}
 		}
 		now := time.Now().UTC()
-		tc := &txCache{skills: map[string]*Skill{}, sessions: map[string]*sessionRecord{}, aggs: map[string]*aggState{}}
+		tc := &txCache{skills: map[string]*Skill{}, sessions: map[string]*sessionRecord{}, aggs: map[string]*aggState{},
+			values: map[string]*tracevalue.Cache{}}
+		values = tc.values
 		b.Collisions = nil
 		for i := range b.Executions {
 			err := db.putExecution(tx, tc, meta, &b.Executions[i], now)
@@ -379,6 +399,10 @@ func (db *DB) Commit(b *Batch) error {
 		}
 		return nil
 	}))
+	if err == nil {
+		db.values.install(values)
+	}
+	return err
 }
 
 // noSpace marks err with ErrNoSpace when the file system said it is full.
@@ -395,6 +419,7 @@ type txCache struct {
 	skills   map[string]*Skill
 	sessions map[string]*sessionRecord
 	aggs     map[string]*aggState
+	values   map[string]*tracevalue.Cache
 	seq      uint64
 	count    uint64
 	loaded   bool
@@ -487,6 +512,12 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 	tc.count++
 	seq := tc.seq
 	s.Seq, s.Stored = seq, now
+	if s.Integrity == nil {
+		s.Integrity = integrity.Check(x)
+	}
+	if err := db.putValue(tx, tc, s); err != nil {
+		return err
+	}
 	// Keep what explain needs; tool inputs and outputs stay in the spool.
 	stored := *s
 	stored.Exec.Calls = make([]execution.ToolCall, len(x.Calls))
@@ -519,6 +550,7 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 		st.State.Add(s.Result.Score, x.ID, db.opts.Aggregate)
 		st.Calls += len(x.Calls)
 		st.Failed += x.Failures()
+		st.Claims, st.OverClaims = st.Claims+claims(s.Integrity), st.OverClaims+overClaims(s.Integrity)
 		st.addUsage(x.Usage)
 	}
 	return db.touchSession(tx, tc, x)
@@ -530,6 +562,29 @@ type aggState struct {
 	Calls  int             `json:"calls"`
 	Failed int             `json:"failed"`
 	Tokens *Tokens         `json:"tokens,omitempty"`
+	// Claims and OverClaims count integrity reports (Version).
+	Claims     int `json:"claims,omitempty"`
+	OverClaims int `json:"over_claims,omitempty"`
+}
+
+// claims is 1 when r holds an observation the calls can tell.
+func claims(r *integrity.Report) int {
+	if r == nil {
+		return 0
+	}
+	for _, o := range r.Observations {
+		if o.Comparable() {
+			return 1
+		}
+	}
+	return 0
+}
+
+func overClaims(r *integrity.Report) int {
+	if r != nil && r.OverClaim {
+		return 1
+	}
+	return 0
 }
 
 func execTime(x *execution.Execution) time.Time {

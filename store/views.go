@@ -12,6 +12,8 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/tracevalue"
 )
 
 // Read helpers for the query layer (query/, api/). They only read, and they
@@ -86,10 +88,12 @@ type scoredLite struct {
 		fitness.Result
 		Signals skipJSON `json:"signals"`
 	} `json:"result"`
-	SkillKey string    `json:"skill_key"`
-	Version  string    `json:"version"`
-	Seq      uint64    `json:"seq"`
-	Stored   time.Time `json:"stored"`
+	SkillKey  string            `json:"skill_key"`
+	Version   string            `json:"version"`
+	Seq       uint64            `json:"seq"`
+	Stored    time.Time         `json:"stored"`
+	Value     *tracevalue.Value `json:"value"`
+	Integrity *integrity.Report `json:"integrity"`
 }
 
 // WalkExecutions calls fn with stored executions, newest first: those of
@@ -134,7 +138,7 @@ func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored
 					return fmt.Errorf("decode execution %s: %w", id, err)
 				}
 				chunk = append(chunk, Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
-					SkillKey: l.SkillKey, Version: l.Version, Seq: l.Seq, Stored: l.Stored})
+					SkillKey: l.SkillKey, Version: l.Version, Seq: l.Seq, Stored: l.Stored, Value: l.Value, Integrity: l.Integrity})
 				last = k
 			}
 			last = bytes.Clone(last)
@@ -213,9 +217,11 @@ type aggStateNoIDs struct {
 		aggregate.State
 		IDs skipJSON `json:"ids"`
 	} `json:"state"`
-	Calls  int     `json:"calls"`
-	Failed int     `json:"failed"`
-	Tokens *Tokens `json:"tokens,omitempty"`
+	Calls      int     `json:"calls"`
+	Failed     int     `json:"failed"`
+	Tokens     *Tokens `json:"tokens,omitempty"`
+	Claims     int     `json:"claims,omitempty"`
+	OverClaims int     `json:"over_claims,omitempty"`
 }
 
 // versionsLite is versions without contents and window IDs: the same
@@ -240,6 +246,7 @@ func (db *DB) versionsLite(tx *bolt.Tx, key string) ([]Version, error) {
 			if st.Calls > 0 {
 				ver.FailRate = float64(st.Failed) / float64(st.Calls)
 			}
+			ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
 			ver.Tokens = st.Tokens
 		}
 		vs = append(vs, ver.Version)
@@ -377,7 +384,7 @@ func (db *DB) ExecutionsLite(ids []string) ([]Scored, error) {
 				return fmt.Errorf("decode execution %s: %w", id, err)
 			}
 			out = append(out, Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
-				SkillKey: l.SkillKey, Version: l.Version, Seq: l.Seq, Stored: l.Stored})
+				SkillKey: l.SkillKey, Version: l.Version, Seq: l.Seq, Stored: l.Stored, Value: l.Value, Integrity: l.Integrity})
 		}
 		return nil
 	})

@@ -58,6 +58,24 @@ func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if d.Cost != nil {
 			fmt.Fprintf(stdout, "    cost: %s\n", d.Cost.Words)
 		}
+		if r.Decision != nil {
+			if w := overClaimWords(r.Decision.Baseline, r.Decision.Candidate); w != "" {
+				fmt.Fprintf(stdout, "    integrity: %s\n", w)
+			}
+		}
 	}
 	return nil
+}
+
+// overClaimWords says which of a decision's versions over-claimed
+// ("v4 over-claims in 3 of 12 runs"): runs whose final answer claimed
+// more than the tool calls showed (docs/integrity.md); "" when neither did.
+func overClaimWords(samples ...mutation.Sample) string {
+	var parts []string
+	for _, s := range samples {
+		if s.OverClaims > 0 {
+			parts = append(parts, fmt.Sprintf("v%d over-claims in %d of %d runs", s.Seq, s.OverClaims, s.N))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

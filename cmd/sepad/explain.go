@@ -182,6 +182,57 @@ func printExplain(w io.Writer, e *query.Explain) {
 	case "other_rubric":
 		fmt.Fprintf(w, "  scored under rubric %s: it does not enter the current rubric's aggregate\n", s.RubricVersion)
 	}
+	printValue(w, e)
+	printIntegrity(w, e)
+}
+
+// printValue shows the execution's value score (docs/value.md).
+func printValue(w io.Writer, e *query.Explain) {
+	v := e.Value
+	if v == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nvalue %.4f (KnowledgePulse's evaluateValue; not part of the score)\n", v.Score)
+	novelty := fmt.Sprintf("against the skill's %d previous runs", v.Compared)
+	if v.Compared == 0 {
+		novelty = "no previous run: the midpoint"
+	}
+	fmt.Fprintf(w, "  complexity          %.4f × 0.25  %d steps, %d step types, %d error recoveries\n", v.Complexity, v.Steps, v.UniqueTypes, v.ErrorRecoveries)
+	fmt.Fprintf(w, "  novelty             %.4f × 0.35  %s\n", v.Novelty, novelty)
+	fmt.Fprintf(w, "  tool diversity      %.4f × 0.15  %d distinct tools\n", v.ToolDiversity, v.UniqueTools)
+	outcome := "success"
+	if !v.Success {
+		outcome = "not a success: × 0.3"
+	}
+	fmt.Fprintf(w, "  outcome confidence  %.4f × 0.25  score / 100, %s\n", v.OutcomeConfidence, outcome)
+	if len(v.Overrides) > 0 {
+		fmt.Fprintf(w, "  overrides: %s\n", strings.Join(v.Overrides, ", "))
+	}
+}
+
+// printIntegrity shows what the final answer claimed against what the
+// calls showed (docs/integrity.md).
+func printIntegrity(w io.Writer, e *query.Explain) {
+	r := e.Integrity
+	if r == nil {
+		return
+	}
+	verdict := "no over-claim"
+	if r.OverClaim {
+		verdict = "OVER-CLAIM"
+	}
+	fmt.Fprintf(w, "\nintegrity: %s (claimed vs observed; not part of the score)\n", verdict)
+	for _, o := range r.Observations {
+		seen := "not observed"
+		switch {
+		case o.Observed == nil:
+		case *o.Observed:
+			seen = "borne out"
+		default:
+			seen = "contradicted"
+		}
+		fmt.Fprintf(w, "  %-10s %-12s %q: %s\n", o.Claim, seen, clip(o.Quote, 70), o.Fact)
+	}
 }
 
 func orDash(s string) string {

@@ -101,20 +101,37 @@ func printGrades(w io.Writer, doc *query.Grades, all bool) {
 	}
 	pl := projectLabels(projects)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SKILL\tPROJECT\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tCHANGE\tLAST\tTOKENS/RUN\tADVICE")
+	over := ""
+	if all {
+		over = "OVER-CLAIMS\t" // per version: runs whose answer claimed more than the calls showed
+	}
+	fmt.Fprintln(tw, "SKILL\tPROJECT\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tCHANGE\tLAST\tTOKENS/RUN\t"+over+"ADVICE")
 	for _, r := range doc.Grades {
 		ver := fmtVersion(r.Version, r.Hash)
 		if all && r.Current {
 			ver += " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Skill, pl[r.Project], ver, fmtStatus(&r), r.N,
-			fmtScore(r.Aggregate), fmtGrade(r.Grade), fmtChange(r.Change), fmtScore(r.LastScore), fmtTokens(r.Tokens, r.TokenChange), r.Advice)
+		oc := ""
+		if all {
+			oc = fmtOverClaims(&r) + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s%s\n", r.Skill, pl[r.Project], ver, fmtStatus(&r), r.N,
+			fmtScore(r.Aggregate), fmtGrade(r.Grade), fmtChange(r.Change), fmtScore(r.LastScore), fmtTokens(r.Tokens, r.TokenChange), oc, r.Advice)
 	}
 	tw.Flush()
 	printPending(w, doc.Grades)
 	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)
 	if all {
-		fmt.Fprint(w, "; * marks the version in force")
+		fmt.Fprint(w, "; * marks the version in force; OVER-CLAIMS: runs whose answer claimed more than its tool calls showed (not part of the score)")
 	}
 	fmt.Fprintln(w)
+}
+
+// fmtOverClaims is "3/12 (25%)": a version's runs whose final answer
+// claimed more than its calls showed, of its scored runs; "-" for none.
+func fmtOverClaims(r *query.GradeRow) string {
+	if r.OverClaims == 0 || r.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d (%.0f%%)", r.OverClaims, r.N, 100*float64(r.OverClaims)/float64(r.N))
 }
