@@ -22,7 +22,7 @@ type Forgotten struct {
 // of the skill still open in the grouper is stored when it closes (the
 // skill then starts again). ErrNotFound when no skill has that key.
 func (db *DB) ForgetSkill(key string) (Forgotten, error) {
-	// The novelty caches are rebuilt from what the store keeps.
+	// The skill's novelty cache goes with it (value.go).
 	defer db.values.reset()
 	out := Forgotten{Key: key}
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
@@ -57,6 +57,11 @@ func (db *DB) ForgetSkill(key string) (Forgotten, error) {
 		}
 		if _, err = deletePrefix(tx.Bucket(bAggregates), prefix, nil); err != nil {
 			return err
+		}
+		if nb := tx.Bucket(bNovelty); nb != nil {
+			if _, err = deletePrefix(nb, prefix, nil); err != nil {
+				return err
+			}
 		}
 		if out.Decisions, err = deletePrefix(tx.Bucket(bDecisions), prefix, nil); err != nil {
 			return err

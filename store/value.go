@@ -2,10 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
-	"encoding/json"
-	"fmt"
-	"sort"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -13,16 +9,19 @@ import (
 	"github.com/sepad/sepad/tracevalue"
 )
 
-// maxValueCaches bounds the skills whose novelty caches stay in memory
-// (each at most 384 KB); another skill's cache is rebuilt from the store
-// when it is needed.
+// bNovelty is the novelty cache of every skill (docs/value.md): key
+// skill_key NUL u64 seq, value the 384-byte lexical vector of that
+// execution, at most tracevalue.CacheSize per skill (the oldest is
+// deleted when a newer one comes). Created by the first commit, so a
+// read-only open does not need it.
+var bNovelty = []byte("novelty")
+
+// maxValueCaches bounds the skills whose novelty caches are also held in
+// memory (each at most 384 KB); another skill's is read from bNovelty.
 const maxValueCaches = 16
 
-// valueCaches are the novelty caches of the skills committed to lately:
-// the vectors of each skill's last tracevalue.CacheSize executions, in
-// commit order. A cache is a function of the store (rebuilt from the
-// skill's stored executions when missing), so a restart or a replay gives
-// the same values.
+// valueCaches are the in-memory copies of the novelty caches of the
+// skills committed to lately.
 type valueCaches struct {
 	mu    sync.Mutex
 	m     map[string]*tracevalue.Cache
@@ -58,8 +57,7 @@ func (vc *valueCaches) install(m map[string]*tracevalue.Cache) {
 	}
 }
 
-// reset forgets every cache (after a prune or a forget: they are rebuilt
-// from what the store holds).
+// reset forgets the in-memory copies (a forget changes bNovelty).
 func (vc *valueCaches) reset() {
 	vc.mu.Lock()
 	defer vc.mu.Unlock()
@@ -75,57 +73,28 @@ func (db *DB) valueCache(tx *bolt.Tx, tc *txCache, key string) (*tracevalue.Cach
 	if held := db.values.get(key); held != nil {
 		c = held.Clone()
 	} else {
-		var err error
-		if c, err = loadValueCache(tx, key); err != nil {
-			return nil, err
+		c = tracevalue.NewCache(0)
+		if nb := tx.Bucket(bNovelty); nb != nil {
+			prefix := []byte(key + "\x00")
+			cur := nb.Cursor()
+			for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+				var vec tracevalue.Vector
+				for i := range vec {
+					if i < len(v) {
+						vec[i] = int8(v[i])
+					}
+				}
+				c.Add(vec)
+			}
 		}
 	}
 	tc.values[key] = c
 	return c, nil
 }
 
-// loadValueCache builds a skill's cache from its last CacheSize stored
-// executions, oldest first.
-func loadValueCache(tx *bolt.Tx, key string) (*tracevalue.Cache, error) {
-	type ref struct {
-		seq uint64
-		id  []byte
-	}
-	var refs []ref
-	prefix := []byte(key + "\x00")
-	c := tx.Bucket(bByVersion).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if len(k) < 8 {
-			continue
-		}
-		refs = append(refs, ref{^binary.BigEndian.Uint64(k[len(k)-8:]), v})
-	}
-	sort.Slice(refs, func(i, j int) bool { return refs[i].seq < refs[j].seq })
-	if len(refs) > tracevalue.CacheSize {
-		refs = refs[len(refs)-tracevalue.CacheSize:]
-	}
-	cache := tracevalue.NewCache(0)
-	ex := tx.Bucket(bExec)
-	for _, r := range refs {
-		b := ex.Get(r.id)
-		if b == nil {
-			continue
-		}
-		var s Scored
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("decode execution %s: %w", r.id, err)
-		}
-		cache.Add(vectorOf(&s))
-	}
-	return cache, nil
-}
-
-func vectorOf(s *Scored) tracevalue.Vector {
-	return tracevalue.Vectorize(tracevalue.Text(tracevalue.FromExecution(&s.Exec, s.Result.Score, s.Result.Scored)))
-}
-
-// putValue computes s's value against its skill's previous executions
-// and adds it to the cache (putExecution, after the execution's seq).
+// putValue computes s's value against its skill's previous executions,
+// then adds its vector to the cache, in memory and in bNovelty
+// (putExecution, once s has its seq).
 func (db *DB) putValue(tx *bolt.Tx, tc *txCache, s *Scored) error {
 	cache, err := db.valueCache(tx, tc, s.SkillKey)
 	if err != nil {
@@ -135,6 +104,24 @@ func (db *DB) putValue(tx *bolt.Tx, tc *txCache, s *Scored) error {
 	vec := tracevalue.Vectorize(tracevalue.Text(tr))
 	v := tracevalue.Evaluate(tr, vec, cache)
 	s.Value = &v
+	full := cache.Len() >= tracevalue.CacheSize
 	cache.Add(vec)
-	return nil
+	nb, err := tx.CreateBucketIfNotExists(bNovelty)
+	if err != nil {
+		return err
+	}
+	prefix := []byte(s.SkillKey + "\x00")
+	raw := make([]byte, len(vec))
+	for i, x := range vec {
+		raw[i] = byte(x)
+	}
+	if full {
+		// The cache dropped its oldest vector: so does the bucket.
+		if k, _ := nb.Cursor().Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) {
+			if err := nb.Delete(k); err != nil {
+				return err
+			}
+		}
+	}
+	return nb.Put(append(append([]byte(nil), prefix...), u64(s.Seq)...), raw)
 }

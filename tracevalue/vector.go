@@ -78,27 +78,22 @@ func Vectorize(text string) Vector {
 	return v
 }
 
-// cosine of two quantised vectors (0 when either is zero).
-func cosine(a, b *Vector) float64 {
-	var dot, na, nb int64
-	for i := range a {
-		x, y := int64(a[i]), int64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
+// sumSquares of a quantised vector.
+func sumSquares(v *Vector) int64 {
+	var n int64
+	for _, x := range v {
+		n += int64(x) * int64(x)
 	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return float64(dot) / math.Sqrt(float64(na)*float64(nb))
+	return n
 }
 
 // Cache is the vectors of a skill's previous executions, at most
 // CacheSize, oldest out first (the seed's VectorCache, brute force).
 type Cache struct {
-	vecs []Vector
-	next int // where the next vector goes once full
-	max  int
+	vecs  []Vector
+	norms []float64 // Euclidean norm of each vector
+	next  int       // where the next vector goes once full
+	max   int
 }
 
 // NewCache returns an empty cache of at most max vectors (CacheSize when
@@ -115,20 +110,45 @@ func (c *Cache) Len() int { return len(c.vecs) }
 
 // Add adds v, dropping the oldest when full.
 func (c *Cache) Add(v Vector) {
+	n := math.Sqrt(float64(sumSquares(&v)))
 	if len(c.vecs) < c.max {
 		c.vecs = append(c.vecs, v)
+		c.norms = append(c.norms, n)
 		return
 	}
-	c.vecs[c.next] = v
+	c.vecs[c.next], c.norms[c.next] = v, n
 	c.next = (c.next + 1) % c.max
 }
 
 // MaxCosine is the largest cosine similarity between v and the vectors
-// held (0 when empty).
+// held (0 when empty or v is zero). It reads only v's non-zero
+// components: a short trace's vector has a few dozen.
 func (c *Cache) MaxCosine(v Vector) float64 {
+	type comp struct {
+		i uint16
+		x int32
+	}
+	var q []comp
+	for i, x := range v {
+		if x != 0 {
+			q = append(q, comp{uint16(i), int32(x)})
+		}
+	}
+	nv := math.Sqrt(float64(sumSquares(&v)))
+	if nv == 0 {
+		return 0
+	}
 	best := 0.0
 	for i := range c.vecs {
-		if s := cosine(&v, &c.vecs[i]); s > best {
+		if c.norms[i] == 0 {
+			continue
+		}
+		w := &c.vecs[i]
+		var dot int32 // at most 384 × 127 × 127: fits
+		for _, e := range q {
+			dot += e.x * int32(w[e.i%Dimensions])
+		}
+		if s := float64(dot) / (nv * c.norms[i]); s > best {
 			best = s
 		}
 	}
@@ -137,5 +157,5 @@ func (c *Cache) MaxCosine(v Vector) float64 {
 
 // Clone returns an independent copy.
 func (c *Cache) Clone() *Cache {
-	return &Cache{vecs: append([]Vector(nil), c.vecs...), next: c.next, max: c.max}
+	return &Cache{vecs: append([]Vector(nil), c.vecs...), norms: append([]float64(nil), c.norms...), next: c.next, max: c.max}
 }
