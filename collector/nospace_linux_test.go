@@ -56,7 +56,7 @@ func fill(t *testing.T, dir string) string {
 // backoff on the stepped clock (no attempt before the wait is over), and
 // once space is freed it commits everything: nothing read is lost.
 func TestStoreFull(t *testing.T) {
-	home := mountTmpfs(t, "2m")
+	home := mountTmpfs(t, "4m")
 	r := newRigAt(t, home, func(o *Options) {
 		o.BatchLines = 1 << 20
 		o.RetryMin, o.RetryMax = time.Second, 4*time.Second
