@@ -224,6 +224,8 @@ type DB struct {
 	opts Options
 	// values are the skills' novelty caches (value.go).
 	values *valueCaches
+	// lite remembers the versions listings decoded (memo.go).
+	lite *liteMemo
 }
 
 // Open opens (creating if needed, unless read-only) the database at path.
@@ -257,7 +259,7 @@ func Open(path string, o Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, path: path, opts: o, values: &valueCaches{}}
+	db := &DB{bolt: bdb, path: path, opts: o, values: &valueCaches{}, lite: &liteMemo{}}
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)

@@ -233,23 +233,14 @@ func (db *DB) versionsLite(tx *bolt.Tx, key string) ([]Version, error) {
 	c := tx.Bucket(bVersions).Cursor()
 	ab := tx.Bucket(bAggregates)
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		var ver versionNoContent
-		if err := json.Unmarshal(v, &ver); err != nil {
-			return nil, fmt.Errorf("decode version %q: %w", k, err)
+		// The version's key ends with its hash (skill\x00hash), which
+		// names its aggregate.
+		hash := k[len(prefix):]
+		ver, err := db.versionLite(k, v, ab.Get(aggKey(key, string(hash), fitness.RubricVersion)), db.opts.Aggregate)
+		if err != nil {
+			return nil, err
 		}
-		if a := ab.Get(aggKey(key, ver.Hash, fitness.RubricVersion)); a != nil {
-			var st aggStateNoIDs
-			if err := json.Unmarshal(a, &st); err != nil {
-				return nil, fmt.Errorf("decode aggregate of %q: %w", k, err)
-			}
-			ver.Aggregate = st.State.State.Aggregate(db.opts.Aggregate)
-			if st.Calls > 0 {
-				ver.FailRate = float64(st.Failed) / float64(st.Calls)
-			}
-			ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
-			ver.Tokens = st.Tokens
-		}
-		vs = append(vs, ver.Version)
+		vs = append(vs, ver)
 	}
 	sort.Slice(vs, func(i, j int) bool { return vs[i].Seq < vs[j].Seq })
 	return vs, nil
