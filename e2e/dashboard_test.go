@@ -206,7 +206,20 @@ func TestDashboard(t *testing.T) {
 	if rejection == "" {
 		t.Fatalf("the demo made no rejection: %+v", decisions)
 	}
-	browse(t, ctx, "deploy's page", chromedp.Navigate(d.base+hrefs["deploy"]), chromedp.WaitVisible(chromedp.CSS("#versions")))
+	// Keyboard: the first Tab reaches the skip link; every control is
+	// labelled; deploy's page opens from its link with Enter.
+	browse(t, ctx, "Tab", chromedp.KeyEvent("\t"))
+	if f := browseValue(t, ctx, "focus", chromedp.Evaluate[string](`document.activeElement.className`)); f != "skip" {
+		t.Errorf("the first Tab focuses %q, not the skip link", f)
+	}
+	if !browseValue(t, ctx, "labels", chromedp.Evaluate[bool](`[...document.querySelectorAll("select, input:not([type=hidden]), button")].every(e => e.tagName == "BUTTON" ? e.textContent.trim() != "" : e.labels.length > 0)`)) {
+		t.Error("a control of the overview has no label")
+	}
+	browse(t, ctx, "deploy's page by keyboard", chromedp.Focus(chromedp.CSS(`#skills tr[data-skill="deploy"] a`)), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS("#versions")))
+	if loc := browseValue(t, ctx, "location", chromedp.Location()); loc != d.base+hrefs["deploy"] {
+		t.Errorf("Enter on deploy's link led to %s, want %s", loc, d.base+hrefs["deploy"])
+	}
 	versions := browseValue(t, ctx, "deploy's versions", chromedp.Evaluate[int](`document.querySelectorAll("#versions thead th").length - 1`))
 	page := browseValue(t, ctx, "deploy's page text", chromedp.Text(chromedp.CSS("#live")))
 	screenshot(t, ctx, shots, "skill-deploy")

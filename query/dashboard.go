@@ -25,13 +25,21 @@ func Trends(db *store.DB, keys []string, n int) (map[string][]TrendPoint, error)
 	if n <= 0 {
 		n = 20
 	}
-	seq := &seqs{db: db}
+	// The skills' versions as the grades read them (remembered by the
+	// store, so this decodes only what changed since the last listing).
+	ss, err := db.SkillsByKey(keys)
+	if err != nil {
+		return nil, err
+	}
+	seq := &seqs{db: db, m: make(map[string]map[string]int, len(ss))}
 	out := make(map[string][]TrendPoint, len(keys))
-	for _, key := range keys {
-		// The version numbers only (no aggregate is decoded): the
-		// newest version first.
-		seq.of(key, "")
-		vm := seq.m[key]
+	for i := range ss {
+		key := ss[i].Key
+		vm := make(map[string]int, len(ss[i].Versions))
+		for _, v := range ss[i].Versions {
+			vm[v.Hash] = v.Seq
+		}
+		seq.m[key] = vm
 		if len(vm) == 0 {
 			continue
 		}
