@@ -152,6 +152,7 @@ func (db *DB) recount(tx *bolt.Tx, skill, version, rubric string) (*aggState, er
 		st.State.Add(x.Result.Score, x.Exec.ID, db.opts.Aggregate)
 		st.Calls += len(x.Exec.Calls)
 		st.Failed += x.Exec.Failures()
+		st.Claims, st.OverClaims = st.Claims+claims(x.Integrity), st.OverClaims+overClaims(x.Integrity)
 		st.addUsage(x.Exec.Usage)
 	}
 	return st, nil

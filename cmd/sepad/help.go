@@ -29,6 +29,7 @@ var helps = map[string]helpText{
 	"evolve":     {"SKILL", "sepad evolve deploy --dry-run"},
 	"executions": {"", "sepad executions --skill deploy --grade F --since 7d"},
 	"explain":    {"[EXECUTION_ID|last]", "sepad explain 04dc90a1974e"},
+	"export":     {"", "sepad export --format sft --skill deploy -o deploy-sft.jsonl"},
 	"forget":     {"SKILL", "sepad forget old-skill --yes"},
 	"grades":     {"[SKILL]", "sepad grades --fail-under B"},
 	"help":       {"[COMMAND]", "sepad help grades"},

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/export"
+)
+
+func init() {
+	register("export", "export the stored executions as training or analysis data: --format csv|jsonl|reward|sft|preference", runExport)
+}
+
+// runExport is `sepad export`: GET /v1/export, streamed from the daemon
+// (or from the database, read-only, with no daemon) to stdout or to -o
+// FILE (written beside it and renamed when complete). See docs/export.md.
+func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("export", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	format := fs.String("format", export.JSONL, "csv, jsonl, reward, sft or preference")
+	skill := fs.String("skill", "", "only this skill (a name, PROJECT#name or the prompt file's path)")
+	since := fs.String("since", "", "only executions that ended since: a duration back from now (7d), a date or an RFC 3339 time")
+	minValue := fs.String("min-value", "", "only executions whose value score is at least V (0 to 1, docs/value.md)")
+	out := fs.String("o", "", "write to FILE instead of stdout")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErrorf("export takes no arguments (give --skill to select one)")
+	}
+	v := url.Values{"format": {*format}}
+	if *skill != "" {
+		v.Set("skill", skillArgument(*skill))
+	}
+	if *since != "" {
+		v.Set("since", *since)
+	}
+	if *minValue != "" {
+		v.Set("min_value", *minValue)
+	}
+	w := stdout
+	var tmp *os.File
+	if *out != "" {
+		tmp, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name()) // after the rename, a no-op
+		defer tmp.Close()
+		w = tmp
+	}
+	c := newClient(qf)
+	defer c.Close()
+	if err := c.stream(qf, "/v1/export?"+v.Encode(), w); err != nil {
+		return err
+	}
+	if tmp != nil {
+		if err := tmp.Close(); err != nil {
+			return err
+		}
+		return os.Rename(tmp.Name(), *out)
+	}
+	return nil
+}
+
+// stream copies the answer to path to w as it comes: from the daemon's
+// socket, else from the database opened read-only. An error answer, or a
+// stream the server reports broken (api.ExportErrorTrailer), is an error.
+func (c *client) stream(f queryFlags, path string, w io.Writer) error {
+	sock := api.SocketPath(c.home)
+	cl := &http.Client{Transport: &http.Transport{DisableCompression: true,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			d := net.Dialer{Timeout: time.Second}
+			return d.DialContext(ctx, "unix", sock)
+		}}} // no overall timeout: a large export takes its time
+	resp, err := cl.Get("http://sepad" + path)
+	if err == nil {
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			_, err := answer(resp.StatusCode, b)
+			return err
+		}
+		if _, err := io.Copy(w, resp.Body); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		if e := resp.Trailer.Get(api.ExportErrorTrailer); e != "" {
+			return fmt.Errorf("export broke off: %s", e)
+		}
+		return nil
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "dial" {
+		return fmt.Errorf("ask the daemon on %s: %w", sock, err)
+	}
+	if err := c.openDirect(f); err != nil {
+		return err
+	}
+	if c.noDB {
+		return fmt.Errorf("no database at %s yet: nothing to export", filepath.Join(c.home, "sepa.db"))
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://local"+path, nil)
+	if err != nil {
+		return err
+	}
+	sw := &streamWriter{w: w, header: http.Header{}}
+	c.local.ServeHTTP(sw, req)
+	if sw.err != nil {
+		return fmt.Errorf("export: %w", sw.err)
+	}
+	if sw.status != http.StatusOK {
+		_, err := answer(sw.status, []byte(sw.body.String()))
+		return err
+	}
+	if e := sw.header.Get(api.ExportErrorTrailer); e != "" {
+		return fmt.Errorf("export broke off: %s", e)
+	}
+	return nil
+}
+
+// streamWriter is an http.ResponseWriter that passes a 200 answer's body
+// on to w and keeps another status's body as the error.
+type streamWriter struct {
+	w      io.Writer
+	header http.Header
+	status int
+	body   strings.Builder
+	err    error
+}
+
+func (s *streamWriter) Header() http.Header { return s.header }
+
+func (s *streamWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+}
+
+func (s *streamWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	if s.status != http.StatusOK {
+		return s.body.Write(b)
+	}
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(b)
+	s.err = err
+	return n, err
+}

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/sepad/sepad/reward"
+)
+
+// eachChunk is how many executions Each decodes per read transaction.
+const eachChunk = 512
+
+// Each calls fn with every stored execution in commit order (oldest
+// first) and its newest label (nil when it has none), until fn returns an
+// error, which Each returns. It reads eachChunk records per short read
+// transaction and calls fn between transactions, never inside one, so its
+// memory does not grow with the store and a writer is never held up; a
+// commit between two chunks adds executions Each does not see (they are
+// newer than the walk started).
+func (db *DB) Each(fn func(s *Scored, label *reward.Label) error) error {
+	var last []byte // by_seq key of the last execution handed out
+	var end []byte  // by_seq key of the newest execution when the walk started
+	first := true
+	for {
+		type item struct {
+			s Scored
+			l *reward.Label
+		}
+		var chunk []item
+		err := db.view(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bBySeq).Cursor()
+			ex, lb := tx.Bucket(bExec), tx.Bucket(bLabels)
+			var k, id []byte
+			if first {
+				// by_seq keys are ^seq: the last key is the oldest.
+				if fk, _ := c.First(); fk != nil {
+					end = bytes.Clone(fk)
+				}
+				k, id = c.Last()
+			} else {
+				k, id = c.Seek(last)
+				if k != nil && bytes.Equal(k, last) {
+					k, id = c.Prev()
+				} else if k != nil {
+					// last was deleted (a prune): Seek found an older one
+					// or the next; anything >= last is older and done.
+					k, id = c.Prev()
+				} else {
+					k, id = c.Last()
+				}
+			}
+			for ; k != nil && len(chunk) < eachChunk; k, id = c.Prev() {
+				if end == nil || bytes.Compare(k, end) < 0 {
+					break // newer than the walk
+				}
+				v := ex.Get(id)
+				if v == nil {
+					continue
+				}
+				var it item
+				if err := json.Unmarshal(v, &it.s); err != nil {
+					return fmt.Errorf("decode execution %s: %w", id, err)
+				}
+				if lb != nil {
+					prefix := append(bytes.Clone(id), 0)
+					lc := lb.Cursor()
+					var lv []byte
+					for lk, v := lc.Seek(prefix); lk != nil && bytes.HasPrefix(lk, prefix); lk, v = lc.Next() {
+						lv = v
+					}
+					if lv != nil {
+						var l reward.Label
+						if err := json.Unmarshal(lv, &l); err != nil {
+							return fmt.Errorf("decode a label of %s: %w", id, err)
+						}
+						it.l = &l
+					}
+				}
+				chunk = append(chunk, it)
+				last = bytes.Clone(k)
+			}
+			return nil
+		})
+		first = false
+		if err != nil {
+			return err
+		}
+		for i := range chunk {
+			if err := fn(&chunk[i].s, chunk[i].l); err != nil {
+				return err
+			}
+		}
+		if len(chunk) < eachChunk {
+			return nil
+		}
+	}
+}
