@@ -1,0 +1,40 @@
+package integrity
+
+import (
+	"testing"
+
+	"github.com/sepad/sepad/execution"
+)
+
+// FuzzCheck: any output gives a report whose over-claim flag agrees with
+// its deltas, and every observation quotes a sentence of at most 160
+// bytes (plus the ellipsis).
+func FuzzCheck(f *testing.F) {
+	for _, c := range cases {
+		f.Add(c.output, c.calls[0].Failed)
+	}
+	f.Add("Done.\n- All tests pass!\n- Deployed", true)
+	f.Fuzz(func(t *testing.T, out string, failed bool) {
+		x := &execution.Execution{Output: out, HasOutput: true, Calls: []execution.ToolCall{
+			{Name: "Bash", Kind: execution.KindTest, Done: true, Failed: failed}}}
+		r := Check(x)
+		if r == nil {
+			return
+		}
+		over := false
+		for _, o := range r.Observations {
+			if o.Delta < 0 {
+				over = true
+			}
+			if o.Delta != 0 && o.Observed == nil {
+				t.Fatalf("delta %v without an observation", o.Delta)
+			}
+			if len(o.Quote) > 160+len("…") {
+				t.Fatalf("quote of %d bytes", len(o.Quote))
+			}
+		}
+		if over != r.OverClaim {
+			t.Fatalf("over_claim %v, deltas say %v", r.OverClaim, over)
+		}
+	})
+}
