@@ -213,3 +213,27 @@ func TestEventsStream(t *testing.T) {
 		t.Fatal("the stream did not end with Stop")
 	}
 }
+
+// TestIntegrityAndValue: a run whose answer claims passing tests after a
+// failed test run shows its over-claim and its value; the skill's page
+// counts the version's over-claims.
+func TestIntegrityAndValue(t *testing.T) {
+	db, home := testDB(t)
+	x := scored("over00000001", "fix", shop, "", "eeeeeeeeeeee", 70, t0.Add(time.Hour))
+	x.Exec.Output = "All tests pass."
+	x.Exec.Calls = []execution.ToolCall{{ID: "t1", Name: "Bash", Kind: execution.KindTest, Done: true, Failed: true, Error: "exit 1"}}
+	if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+		t.Fatal(err)
+	}
+	d := New(Options{DB: db, Home: home})
+	code, body := page(t, d, "/dashboard/execution/over00000001")
+	for _, want := range []string{`id="integrity-h"`, "over-claim</span>", "tests_pass", "the last test run (call 0, Bash) failed", `id="value-h"`} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("execution page: no %q (%d)", want, code)
+		}
+	}
+	code, body = page(t, d, "/dashboard/skill?key="+shop+"%23fix")
+	if code != 200 || !strings.Contains(body, "Over-claims") || !strings.Contains(body, "1 of 1") {
+		t.Errorf("skill page (%d) lacks the over-claim count", code)
+	}
+}
