@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/query"
 )
 
@@ -90,6 +91,7 @@ func bashCompletion(w io.Writer, cmds []string, flags map[string][]string, zsh b
 	}
 	b.WriteString("_sepad() {\n  local cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd=\"${COMP_WORDS[1]}\"\n")
 	fmt.Fprintf(&b, "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))\n    return\n  fi\n", strings.Join(cmds, " "))
+	fmt.Fprintf(&b, "  if [ \"$cmd\" = evolve ] && [ \"${COMP_WORDS[COMP_CWORD-1]}\" = --strategy ]; then\n    COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))\n    return\n  fi\n", strings.Join(evolve.Names(), " "))
 	b.WriteString("  if [[ \"$cur\" == -* ]]; then\n    case \"$cmd\" in\n")
 	for _, c := range cmds {
 		if len(flags[c]) > 0 {
@@ -117,6 +119,7 @@ func fishCompletion(w io.Writer, cmds []string, flags map[string][]string) error
 	}
 	fmt.Fprintf(&b, "complete -c sepad -n '__fish_seen_subcommand_from %s' -a '(sepad completion --skills 2>/dev/null)'\n", strings.Join(skillCommands, " "))
 	b.WriteString("complete -c sepad -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n")
+	fmt.Fprintf(&b, "complete -c sepad -n '__fish_seen_subcommand_from evolve' -l strategy -xa '%s'\n", strings.Join(evolve.Names(), " "))
 	fmt.Fprintf(&b, "complete -c sepad -n '__fish_seen_subcommand_from help' -a '%s'\n", strings.Join(cmds, " "))
 	b.WriteString("complete -c sepad -n '__fish_seen_subcommand_from score propose' -F\n")
 	_, err := io.WriteString(w, b.String())

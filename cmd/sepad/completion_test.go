@@ -40,6 +40,8 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"sepad", "rollback", "--"}, "--config --home --json --to"},
 		{[]string{"sepad", "completion", "f"}, "fish"},
 		{[]string{"sepad", "help", "dif"}, "diff"},
+		{[]string{"sepad", "evolve", "deploy", "--strategy", "c"}, "constraint_add clarify"},
+		{[]string{"sepad", "evolve", "--"}, "--config --dry-run --home --json --strategy"},
 	} {
 		if got := strings.Join(complete(t, script, c.words...), " "); got != c.want {
 			t.Errorf("%v: %q, want %q", c.words, got, c.want)
