@@ -3,7 +3,9 @@ package query
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/sepad/sepad/store"
 )
@@ -18,9 +20,25 @@ type TrendPoint struct {
 	Version int      `json:"version"`
 }
 
+// trendCache keeps each skill's trend with the executions it was drawn
+// from (IDs and commit sequence numbers, read from the index, which is
+// cheap): a trend is decoded again only when those changed, so the
+// overview of a thousand skills after a write decodes only the new runs.
+var trendCache = struct {
+	sync.Mutex
+	db *store.DB
+	m  map[string]trendEntry
+}{}
+
+type trendEntry struct {
+	ids  []string
+	seqs []uint64
+	pts  []TrendPoint
+}
+
 // Trends returns, for each key, the scores of its n most recently
-// recorded executions across its versions, oldest first. Unknown keys
-// are left out.
+// recorded executions across its versions (newest version first), oldest
+// first. Unknown keys are left out.
 func Trends(db *store.DB, keys []string, n int) (map[string][]TrendPoint, error) {
 	if n <= 0 {
 		n = 20
@@ -31,40 +49,57 @@ func Trends(db *store.DB, keys []string, n int) (map[string][]TrendPoint, error)
 	if err != nil {
 		return nil, err
 	}
+	trendCache.Lock()
+	if trendCache.db != db || trendCache.m == nil {
+		trendCache.db, trendCache.m = db, map[string]trendEntry{}
+	}
+	trendCache.Unlock()
 	seq := &seqs{db: db, m: make(map[string]map[string]int, len(ss))}
 	out := make(map[string][]TrendPoint, len(keys))
 	for i := range ss {
-		key := ss[i].Key
-		vm := make(map[string]int, len(ss[i].Versions))
-		for _, v := range ss[i].Versions {
+		sk := &ss[i]
+		vm := make(map[string]int, len(sk.Versions))
+		for _, v := range sk.Versions {
 			vm[v.Hash] = v.Seq
 		}
-		seq.m[key] = vm
-		if len(vm) == 0 {
-			continue
-		}
-		hashes := make([]string, 0, len(vm))
-		for h := range vm {
-			hashes = append(hashes, h)
-		}
-		sort.Slice(hashes, func(a, b int) bool { return vm[hashes[a]] > vm[hashes[b]] })
-		var pts []TrendPoint
-		for _, h := range hashes {
-			if len(pts) >= n {
+		seq.m[sk.Key] = vm
+		vs := append([]store.Version(nil), sk.Versions...)
+		sort.Slice(vs, func(a, b int) bool { return vs[a].Seq > vs[b].Seq })
+		var ids []string
+		var sq []uint64
+		for _, v := range vs {
+			if len(ids) >= n {
 				break
 			}
-			err := walkRows(db, key, h, n-len(pts), rowFilter{}, seq.of, func(r *ExecRow, _ uint64) bool {
-				pts = append(pts, TrendPoint{Score: r.Score, Version: r.Version})
-				return len(pts) < n
-			})
-			if err != nil {
-				return nil, fmt.Errorf("trend of %s: %w", key, err)
+			if err := db.WalkExecutionIDs(sk.Key, v.Hash, n-len(ids), func(id string, s uint64) bool {
+				ids, sq = append(ids, id), append(sq, s)
+				return len(ids) < n
+			}); err != nil {
+				return nil, fmt.Errorf("trend of %s: %w", sk.Key, err)
 			}
 		}
-		for a, b := 0, len(pts)-1; a < b; a, b = a+1, b-1 {
-			pts[a], pts[b] = pts[b], pts[a]
+		trendCache.Lock()
+		e, ok := trendCache.m[sk.Key]
+		trendCache.Unlock()
+		if ok && slices.Equal(e.ids, ids) && slices.Equal(e.seqs, sq) {
+			out[sk.Key] = e.pts
+			continue
 		}
-		out[key] = pts
+		rows, err := rowsCache.get(db, ids, sq, seq.of)
+		if err != nil {
+			return nil, fmt.Errorf("trend of %s: %w", sk.Key, err)
+		}
+		pts := make([]TrendPoint, 0, len(rows))
+		for j := len(rows) - 1; j >= 0; j-- { // oldest first
+			pts = append(pts, TrendPoint{Score: rows[j].row.Score, Version: rows[j].row.Version})
+		}
+		trendCache.Lock()
+		if len(trendCache.m) >= maxCachedRows {
+			clear(trendCache.m)
+		}
+		trendCache.m[sk.Key] = trendEntry{ids: ids, seqs: sq, pts: pts}
+		trendCache.Unlock()
+		out[sk.Key] = pts
 	}
 	return out, nil
 }
