@@ -21,6 +21,9 @@ type Input struct {
 	// project (an os.Root's FS); nil when the execution named no project
 	// (the file checks then score 0 and say so).
 	Project fs.FS
+	// ProjectError, when set, is why the project could not be opened
+	// (the file checks say it).
+	ProjectError error
 }
 
 // Outcome is one check's result.
@@ -84,6 +87,9 @@ func (c *Check) Run(in Input) Outcome {
 	}
 	switch c.Type {
 	case FileExists, FileContains:
+		if in.ProjectError != nil {
+			return fail("cannot open the project: %v", in.ProjectError)
+		}
 		if in.Project == nil {
 			return fail("no project directory to look in")
 		}

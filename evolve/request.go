@@ -196,7 +196,7 @@ func Signals(xs []store.Scored) []SignalValue {
 	n := map[string]int{}
 	for i := range xs {
 		r := &xs[i].Result
-		if !r.Scored || r.RubricVersion != fitness.RubricVersion {
+		if !r.Scored || !fitness.SameRules(r.RubricVersion) {
 			continue
 		}
 		for _, s := range r.Signals {

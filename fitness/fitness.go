@@ -15,9 +15,11 @@ import (
 	"github.com/sepad/sepad/execution"
 )
 
-// RubricVersion is the version of the scoring rules. Bump it whenever a
-// change could change a score: aggregates never mix rubric versions.
-const RubricVersion = "1.2.0"
+// RubricVersion is the version of the scoring rules with the default
+// weights of the optional signals (RubricFor gives it for others). Bump it
+// whenever a change could change a score: aggregates never mix rubric
+// versions.
+const RubricVersion = "2.0.0"
 
 // Signal names, in rubric order. Other tools parse them: keep them.
 const (
@@ -26,6 +28,9 @@ const (
 	SignalEfficiency  = "efficiency"
 	SignalErrorRate   = "error_rate"
 	SignalStructure   = "structure_score"
+	// The optional signals (since 2.0.0): rows only where present.
+	SignalChecks = "checks"
+	SignalLabel  = "label"
 )
 
 // weights are the rubric's nominal weights, in rubric order; they sum to 1.
@@ -122,15 +127,25 @@ type Result struct {
 	Score float64 `json:"score"`
 	// Grade is GradeOf(Score), Ungraded when !Scored.
 	Grade Grade `json:"grade"`
-	// Signals always has 5 rows, in rubric order, absent ones included.
+	// Signals has the 5 SEPA rows, in rubric order, absent ones included,
+	// then a checks row when the skill has checks and a label row when
+	// the execution is labelled (the optional signals are rows only when
+	// present).
 	Signals []Signal `json:"signals"`
 	// Errors breaks down the error count of the error_rate signal.
 	Errors ErrorCounts `json:"errors"`
 }
 
-// Score scores one execution with the limits of its complexity.
-// It never panics: a nil execution is unscored.
+// Score scores one execution with the limits of its complexity, without
+// the optional signals. It never panics: a nil execution is unscored.
 func Score(x *execution.Execution, lim Limits) Result {
+	return ScoreWith(x, lim, Extra{Weights: DefaultWeights})
+}
+
+// ScoreWith scores one execution with the evidence of the optional
+// signals in ex (docs/rubric.md): an absent one leaves the score exactly
+// what Score gives.
+func ScoreWith(x *execution.Execution, lim Limits, ex Extra) Result {
 	if x == nil {
 		x = &execution.Execution{}
 	}
@@ -148,7 +163,13 @@ func Score(x *execution.Execution, lim Limits) Result {
 	for i := range sigs {
 		sigs[i].Weight = [...]float64{weightToolSuccess, weightOutput, weightEfficiency, weightErrorRate, weightStructure}[i]
 	}
-	res := Result{RubricVersion: RubricVersion, Signals: sigs, Errors: ec}
+	if ex.Checks != nil {
+		sigs = append(sigs, optional(SignalChecks, ex.Checks, ex.Weights.Checks))
+	}
+	if ex.Label != nil {
+		sigs = append(sigs, optional(SignalLabel, ex.Label, ex.Weights.Label))
+	}
+	res := Result{RubricVersion: RubricFor(ex.Weights), Signals: sigs, Errors: ec}
 	combine(&res)
 	return res
 }

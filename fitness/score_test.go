@@ -245,7 +245,7 @@ func TestNilAndShape(t *testing.T) {
 		}
 	}
 	b, _ := json.Marshal(Score(&execution.Execution{Calls: calls(1, 1)}, medium))
-	for _, key := range []string{`"rubric_version":"1.2.0"`, `"scored":true`, `"signal":"tool_success_rate"`, `"present":true`,
+	for _, key := range []string{`"rubric_version":"2.0.0"`, `"scored":true`, `"signal":"tool_success_rate"`, `"present":true`,
 		`"value":`, `"sub_score":`, `"weight":`, `"effective_weight":`, `"contribution":`, `"detail":"1/2 tool calls succeeded"`,
 		`"errors":{"tool_failures":1,"retries":0,"output_patterns":0,"soft_failures":0,"corrections":0,"stop_failures":0,"total":1}`} {
 		if !strings.Contains(string(b), key) {

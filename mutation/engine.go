@@ -543,6 +543,8 @@ type versionSample struct {
 	n        int
 	mean, m2 float64
 	o        aggregate.Options
+	// rubric is the rubric version whose scores count (the store's).
+	rubric string
 	// sig sums each fitness signal over the scores (explain.go).
 	sig signalSums
 }
@@ -552,7 +554,11 @@ type versionSample struct {
 const keepDefault = 100
 
 func (v *versionSample) add(x *store.Scored) {
-	if !x.Result.Scored || x.Result.RubricVersion != fitness.RubricVersion {
+	rubric := v.rubric
+	if rubric == "" {
+		rubric = fitness.RubricVersion
+	}
+	if !x.Result.Scored || x.Result.RubricVersion != rubric {
 		return
 	}
 	sc := x.Result.Score
@@ -633,7 +639,7 @@ func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, erro
 		return s, nil
 	}
 	ao := e.db.AggregateOptions()
-	s := &versionSample{o: ao, keep: max(e.keep, ao.Window)}
+	s := &versionSample{o: ao, keep: max(e.keep, ao.Window), rubric: e.db.Rubric()}
 	if seq > 1 {
 		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: version, MaxSeq: seq - 1})
 		if err != nil {

@@ -32,6 +32,16 @@ type SignalDiff struct {
 	Candidate float64 `json:"candidate"`
 	Delta     float64 `json:"delta"`
 	Points    float64 `json:"points"`
+	// BaselineRuns and CandidateRuns count the runs where an optional
+	// signal (checks, label) was present: it is absent from the others.
+	BaselineRuns  int `json:"baseline_runs,omitempty"`
+	CandidateRuns int `json:"candidate_runs,omitempty"`
+}
+
+// optionalSignal reports whether a signal is one of the optional ones,
+// present only on some runs.
+func optionalSignal(name string) bool {
+	return name == fitness.SignalChecks || name == fitness.SignalLabel
 }
 
 // signalDiffs pairs two versions' signal means, largest effect first.
@@ -40,14 +50,26 @@ func signalDiffs(base, cand []SignalMean) []SignalDiff {
 	for _, s := range base {
 		bm[s.Signal] = s
 	}
+	// An optional signal (checks, label) one version has and the other
+	// lacks counts as absent there: its points are the difference.
+	cands := append([]SignalMean(nil), cand...)
+	for _, b := range base {
+		if !slices.ContainsFunc(cand, func(c SignalMean) bool { return c.Signal == b.Signal }) {
+			cands = append(cands, SignalMean{Signal: b.Signal})
+		}
+	}
 	var out []SignalDiff
-	for _, c := range cand {
-		b, ok := bm[c.Signal]
-		if !ok || b.Present == 0 && c.Present == 0 {
+	for _, c := range cands {
+		b := bm[c.Signal]
+		if b.Present == 0 && c.Present == 0 {
 			continue
 		}
-		out = append(out, SignalDiff{Signal: c.Signal, Baseline: round4(b.SubScore), Candidate: round4(c.SubScore),
-			Delta: round4(c.SubScore - b.SubScore), Points: round2(c.Points - b.Points)})
+		d := SignalDiff{Signal: c.Signal, Baseline: round4(b.SubScore), Candidate: round4(c.SubScore),
+			Delta: round4(c.SubScore - b.SubScore), Points: round2(c.Points - b.Points)}
+		if optionalSignal(c.Signal) {
+			d.BaselineRuns, d.CandidateRuns = b.Present, c.Present
+		}
+		out = append(out, d)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].Points) > math.Abs(out[j].Points) })
 	return out
@@ -109,6 +131,18 @@ func explain(d *Decision, o Options) string {
 	}
 	var sigs []string
 	for _, s := range d.Signals {
+		if optionalSignal(s.Signal) {
+			// Present on some runs only: say on how many, since its
+			// weight moves the others' points too.
+			side := func(v float64, n int) string {
+				if n == 0 {
+					return "none"
+				}
+				return fmt.Sprintf("%s (%d runs)", plain(v, 2), n)
+			}
+			sigs = append(sigs, fmt.Sprintf("%s %s vs %s", s.Signal, side(s.Candidate, s.CandidateRuns), side(s.Baseline, s.BaselineRuns)))
+			continue
+		}
 		if math.Abs(s.Points) < 0.05 || len(sigs) == 3 {
 			continue
 		}

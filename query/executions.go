@@ -349,7 +349,7 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 	case !res.Scored:
 		e.Aggregate.In = "unscored"
 		return e, nil
-	case res.RubricVersion != fitness.RubricVersion:
+	case res.RubricVersion != db.Rubric():
 		e.Aggregate.In = "other_rubric"
 		return e, nil
 	}

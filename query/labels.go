@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -117,7 +116,7 @@ func AnswerOf(db *store.DB, ap *store.LabelApplied, status string) *LabelAnswer 
 	switch {
 	case ap.Rescored:
 		a.Words += fmt.Sprintf("; score %s → %s", fmtScore(a.ScoreBefore), fmtScore(a.Score))
-	case x.Result.RubricVersion != "" && x.Result.RubricVersion != fitness.RubricVersion:
+	case x.Result.RubricVersion != "" && x.Result.RubricVersion != db.Rubric():
 		a.Words += fmt.Sprintf("; scored under rubric %s, its score is kept", x.Result.RubricVersion)
 	default:
 		a.Words += "; score unchanged"

@@ -123,6 +123,9 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
 	st := &Status{Daemon: d, Home: home, Database: filepath.Join(home, "sepa.db"), SchemaVersion: store.SchemaVersion,
 		RubricVersion: fitness.RubricVersion, Events: map[string]int64{}, Spool: []SpoolFile{}, Notices: pendingNotices(home)}
+	if db != nil {
+		st.RubricVersion = db.Rubric()
+	}
 	if d.IngestFunc != nil {
 		in := d.IngestFunc()
 		st.Daemon.Ingest = &in

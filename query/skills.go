@@ -150,7 +150,7 @@ type GradesRequest struct {
 // first. A Match that names nothing is ErrNotFound.
 func ListGrades(db *store.DB, r GradesRequest) (*Grades, error) {
 	o := db.AggregateOptions()
-	out := &Grades{RubricVersion: fitness.RubricVersion, MinSamples: minSamples(o), Grades: []GradeRow{}}
+	out := &Grades{RubricVersion: db.Rubric(), MinSamples: minSamples(o), Grades: []GradeRow{}}
 	var ss []store.Skill
 	var err error
 	if r.Match != "" {
@@ -184,7 +184,7 @@ func GetSkill(db *store.DB, arg string) (*SkillDetail, error) {
 		return nil, err
 	}
 	o := db.AggregateOptions()
-	d := &SkillDetail{RubricVersion: fitness.RubricVersion, MinSamples: minSamples(o), Skill: SkillInfo{
+	d := &SkillDetail{RubricVersion: db.Rubric(), MinSamples: minSamples(o), Skill: SkillInfo{
 		SkillRef: refOf(sk), Executions: sk.Executions, LastSeen: timePtr(sk.LastSeen), VersionCount: sk.VersionCount,
 		Current: currentRow(rows)}}
 	return d, nil
@@ -197,7 +197,7 @@ func ListVersions(db *store.DB, arg string) (*SkillVersions, error) {
 		return nil, err
 	}
 	o := db.AggregateOptions()
-	return &SkillVersions{RubricVersion: fitness.RubricVersion, MinSamples: minSamples(o), Skill: refOf(sk), Versions: rows}, nil
+	return &SkillVersions{RubricVersion: db.Rubric(), MinSamples: minSamples(o), Skill: refOf(sk), Versions: rows}, nil
 }
 
 // oneSkill resolves arg to one skill and reads it with its version rows

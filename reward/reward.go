@@ -125,6 +125,19 @@ func Normalize(outcome string, score *float64) float64 {
 	return math.Min(1, math.Max(0, *score))
 }
 
+// Words describe a label in one line: "failure 0.00 by ana", "success
+// 0.90 by model m1", "success 1.00 (no rater)".
+func (l Label) Words() string {
+	who := " (no rater)"
+	switch {
+	case l.Rater != "":
+		who = " by " + l.Rater
+	case l.Model != "":
+		who = " by model " + l.Model
+	}
+	return fmt.Sprintf("%s %.2f%s", l.Outcome, l.Score, who)
+}
+
 // Derived are the fields Kairos derives from a label.
 type Derived struct {
 	// SignedScore is the score, negative for a failure.

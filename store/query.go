@@ -12,7 +12,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/sepad/sepad/aggregate"
-	"github.com/sepad/sepad/fitness"
 )
 
 // view runs a read transaction; a database opened read-only before the
@@ -258,7 +257,7 @@ func (db *DB) versions(tx *bolt.Tx, key string) ([]Version, error) {
 		if err := json.Unmarshal(v, &ver); err != nil {
 			return nil, err
 		}
-		if a := ab.Get(aggKey(key, ver.Hash, fitness.RubricVersion)); a != nil {
+		if a := ab.Get(aggKey(key, ver.Hash, db.opts.Rubric)); a != nil {
 			var st aggState
 			if err := json.Unmarshal(a, &st); err != nil {
 				return nil, err
@@ -281,7 +280,7 @@ func (db *DB) versions(tx *bolt.Tx, key string) ([]Version, error) {
 func (db *DB) AggregateState(skillKey, version string) (*aggregate.State, error) {
 	var out *aggregate.State
 	err := db.view(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bAggregates).Get(aggKey(skillKey, version, fitness.RubricVersion))
+		v := tx.Bucket(bAggregates).Get(aggKey(skillKey, version, db.opts.Rubric))
 		if v == nil {
 			return nil
 		}

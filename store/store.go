@@ -53,6 +53,10 @@ type Options struct {
 	QuarantineMax int
 	// Aggregate configures the per-version aggregates.
 	Aggregate aggregate.Options
+	// Rubric is the rubric version whose aggregates the queries read
+	// (fitness.RubricFor of the configured weights; default
+	// fitness.RubricVersion).
+	Rubric string
 }
 
 // Offset is the committed read position of one followed file.
@@ -239,6 +243,9 @@ func Open(path string, o Options) (*DB, error) {
 	if len(o.Aggregate.Weights) == 0 {
 		o.Aggregate = aggregate.DefaultOptions()
 	}
+	if o.Rubric == "" {
+		o.Rubric = fitness.RubricVersion
+	}
 	if o.ReadOnly {
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -332,6 +339,9 @@ func (db *DB) Close() error { return db.bolt.Close() }
 
 // Path is the database file.
 func (db *DB) Path() string { return db.path }
+
+// Rubric is the rubric version whose aggregates the queries read.
+func (db *DB) Rubric() string { return db.opts.Rubric }
 
 // AggregateOptions are the options the aggregates are kept with.
 func (db *DB) AggregateOptions() aggregate.Options { return db.opts.Aggregate }

@@ -236,7 +236,7 @@ func (db *DB) versionsLite(tx *bolt.Tx, key string) ([]Version, error) {
 		// The version's key ends with its hash (skill\x00hash), which
 		// names its aggregate.
 		hash := k[len(prefix):]
-		ver, err := db.versionLite(k, v, ab.Get(aggKey(key, string(hash), fitness.RubricVersion)), db.opts.Aggregate)
+		ver, err := db.versionLite(k, v, ab.Get(aggKey(key, string(hash), db.opts.Rubric)), db.opts.Aggregate)
 		if err != nil {
 			return nil, err
 		}

@@ -147,7 +147,7 @@ func (c *client) openDirect(f queryFlags) error {
 	} else if err == nil && fi.Size() == 0 {
 		return fmt.Errorf("%s: %w", path, errEmptyDB)
 	} else {
-		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: directLockTimeout, Aggregate: aggregateOptions(cfg)})
+		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: directLockTimeout, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
 		if errors.Is(err, store.ErrLocked) {
 			return &lockedError{db: path, sock: api.SocketPath(c.home)}
 		}

@@ -25,8 +25,7 @@ import (
 // scorer scores an execution with cfg's limits, as the daemon does.
 func scorer(cfg *config.Config) func(*execution.Execution) fitness.Result {
 	return func(x *execution.Execution) fitness.Result {
-		_, lim := cfg.LimitFor(x.Skill)
-		return fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools, MaxTokens: lim.Tokens})
+		return scoreExecution(cfg, weightsOf(cfg), x)
 	}
 }
 
@@ -105,7 +104,7 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 	} else if err == nil && fi.Size() == 0 {
 		return nil, nil, fmt.Errorf("%s: %w", path, errEmptyDB)
 	}
-	db, err := store.Open(path, store.Options{LockTimeout: directLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, Aggregate: aggregateOptions(cfg)})
+	db, err := store.Open(path, store.Options{LockTimeout: directLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, nil, &lockedError{db: path, sock: api.SocketPath(c.home)}
 	}

@@ -42,6 +42,10 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"sepad", "help", "dif"}, "diff"},
 		{[]string{"sepad", "evolve", "deploy", "--strategy", "c"}, "constraint_add clarify"},
 		{[]string{"sepad", "evolve", "--"}, "--config --dry-run --home --json --strategy"},
+		{[]string{"sepad", "la"}, "label"},
+		{[]string{"sepad", "label", "la"}, "last"},
+		{[]string{"sepad", "label", "last", "f"}, "failure"},
+		{[]string{"sepad", "label", "last", "--r"}, "--rater --rubric-version"},
 	} {
 		if got := strings.Join(complete(t, script, c.words...), " "); got != c.want {
 			t.Errorf("%v: %q, want %q", c.words, got, c.want)

@@ -92,6 +92,9 @@ type daemon struct {
 	home    string
 	cfgPath string
 	cfg     atomic.Pointer[config.Config]
+	// weights are the optional signals' weights the daemon started with:
+	// they are its rubric version, so a reload (SIGHUP) keeps them.
+	weights fitness.OptionalWeights
 	db      *store.DB
 	col     *collector.Collector
 	mut     *mutation.Engine
@@ -120,6 +123,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		return nil, err
 	}
 	d.cfg.Store(cfg)
+	d.weights = weightsOf(cfg)
 	if err := prepareHome(d.home); err != nil {
 		return nil, err
 	}
@@ -128,11 +132,11 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	// up to about a second on a large store: wait that out, but fail fast
 	// enough when another daemon holds it for good.
 	d.db, err = store.Open(dbPath, store.Options{LockTimeout: 3 * time.Second,
-		QuarantineMax: cfg.Collector.QuarantineMax, Aggregate: aggregateOptions(cfg)})
+		QuarantineMax: cfg.Collector.QuarantineMax, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("sepad started", "home", d.home, "db", dbPath, "config", cfgName(d.cfgPath), "rubric", fitness.RubricVersion, "pid", os.Getpid())
+	logger.Info("sepad started", "home", d.home, "db", dbPath, "config", cfgName(d.cfgPath), "rubric", rubricOf(cfg), "pid", os.Getpid())
 	d.col = collector.New(d.db, collector.Options{
 		Home:          d.home,
 		ExtraFiles:    cfg.Collector.ExtraFiles,
@@ -194,8 +198,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 
 // score scores an execution with the configuration in force (SIGHUP swaps it).
 func (d *daemon) score(x *execution.Execution) fitness.Result {
-	_, lim := d.cfg.Load().LimitFor(x.Skill)
-	return fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools, MaxTokens: lim.Tokens})
+	return scoreExecution(d.cfg.Load(), d.weights, x)
 }
 
 func (d *daemon) reload(logger *slog.Logger) {
@@ -290,6 +293,7 @@ func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 		UserHome: userHome, ClaudeDir: claudedir.From(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
 		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
 		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg), Notify: noticeWriter(home), Home: home,
+		Rescore: rescoreLabel(weightsOf(cfg)),
 	}
 }
 

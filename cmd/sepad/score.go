@@ -128,7 +128,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // reported.
 func scoreFiles(files []string, stdin io.Reader, cfg *config.Config, tr *transcript.Tracker) (*scoreReport, error) {
 	g := execution.NewGrouper(execution.Options{ProjectOf: projectDir})
-	rep := &scoreReport{RubricVersion: fitness.RubricVersion, Executions: []scoredExecution{}, Skipped: []skippedLine{}}
+	rep := &scoreReport{RubricVersion: rubricOf(cfg), Executions: []scoredExecution{}, Skipped: []skippedLine{}}
 	emit := func(xs []execution.Execution) {
 		for i := range xs {
 			if tr != nil {
@@ -173,10 +173,12 @@ func scoreFiles(files []string, stdin io.Reader, cfg *config.Config, tr *transcr
 	return rep, nil
 }
 
-// scoreOne scores one execution with the limits of its skill's complexity.
+// scoreOne scores one execution as the daemon does: the limits of its
+// skill's complexity, its skill's checks (file checks read the project
+// named in the events, where it exists on this machine).
 func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
-	cx, lim := cfg.LimitFor(x.Skill)
-	res := fitness.Score(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools, MaxTokens: lim.Tokens})
+	cx, _ := cfg.LimitFor(x.Skill)
+	res := scoreExecution(cfg, weightsOf(cfg), x)
 	out := scoredExecution{
 		ID: x.ID, SessionID: x.SessionID, AgentID: x.AgentID, Skill: x.Skill, SkillPath: x.SkillPath,
 		Project: x.Project, SkillVersion: x.SkillVersion, Plugin: x.Plugin, PluginVersion: x.PluginVersion,

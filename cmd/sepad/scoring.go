@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sepad/sepad/checks"
+	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/reward"
+)
+
+// weightsOf maps the configuration to the optional signals' weights.
+func weightsOf(cfg *config.Config) fitness.OptionalWeights {
+	return fitness.OptionalWeights{Label: cfg.Scoring.LabelWeight, Checks: cfg.Scoring.ChecksWeight}
+}
+
+// rubricOf is the rubric version of the scores made with cfg: the one
+// whose aggregates the store's queries read.
+func rubricOf(cfg *config.Config) string { return fitness.RubricFor(weightsOf(cfg)) }
+
+// scoreExecution scores an execution with cfg: the limits of its skill's
+// complexity, the skill's checks (skills.NAME.checks) run on its final
+// output and on its project as it is now, confined to it by an os.Root,
+// and the optional signals' weights w (fixed for a daemon's life: they
+// are its rubric version).
+func scoreExecution(cfg *config.Config, w fitness.OptionalWeights, x *execution.Execution) fitness.Result {
+	_, lim := cfg.LimitFor(x.Skill)
+	ex := fitness.Extra{Weights: w}
+	if cs := cfg.ChecksFor(x.Skill); len(cs) > 0 {
+		in := checks.Input{Output: x.Output, HasOutput: x.HasOutput}
+		switch {
+		case x.Project == "":
+		case !filepath.IsAbs(x.Project):
+			in.ProjectError = fmt.Errorf("project %q is not an absolute path", x.Project)
+		default:
+			root, err := os.OpenRoot(x.Project)
+			if err != nil {
+				in.ProjectError = err
+			} else {
+				defer root.Close()
+				in.Project = root.FS()
+			}
+		}
+		r := checks.Run(cs, in)
+		ex.Checks = &fitness.Evidence{Score: r.Score, Detail: r.Detail}
+	}
+	return fitness.ScoreWith(x, fitness.Limits{MaxTime: lim.Time, MaxTools: lim.Tools, MaxTokens: lim.Tokens}, ex)
+}
+
+// rescoreLabel is how a label changes a stored result: the label signal
+// set to the newest label (fitness.WithLabel; results of another rubric
+// are kept as they are).
+func rescoreLabel(w fitness.OptionalWeights) func(fitness.Result, reward.Label) fitness.Result {
+	return func(r fitness.Result, l reward.Label) fitness.Result {
+		return fitness.WithLabel(r, &fitness.Evidence{Score: l.Score, Detail: l.Words()}, w)
+	}
+}
