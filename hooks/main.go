@@ -1,8 +1,10 @@
 package hooks
 
 import (
+	"errors"
+	"flag"
 	"io"
-	"strconv"
+	"os"
 )
 
 const usage = `usage: sepad hook [--home DIR] [--max-field BYTES] < payload.json
@@ -15,47 +17,28 @@ const usage = `usage: sepad hook [--home DIR] [--max-field BYTES] < payload.json
 // arguments after "hook". It never fails: it prints nothing on stdout, at
 // most one short line on stderr, keeps the payload if at all possible, and
 // reads no configuration file; the caller exits 0 whatever happens.
-func Main(args []string, stdin io.Reader, stderr io.Writer) { mainWith(args, stdin, nil, stderr, nil) }
+func Main(args []string, stdin io.Reader, stderr io.Writer) { mainWith(args, stdin, nil, stderr) }
 
 // MainOut is Main with the standard output, where a SessionStart event is
 // answered with sepad's pending notices for its project (notice.go): the
 // only output the hook ever prints.
 func MainOut(args []string, stdin io.Reader, stdout, stderr io.Writer) {
-	mainWith(args, stdin, stdout, stderr, nil)
+	mainWith(args, stdin, stdout, stderr)
 }
 
 // ProcessMain is Main for a process that is only the hook (sepad-hook, and
-// sepad's hook path, which runs from a package init): standard input and
-// error are the process's descriptors, and on Linux the state directory,
-// the user's home and $CLAUDE_CONFIG_DIR come from the environment the
-// process started with, read without building syscall's environment map.
-// The caller exits 0 afterwards.
-func ProcessMain(args []string) { mainWith(args, Stdin(), Stdout(), Stderr(), processEnv) }
+// sepad's hook path, which runs from a package init): standard input,
+// output and error are the process's. The caller exits 0 afterwards.
+func ProcessMain(args []string) { mainWith(args, os.Stdin, os.Stdout, os.Stderr) }
 
-// mainWith is Main; env, when not nil, resolves the directories Options
-// leaves to the environment.
-func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) {
+// mainWith is Main and MainOut.
+func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer) {
 	opts, help, note := parseArgs(args)
-	if env != nil {
-		home := env("HOME")
-		if opts.UserHome == "" {
-			opts.UserHome = home
-		}
-		if opts.ClaudeDir == "" {
-			opts.ClaudeDir = claudeConfigDir(env, home)
-		}
-		if opts.Home == "" {
-			opts.Home = homeFrom(env, home, tempDirFrom(env))
-		}
-	}
 	if help {
 		io.WriteString(stderr, usage)
 		return
 	}
-	lookup := env
-	if lookup == nil {
-		lookup = getenv
-	}
+	lookup := getenv
 	if lookup("CLAUDE_CODE_EVAL_CONFINED") == "1" {
 		// A `claude plugin eval` run is not real use: record nothing
 		// (docs/claude-code.md, "Evals").
@@ -83,52 +66,18 @@ func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer, env func
 	}
 }
 
-// parseArgs reads the hook's two flags the way package flag would (-x or
-// --x, "--x=v" or "--x v", "--" ends them) without importing it. A bad
-// flag must not lose the event: the flags before it are kept, and note
-// says what was ignored.
+// parseArgs reads the hook's two flags. A bad flag must not lose the
+// event: the flags before it are kept, and note says what was ignored.
 func parseArgs(args []string) (opts Options, help bool, note string) {
-	opts.MaxField = DefaultMaxField
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			break // flag stops at the first non-flag argument
-		}
-		name := trimPrefix(a[1:], "-")
-		value, hasValue := "", false
-		if k := indexByte(name, '='); k >= 0 {
-			name, value, hasValue = name[:k], name[k+1:], true
-		}
-		switch name {
-		case "h", "help":
-			return opts, true, ""
-		case "home", "max-field":
-			if !hasValue {
-				if i+1 >= len(args) {
-					return opts, false, "ignoring bad flags: flag needs an argument: -" + name
-				}
-				i++
-				value = args[i]
-			}
-			if name == "home" {
-				opts.Home = value
-				continue
-			}
-			n, err := strconv.ParseInt(value, 0, strconv.IntSize)
-			if err != nil {
-				why := "parse error"
-				if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-					why = "value out of range"
-				}
-				return opts, false, "ignoring bad flags: invalid value " + strconv.Quote(value) + " for flag -max-field: " + why
-			}
-			opts.MaxField = int(n)
-		default:
-			return opts, false, "ignoring bad flags: flag provided but not defined: -" + name
-		}
+	fs := flag.NewFlagSet("sepad hook", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&opts.Home, "home", "", "state directory")
+	fs.IntVar(&opts.MaxField, "max-field", DefaultMaxField, "longest JSON text kept per field, in bytes")
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		return opts, true, ""
+	case err != nil:
+		return opts, false, "ignoring bad flags: " + err.Error()
 	}
 	return opts, false, ""
 }

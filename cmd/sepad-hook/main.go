@@ -8,11 +8,9 @@
 //	sepad-hook [hook] [--home DIR] [--max-field BYTES]   # the payload on stdin
 //
 // Like `sepad hook` it always exits 0, never writes to stdout, and writes at
-// most one short line to stderr. On Linux it does not link package os
-// (whose initialisation is most of what a hook process costs beyond the Go
-// runtime's): its arguments and environment come from the runtime
-// (hooks.ProcessArgs). The leading "hook" is optional, so the command
-// works whether Claude Code passes the settings entry's "args" or not.
+// most one short line to stderr. The leading "hook" is optional, so the
+// command works whether Claude Code passes the settings entry's "args" or
+// not.
 //
 // The go:debug line keeps the runtime from starting its GOMAXPROCS updater
 // (Go 1.25), a goroutine and usually a thread that a process living one
@@ -22,19 +20,16 @@
 package main
 
 import (
-	"syscall"
+	"os"
 
 	"github.com/sepad/sepad/hooks"
 )
 
 func main() {
-	args := hooks.ProcessArgs()
-	if len(args) > 0 {
-		args = args[1:]
-	}
+	args := os.Args[1:]
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}
 	hooks.ProcessMain(args)
-	syscall.Exit(0)
+	os.Exit(0)
 }

@@ -13,16 +13,14 @@
 package fasthook
 
 import (
-	"syscall"
+	"os"
 
 	"github.com/sepad/sepad/hooks"
 )
 
 func init() {
-	// Not package os: on Linux hooks needs no os, and waiting for os's init
-	// would let more inits run first (hooks.ProcessArgs, docs/architecture.md).
-	if args := hooks.ProcessArgs(); len(args) > 1 && args[1] == "hook" {
-		hooks.ProcessMain(args[2:])
-		syscall.Exit(0)
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		hooks.ProcessMain(os.Args[2:])
+		os.Exit(0)
 	}
 }
