@@ -2,13 +2,14 @@ package hooks
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/sepad/sepad/internal/sha256sum"
 )
 
 // DefaultMaxField is the default bound on the JSON text of one field.
@@ -237,11 +238,11 @@ func quarantine(payload []byte, reason string, now time.Time, opts Options, tota
 	raw := appendString(make([]byte, 0, min(len(payload), 2*max)+16), payload)
 	if len(raw) > max || total > int64(len(payload)) {
 		if sum == nil {
-			h := sha256sum.Sum256(payload)
+			h := sha256.Sum256(payload)
 			sum = h[:]
 		}
 		raw = cutEncodedString(raw, max)
-		s.cuts = []cutRec{{field: "/sepa/raw", n: total, sum: string(sha256sum.AppendHex(nil, sum))}}
+		s.cuts = []cutRec{{field: "/sepa/raw", n: total, sum: hex.EncodeToString(sum)}}
 	}
 	var v string
 	if err := jsonUnquote(raw, &v); err == nil {
@@ -724,13 +725,13 @@ func (w *walker) cut(start, inStart int) {
 	rec.field = field
 	switch v[0] {
 	case '"':
-		h := sha256sum.New()
+		h := sha256.New()
 		rec.n = unescapeTo(h, v[1:len(v)-1])
-		rec.sum = string(sha256sum.AppendHex(nil, h.Sum(nil)))
+		rec.sum = hex.EncodeToString(h.Sum(nil))
 		w.out = append(w.out[:start], cutEncodedString(v, w.max)...)
 	case '{', '[':
-		sum := sha256sum.Sum256(w.in[inStart:w.i])
-		rec.n, rec.sum = int64(w.i-inStart), string(sha256sum.AppendHex(nil, sum[:]))
+		sum := sha256.Sum256(w.in[inStart:w.i])
+		rec.n, rec.sum = int64(w.i-inStart), hex.EncodeToString(sum[:])
 		elems := containerElems(v)
 		head, tail := keepEnds(elems, w.max)
 		var dropped map[string]bool // pointer segments of dropped members
@@ -743,8 +744,8 @@ func (w *walker) cut(start, inStart int) {
 		w.out = w.out[:start+compactElems(v, elems, head, tail)]
 		w.fixCuts(field, dropped, head, tail)
 	default: // a number longer than max: kept as a cut string
-		sum := sha256sum.Sum256(v)
-		rec.n, rec.sum = int64(len(v)), string(sha256sum.AppendHex(nil, sum[:]))
+		sum := sha256.Sum256(v)
+		rec.n, rec.sum = int64(len(v)), hex.EncodeToString(sum[:])
 		q := appendString(nil, v)
 		w.out = append(w.out[:start], cutEncodedString(q, w.max)...)
 	}
@@ -857,12 +858,12 @@ func compactElems(v []byte, elems []span, head, tail int) int {
 func (w *walker) fixCuts(field string, dropped map[string]bool, head, tail int) {
 	keep := w.cuts[:0]
 	for _, c := range w.cuts {
-		rest, inside := cutPrefix(c.field, field+"/")
+		rest, inside := strings.CutPrefix(c.field, field+"/")
 		if !inside {
 			keep = append(keep, c)
 			continue
 		}
-		seg, after, deeper := cut(rest, "/")
+		seg, after, deeper := strings.Cut(rest, "/")
 		if dropped != nil {
 			if !dropped[seg] {
 				keep = append(keep, c)
@@ -952,7 +953,7 @@ func isSepaKey(q []byte) bool {
 		return false
 	}
 	var k string
-	return jsonUnquote(q, &k) == nil && foldName(k) == "sepa"
+	return jsonUnquote(q, &k) == nil && strings.EqualFold(k, "sepa")
 }
 
 // pointerSeg turns a member name (a valid JSON string, with its quotes)
@@ -962,7 +963,7 @@ func pointerSeg(q []byte) string {
 	if jsonUnquote(q, &k) != nil {
 		k = string(q)
 	}
-	return replaceAll(replaceAll(k, "~", "~0"), "/", "~1")
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
 // unescapeTo writes the decoded bytes of valid JSON string content s to h

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -52,7 +53,7 @@ func FuzzEnrich(f *testing.F) {
 		delete(b, "sepa")
 		var sepaKeys []string // members renamed sepa_input
 		for k := range a {
-			if foldName(k) == "sepa" {
+			if strings.EqualFold(k, "sepa") {
 				sepaKeys = append(sepaKeys, k)
 			}
 		}

@@ -1,11 +1,11 @@
 package hooks
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
-
-	"github.com/sepad/sepad/internal/sha256sum"
 )
 
 // Result says what Handle did with one payload.
@@ -66,7 +66,7 @@ func Handle(payload []byte, opts Options) (Result, error) {
 func safeEnrich(payload []byte, now time.Time, opts Options) (line []byte, quarantined bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			line = quarantine(payload, "internal error: "+panicText(p), now, opts, int64(len(payload)), nil)
+			line = quarantine(payload, "internal error: "+fmt.Sprint(p), now, opts, int64(len(payload)), nil)
 			quarantined = true
 		}
 	}()
@@ -90,7 +90,7 @@ func HandleReader(r io.Reader, opts Options) (Result, error) {
 		return Handle(payload, opts)
 	}
 	// Possibly more: count and hash the rest.
-	h := sha256sum.New()
+	h := sha256.New()
 	h.Write(payload)
 	extra, err := io.Copy(h, r)
 	if extra == 0 && err == nil {

@@ -2,9 +2,10 @@ package hooks
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
-
-	"github.com/sepad/sepad/internal/sha256sum"
+	"strings"
 )
 
 // Instruction files: what Claude Code loads at the start of a session
@@ -14,8 +15,6 @@ import (
 // InstructionsLoaded it hashes the one file the event names.
 
 const (
-	evSessionStart       = "SessionStart"       // event.SessionStart
-	evInstructionsLoaded = "InstructionsLoaded" // event.InstructionsLoaded
 
 	// maxInstructionFiles bounds a session's manifest; maxImportDepth is
 	// Claude Code's bound on @import chains; maxRulesDepth bounds the
@@ -84,7 +83,7 @@ func (w *walker) instructions(s *sepaObj, cwd string, opts Options) {
 		s.instructions = &instructionSet{version: version, files: files}
 	case evInstructionsLoaded:
 		p := w.topString(topFilePath)
-		if !isAbsPath(p) || !hasSuffix(p, ".md") {
+		if !isAbsPath(p) || !strings.HasSuffix(p, ".md") {
 			return
 		}
 		s.instructions = &instructionSet{files: []InstructionFile{{Path: p, Hash: hashFile(p)}}}
@@ -154,8 +153,8 @@ func ManifestText(files []InstructionFile) string {
 // ManifestVersion is the version of a manifest: the first 12 hex digits
 // of the sha256 of its ManifestText.
 func ManifestVersion(files []InstructionFile) string {
-	sum := sha256sum.Sum256([]byte(ManifestText(files)))
-	return string(sha256sum.AppendHex(nil, sum[:6]))
+	sum := sha256.Sum256([]byte(ManifestText(files)))
+	return hex.EncodeToString(sum[:6])
 }
 
 type instrScan struct {
@@ -193,7 +192,7 @@ func (sc *instrScan) file(path string, user bool, depth int) {
 	dir := dirPath(path)
 	for _, imp := range importsOf(b) {
 		p := imp
-		if hasPrefix(p, "~/") {
+		if strings.HasPrefix(p, "~/") {
 			p = joinPath(userHome(), p[2:])
 		} else if !isAbsPath(p) {
 			p = joinPath(dir, p)
@@ -216,7 +215,7 @@ func (sc *instrScan) rules(dir string, user bool, depth int) {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if hasPrefix(n, ".") {
+		if strings.HasPrefix(n, ".") {
 			continue
 		}
 		p := joinPath(dir, n)
@@ -224,7 +223,7 @@ func (sc *instrScan) rules(dir string, user bool, depth int) {
 			sc.rules(p, user, depth+1)
 			continue
 		}
-		if !hasSuffix(n, ".md") || sc.seen[p] {
+		if !strings.HasSuffix(n, ".md") || sc.seen[p] {
 			continue
 		}
 		if _, ok := statRegular(p); !ok {
@@ -246,7 +245,7 @@ func hasPathsKey(b []byte) bool {
 	}
 	for rest := b[4:]; ; {
 		line, more, found := bytes.Cut(rest, []byte("\n"))
-		if trimSpace(string(line)) == "---" {
+		if strings.TrimSpace(string(line)) == "---" {
 			return false
 		}
 		if bytes.HasPrefix(line, []byte("paths:")) {
@@ -268,7 +267,7 @@ func importsOf(b []byte) []string {
 	for rest := b; len(rest) > 0; {
 		line, more, _ := bytes.Cut(rest, []byte("\n"))
 		rest = more
-		if t := trimSpace(string(line)); hasPrefix(t, "```") || hasPrefix(t, "~~~") {
+		if t := strings.TrimSpace(string(line)); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fence = !fence
 			continue
 		}
@@ -312,6 +311,6 @@ func hashFile(path string) string {
 }
 
 func hashOf(b []byte) string {
-	sum := sha256sum.Sum256(b)
-	return string(sha256sum.AppendHex(nil, sum[:6]))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
 }

@@ -3,6 +3,7 @@ package hooks
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 )
@@ -48,7 +49,7 @@ func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer) {
 	opts.Plugin = lookup("CLAUDE_PLUGIN_ROOT") != ""
 	defer func() {
 		if p := recover(); p != nil {
-			note = "internal error: " + panicText(p)
+			note = "internal error: " + fmt.Sprint(p)
 		}
 		if note != "" {
 			io.WriteString(stderr, "sepad hook: "+oneLine(note, 200)+"\n")

@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"strconv"
 	"time"
 )
@@ -159,7 +160,7 @@ func rewriteNotices(home string, b []byte) error {
 		if err == nil {
 			err = io.ErrShortWrite
 		}
-		return &pathError{"write", p, err}
+		return &fs.PathError{Op: "write", Path: p, Err: err}
 	}
 	return f.close()
 }

@@ -1,9 +1,12 @@
 package hooks
 
 import (
-	"bytes"
-
-	"github.com/sepad/sepad/internal/sha256sum"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Plugin prompts (docs/claude-code.md, "Plugin skills"). A skill, command
@@ -138,198 +141,122 @@ func skillsDirPlugin(cfg, file string) (pluginRef, bool) {
 
 // pluginManifest reads the name and version of dir/.claude-plugin/plugin.json.
 func pluginManifest(dir string) (name, version string) {
-	b := readJSONFile(joinPath(dir, ".claude-plugin", "plugin.json"))
-	eachMember(b, func(k string, v []byte) {
-		switch k {
-		case "name":
-			jsonString(v, &name)
-		case "version":
-			jsonString(v, &version)
-		}
-	})
-	return name, version
+	var m struct{ Name, Version string }
+	readJSONFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), &m)
+	return m.Name, m.Version
 }
 
 // installedPlugins reads cfg/plugins/installed_plugins.json.
 func installedPlugins(cfg string) []pluginRef {
-	dir := joinPath(cfg, "plugins")
-	b := readJSONFile(joinPath(dir, "installed_plugins.json"))
-	if b == nil {
+	dir := filepath.Join(cfg, "plugins")
+	var installed struct {
+		Plugins map[string][]struct {
+			InstallPath string `json:"installPath"`
+			Version     string `json:"version"`
+		} `json:"plugins"`
+	}
+	if !readJSONFile(filepath.Join(dir, "installed_plugins.json"), &installed) {
 		return nil
 	}
-	var markets []byte // known_marketplaces.json, read when needed
+	var markets map[string]marketplace // known_marketplaces.json, read when needed
+	ids := make([]string, 0, len(installed.Plugins))
+	for id := range installed.Plugins {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
 	var out []pluginRef
-	eachMember(b, func(k string, v []byte) {
-		if k != "plugins" {
-			return
+	for _, id := range ids {
+		name, market, _ := strings.Cut(id, "@")
+		var install, version string
+		for _, e := range installed.Plugins[id] {
+			if e.InstallPath != "" {
+				install, version = e.InstallPath, e.Version
+				break
+			}
 		}
-		eachMember(v, func(id string, entries []byte) {
-			name, market, _ := cut(id, "@")
-			var install, version string
-			eachElement(entries, func(e []byte) {
-				if install != "" {
-					return
-				}
-				eachMember(e, func(k string, v []byte) {
-					switch k {
-					case "installPath":
-						jsonString(v, &install)
-					case "version":
-						jsonString(v, &version)
-					}
-				})
-			})
-			if install == "" {
-				return
+		if install == "" {
+			continue
+		}
+		ref := pluginRef{name: name, version: version, dir: install}
+		if markets == nil {
+			markets = map[string]marketplace{}
+			readJSONFile(filepath.Join(dir, "known_marketplaces.json"), &markets)
+		}
+		if src := directorySource(markets[market], name); src != "" {
+			ref.dir = src
+			if _, v := pluginManifest(src); v != "" {
+				ref.version = v
 			}
-			ref := pluginRef{name: name, version: version, dir: install}
-			if markets == nil {
-				markets = readJSONFile(joinPath(dir, "known_marketplaces.json"))
-				if markets == nil {
-					markets = []byte{}
-				}
-			}
-			if src := directorySource(markets, market, name); src != "" {
-				ref.dir = src
-				if _, v := pluginManifest(src); v != "" {
-					ref.version = v
-				}
-			}
-			out = append(out, ref)
-		})
-	})
+		}
+		out = append(out, ref)
+	}
 	return out
 }
 
+// marketplace is an entry of known_marketplaces.json.
+type marketplace struct {
+	Source struct {
+		Source string `json:"source"`
+		Path   string `json:"path"`
+	} `json:"source"`
+	InstallLocation string `json:"installLocation"`
+}
+
 // directorySource returns the source folder of plugin name in the
-// directory marketplace market ("" when market is not a directory
-// marketplace or does not list the plugin with a relative source).
-func directorySource(markets []byte, market, name string) string {
-	var loc string
-	eachMember(markets, func(k string, v []byte) {
-		if k != market {
-			return
-		}
-		var kind, path, install string
-		eachMember(v, func(k string, v []byte) {
-			switch k {
-			case "source":
-				eachMember(v, func(k string, v []byte) {
-					switch k {
-					case "source":
-						jsonString(v, &kind)
-					case "path":
-						jsonString(v, &path)
-					}
-				})
-			case "installLocation":
-				jsonString(v, &install)
-			}
-		})
-		if kind != "directory" {
-			return
-		}
-		loc = install
-		if loc == "" {
-			loc = path
-		}
-	})
-	if loc == "" || !isAbsPath(loc) {
+// marketplace m ("" when m is not a directory marketplace or does not
+// list the plugin with a relative source inside it).
+func directorySource(m marketplace, name string) string {
+	if m.Source.Source != "directory" {
 		return ""
 	}
+	loc := m.InstallLocation
+	if loc == "" {
+		loc = m.Source.Path
+	}
+	if loc == "" || !filepath.IsAbs(loc) {
+		return ""
+	}
+	var manifest struct {
+		Plugins []struct {
+			Name   string `json:"name"`
+			Source any    `json:"source"`
+		} `json:"plugins"`
+	}
+	readJSONFile(filepath.Join(loc, ".claude-plugin", "marketplace.json"), &manifest)
 	var src string
-	eachMember(readJSONFile(joinPath(loc, ".claude-plugin", "marketplace.json")), func(k string, v []byte) {
-		if k != "plugins" {
-			return
+	for _, p := range manifest.Plugins {
+		if s, ok := p.Source.(string); ok && p.Name == name && s != "" {
+			src = s
+			break
 		}
-		eachElement(v, func(e []byte) {
-			var n, s string
-			eachMember(e, func(k string, v []byte) {
-				switch k {
-				case "name":
-					jsonString(v, &n)
-				case "source":
-					jsonString(v, &s)
-				}
-			})
-			if n == name && src == "" && s != "" {
-				src = s
-			}
-		})
-	})
-	if src == "" || isAbsPath(src) {
+	}
+	if src == "" || filepath.IsAbs(src) {
 		return ""
 	}
-	d := joinPath(loc, fromSlash(src))
+	d := filepath.Join(loc, filepath.FromSlash(src))
 	if d != loc && !within(loc, d) {
 		return ""
 	}
 	return d
 }
 
-// readJSONFile reads a small JSON file; nil when it cannot be read.
-func readJSONFile(p string) []byte {
+// readJSONFile decodes a small JSON file into v and reports whether it
+// could: these files are written by other programs and people, so any
+// failure just means "nothing there".
+func readJSONFile(p string, v any) bool {
 	if _, ok := statRegular(p); !ok {
-		return nil
+		return false
 	}
 	b, err := readFile(p, maxPluginJSON)
 	if err != nil || int64(len(b)) >= maxPluginJSON {
-		return nil
+		return false
 	}
-	return compactJSON(b)
+	return json.Unmarshal(b, v) == nil
 }
 
-// compactJSON checks that b is one JSON object and returns it compact
-// (the hook's walker, nothing cut), or nil: the readers below assume
-// valid JSON, and these files are written by other programs and people.
-func compactJSON(b []byte) []byte {
-	w := walker{in: b, max: maxPluginJSON, out: make([]byte, 0, len(b)+16)}
-	if w.document() != "" {
-		return nil
-	}
-	return w.out
-}
-
-// jsonString sets *dst to the JSON string v ("" when v is not one).
-func jsonString(v []byte, dst *string) {
-	*dst = ""
-	v = bytes.TrimSpace(v)
-	if jsonKind(v) == '"' {
-		jsonUnquote(v, dst)
-	}
-}
-
-// eachElement calls fn with each element of the JSON array arr.
-func eachElement(arr []byte, fn func(v []byte)) {
-	i := skipWS(arr, 0)
-	if i >= len(arr) || arr[i] != '[' {
-		return
-	}
-	i = skipWS(arr, i+1)
-	for i < len(arr) && arr[i] != ']' {
-		e := skipValue(arr, i, false)
-		if e <= i {
-			return
-		}
-		fn(arr[i:e])
-		i = skipWS(arr, e)
-		if i < len(arr) && arr[i] == ',' {
-			i = skipWS(arr, i+1)
-		} else {
-			return
-		}
-	}
-}
-
-// baseName is the last element of a cleaned path.
-func baseName(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' || p[i] == '\\' {
-			return p[i+1:]
-		}
-	}
-	return p
-}
+// baseName is the last element of a path, whichever separator it uses
+// (a Windows path in a payload is read on any system).
+func baseName(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
 
 // maxSnapshotFiles bounds the plugin prompts hashed at SessionStart.
 const maxSnapshotFiles = 512
@@ -350,8 +277,8 @@ func pluginSnapshot(cfg string) []promptHash {
 			return
 		}
 		if p, c, ok := readPrompt(root, file); ok && c != nil {
-			sum := sha256sum.Sum256(c)
-			out = append(out, promptHash{p, string(sha256sum.AppendHex(nil, sum[:6]))})
+			sum := sha256.Sum256(c)
+			out = append(out, promptHash{p, hex.EncodeToString(sum[:6])})
 		}
 	}
 	for _, pl := range sessionPlugins(cfg) {
@@ -374,7 +301,7 @@ func pluginSnapshot(cfg string) []promptHash {
 				continue
 			}
 			for _, n := range names {
-				if hasSuffix(n, ".md") {
+				if strings.HasSuffix(n, ".md") {
 					add(d, joinPath(d, n))
 				}
 			}

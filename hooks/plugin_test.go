@@ -129,19 +129,27 @@ func TestPluginDirArgs(t *testing.T) {
 	}
 }
 
-// FuzzPluginJSON: the hook's small JSON readers never panic on a file a
-// user or another tool wrote.
+// FuzzPluginJSON: the plugin files a user or another tool wrote never
+// make the hook panic or name a directory outside the marketplace.
 func FuzzPluginJSON(f *testing.F) {
 	for _, s := range []string{`{"plugins":{"a@b":[{"installPath":"/x","version":"1"}]}}`, `[1, "a", {"b": [2]}, null]`, `{"a":`, `[`, `{"plugins":{"a@b":[{"installPath":`, ""} {
 		f.Add([]byte(s))
 	}
+	cfg := f.TempDir()
+	dir := filepath.Join(cfg, "plugins")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		b = compactJSON(b)
-		eachMember(b, func(k string, v []byte) {
-			eachMember(v, func(string, []byte) {})
-			eachElement(v, func(e []byte) { eachMember(e, func(string, []byte) {}) })
-		})
-		eachElement(b, func(e []byte) { eachElement(e, func([]byte) {}) })
-		directorySource(b, "m", "p")
+		for _, name := range []string{"installed_plugins.json", "known_marketplaces.json"} {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, ref := range installedPlugins(cfg) {
+			if ref.dir == "" {
+				t.Fatalf("a plugin without a directory from %q", b)
+			}
+		}
 	})
 }

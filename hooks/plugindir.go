@@ -1,5 +1,7 @@
 package hooks
 
+import "strings"
+
 // splitNUL splits a /proc cmdline into its arguments.
 func splitNUL(b []byte) []string {
 	var out []string
@@ -25,7 +27,7 @@ func pluginDirArgs(args []string) []string {
 		if a == "--" {
 			break
 		}
-		if v, ok := cutPrefix(a, "--plugin-dir="); ok {
+		if v, ok := strings.CutPrefix(a, "--plugin-dir="); ok {
 			if v != "" {
 				out = append(out, v)
 			}

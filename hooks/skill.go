@@ -2,11 +2,14 @@ package hooks
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"io/fs"
 	"path"
 	"runtime"
-
-	"github.com/sepad/sepad/internal/sha256sum"
+	"strings"
 )
 
 // maxSkillFile bounds the prompt files Enrich hashes: a larger "skill" is
@@ -55,7 +58,7 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 	p, content, ok := resolveSkill(name, agent, cwd, root, home, cfg)
 	var pl pluginRef
 	switch {
-	case ok && !agent && !contains(name, ":"):
+	case ok && !agent && !strings.Contains(name, ":"):
 		// A user skill may be a skills-dir plugin's own SKILL.md.
 		pl, _ = skillsDirPlugin(cfg, p)
 	case !ok:
@@ -76,8 +79,8 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 	s.skillPath = p
 	s.plugin, s.pluginVersion = pl.name, pl.version
 	if content != nil {
-		sum := sha256sum.Sum256(content)
-		s.skillVersion = string(sha256sum.AppendHex(nil, sum[:6]))
+		sum := sha256.Sum256(content)
+		s.skillVersion = hex.EncodeToString(sum[:6])
 	}
 }
 
@@ -115,7 +118,7 @@ func claudeConfigDir(getenv func(string) string, home string) string {
 // invoked returns the name of the skill, command or agent the event
 // invokes (agent is set for subagents), as event.SkillInvocation names it.
 func (w *walker) invoked() (name string, agent bool) {
-	trim := func(n string) string { return trimPrefix(trimSpace(n), "/") }
+	trim := func(n string) string { return strings.TrimPrefix(strings.TrimSpace(n), "/") }
 	switch w.topString(topEvent) {
 	case evPreToolUse, evPostToolUse, evPostToolUseFailure:
 		tool := w.topString(topTool)
@@ -134,50 +137,39 @@ func (w *walker) invoked() (name string, agent bool) {
 			}
 			return n, false
 		}
-		return trimSpace(subagent), true
+		return strings.TrimSpace(subagent), true
 	case evUserPromptSubmit:
 		n, _ := slashCommand(w.topString(topPrompt))
 		return n, false
 	case evUserPromptExpansion:
 		return trim(w.topString(topCommand)), false
 	case evSubagentStart:
-		return trimSpace(w.topString(topAgentType)), true
+		return strings.TrimSpace(w.topString(topAgentType)), true
 	}
 	return "", false
 }
 
 // toolInputNames returns the string values of tool_input's skill, command
 // and subagent_type members ("" when absent or not strings), matching
-// member names as encoding/json would (any case, the last one winning),
+// member names as encoding/json does (any case, the last one winning),
 // since Claude Code's payloads have been read that way from the start.
 func toolInputNames(in []byte) (skill, command, subagent string) {
-	if jsonKind(in) != '{' {
+	var v struct {
+		Skill        any `json:"skill"`
+		Command      any `json:"command"`
+		SubagentType any `json:"subagent_type"`
+	}
+	if json.Unmarshal(in, &v) != nil {
 		return "", "", ""
 	}
-	eachMember(in, func(name string, v []byte) {
-		var dst *string
-		switch foldName(name) {
-		case "skill":
-			dst = &skill
-		case "command":
-			dst = &command
-		case "subagent_type":
-			dst = &subagent
-		default:
-			return
-		}
-		*dst = ""
-		if jsonKind(v) == '"' {
-			jsonUnquote(v, dst)
-		}
-	})
-	return skill, command, subagent
+	str := func(x any) string { s, _ := x.(string); return s }
+	return str(v.Skill), str(v.Command), str(v.SubagentType)
 }
 
 // validSkillName reports whether name may be looked up as one path element
 // under the skill roots. Anything else is recorded as given, never opened.
 func validSkillName(name string) bool {
-	if name == "" || len(name) > 255 || name == "." || contains(name, "..") {
+	if name == "" || len(name) > 255 || name == "." || strings.Contains(name, "..") {
 		return false
 	}
 	for _, r := range name {
@@ -337,7 +329,7 @@ func validScope(dir string) bool {
 
 // cutFirst splits s around the first sep.
 func cutFirst(s, sep string) (before, after string, found bool) {
-	if i := index(s, sep); i >= 0 {
+	if i := strings.Index(s, sep); i >= 0 {
 		return s[:i], s[i+len(sep):], true
 	}
 	return s, "", false
@@ -446,8 +438,8 @@ func readPrompt(root, file string) (string, []byte, bool) {
 		return "", nil, false
 	}
 	b, err := readFile(file, maxSkillFile)
-	var pe *pathError
-	if err != nil && (!errors.As(err, &pe) || pe.op != "read") {
+	var pe *fs.PathError
+	if err != nil && (!errors.As(err, &pe) || pe.Op != "read") {
 		return "", nil, false // could not open it, or it is no longer a regular file
 	}
 	if err != nil || int64(len(b)) > maxSkillFile {
@@ -464,7 +456,7 @@ func agentByFrontmatter(root, name string) (string, []byte, bool) {
 		return "", nil, false
 	}
 	for _, n := range names {
-		if !hasSuffix(n, ".md") {
+		if !strings.HasSuffix(n, ".md") {
 			continue
 		}
 		file := joinPath(root, n)
@@ -501,11 +493,11 @@ func frontmatterName(file string) string {
 	}
 	for rest := b[4:]; ; {
 		line, more, found := bytes.Cut(rest, []byte("\n"))
-		if trimSpace(string(line)) == "---" {
+		if strings.TrimSpace(string(line)) == "---" {
 			break
 		}
-		if v, ok := cutPrefix(string(line), "name:"); ok {
-			return trimQuotes(trimSpace(v))
+		if v, ok := strings.CutPrefix(string(line), "name:"); ok {
+			return trimQuotes(strings.TrimSpace(v))
 		}
 		if !found {
 			break
@@ -545,8 +537,8 @@ func repoRoot(dir string) string {
 //
 // On other OSes `/c/Users` is an ordinary path and is left alone.
 func NormalizePath(p, goos string) string {
-	p = trimSpace(p)
-	p = trimPrefix(p, `\\?\`)
+	p = strings.TrimSpace(p)
+	p = strings.TrimPrefix(p, `\\?\`)
 	if p == "" {
 		return ""
 	}
@@ -554,7 +546,7 @@ func NormalizePath(p, goos string) string {
 		if letter >= 'a' && letter <= 'z' {
 			letter -= 'a' - 'A'
 		}
-		rest = replaceAll(rest, `\`, "/")
+		rest = strings.ReplaceAll(rest, `\`, "/")
 		return string(letter) + ":" + path.Clean("/"+rest)
 	}
 	isLetter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -562,21 +554,21 @@ func NormalizePath(p, goos string) string {
 		return drive(p[0], p[2:])
 	}
 	if goos != "windows" {
-		if contains(p, `\`) && !contains(p, "/") {
+		if strings.Contains(p, `\`) && !strings.Contains(p, "/") {
 			// A relative Windows path seen on another OS: compare it with
 			// forward slashes like the drive paths above.
-			return path.Clean(replaceAll(p, `\`, "/"))
+			return path.Clean(strings.ReplaceAll(p, `\`, "/"))
 		}
 		return path.Clean(p)
 	}
-	s := replaceAll(p, `\`, "/")
-	if rest, ok := cutPrefix(s, "/cygdrive/"); ok && len(rest) >= 1 && isLetter(rest[0]) && (len(rest) == 1 || rest[1] == '/') {
+	s := strings.ReplaceAll(p, `\`, "/")
+	if rest, ok := strings.CutPrefix(s, "/cygdrive/"); ok && len(rest) >= 1 && isLetter(rest[0]) && (len(rest) == 1 || rest[1] == '/') {
 		return drive(rest[0], rest[1:])
 	}
 	if len(s) >= 2 && s[0] == '/' && s[1] != '/' && isLetter(s[1]) && (len(s) == 2 || s[2] == '/') {
 		return drive(s[1], s[2:])
 	}
-	if hasPrefix(s, "//") {
+	if strings.HasPrefix(s, "//") {
 		return "/" + path.Clean(s[1:])
 	}
 	return path.Clean(s)

@@ -11,7 +11,9 @@ package hooks
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"time"
 )
@@ -80,7 +82,7 @@ func FallbackCount(home string) (int, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, wrap("read fallback log", err)
+		return 0, fmt.Errorf("read fallback log: %w", err)
 	}
 	return bytes.Count(b, []byte{'\n'}), nil
 }
@@ -95,10 +97,10 @@ func readFile(path string, max int64) ([]byte, error) {
 	defer f.close()
 	size, err := f.size()
 	if err != nil {
-		return nil, &pathError{"stat", path, err}
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if !f.regular() {
-		return nil, &pathError{"open", path, errNotRegular}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
 	}
 	b := make([]byte, 0, min(size, max)+1)
 	for int64(len(b)) <= max {
@@ -108,7 +110,7 @@ func readFile(path string, max int64) ([]byte, error) {
 		n, err := f.read(b[len(b):min(int64(cap(b)), max+1)])
 		b = b[:len(b)+n]
 		if err != nil {
-			return b, &pathError{"read", path, err}
+			return b, &fs.PathError{Op: "read", Path: path, Err: err}
 		}
 		if n == 0 {
 			break
@@ -121,7 +123,7 @@ func readFile(path string, max int64) ([]byte, error) {
 // directory keeps its mode: it is the user's.
 func ensureHome(home string) error {
 	if err := mkdirAll(home, 0o700); err != nil {
-		return wrap("create state directory "+home, err)
+		return fmt.Errorf("create state directory %s: %w", home, err)
 	}
 	return nil
 }
@@ -140,11 +142,11 @@ func LockSpool(home string, timeout time.Duration) (unlock func() error, err err
 		f, err = openFile(LockPath(home), oLockCreate, 0o600)
 	}
 	if err != nil {
-		return nil, wrap("open spool lock", err)
+		return nil, fmt.Errorf("open spool lock: %w", err)
 	}
 	if err := f.lock(timeout); err != nil {
 		f.close()
-		return nil, wrap("lock "+LockPath(home), err)
+		return nil, fmt.Errorf("lock %s: %w", LockPath(home), err)
 	}
 	done := false
 	return func() error {
@@ -202,7 +204,7 @@ func appendOnce(home string, line []byte, timeout time.Duration, dup func(spool 
 		uerr := unlock()
 		if werr == nil {
 			if uerr != nil {
-				return SpoolPath(home), false, wrap("unlock spool", uerr)
+				return SpoolPath(home), false, fmt.Errorf("unlock spool: %w", uerr)
 			}
 			return SpoolPath(home), false, nil
 		}
@@ -243,7 +245,7 @@ func appendOnce(home string, line []byte, timeout time.Duration, dup func(spool 
 func appendLocked(path string, buf []byte) error {
 	f, err := openFile(path, oAppendCreate, 0o600)
 	if err != nil {
-		return wrap("open "+path, err)
+		return fmt.Errorf("open %s: %w", path, err)
 	}
 	size, _ := f.size()
 	n, werr := f.write(buf)
@@ -255,10 +257,10 @@ func appendLocked(path string, buf []byte) error {
 	}
 	cerr := f.close()
 	if werr != nil {
-		return wrap("write "+path, werr)
+		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	if cerr != nil {
-		return wrap("close "+path, cerr)
+		return fmt.Errorf("close %s: %w", path, cerr)
 	}
 	return nil
 }
@@ -280,7 +282,7 @@ func appendFallback(path string, buf []byte, wait time.Duration, limit int64, fl
 		f, err = openFile(path, flag, 0o600)
 	}
 	if err != nil {
-		return wrap("open "+path, err)
+		return fmt.Errorf("open %s: %w", path, err)
 	}
 	locked := f.lock(wait) == nil
 	var size int64 = -1
@@ -292,7 +294,7 @@ func appendFallback(path string, buf []byte, wait time.Duration, limit int64, fl
 			f.unlock()
 		}
 		f.close()
-		return wrap("write "+path, ErrFallbackFull)
+		return fmt.Errorf("write %s: %w", path, ErrFallbackFull)
 	}
 	n, werr := f.write(buf)
 	if werr == nil && n < len(buf) {
@@ -306,7 +308,7 @@ func appendFallback(path string, buf []byte, wait time.Duration, limit int64, fl
 	}
 	cerr := f.close()
 	if werr != nil {
-		return wrap("write "+path, werr)
+		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return cerr
 }

@@ -1,8 +1,9 @@
-//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
-
 package hooks
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"strings"
+)
 
 func joinPath(elem ...string) string { return filepath.Join(elem...) }
 
@@ -17,5 +18,5 @@ func within(root, p string) bool {
 	if err != nil || filepath.IsAbs(rel) || rel == "." {
 		return false
 	}
-	return rel != ".." && !hasPrefix(rel, ".."+string(filepath.Separator))
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
