@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -276,6 +277,49 @@ func TestPluginWithoutSepad(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(e.State, "events.jsonl")); !os.IsNotExist(err) {
 			t.Errorf("a spool without sepad (%v)", err)
+		}
+	}
+}
+
+// TestPluginGradesCommand: /sepad:grades runs `sepad grades` and its
+// output reaches the model's prompt (the fake server's request log).
+func TestPluginGradesCommand(t *testing.T) {
+	for _, c := range clients(t) {
+		if c.Version != "2.1.328" {
+			continue
+		}
+		e := newEnv(t, c)
+		e.uninstallSettings()
+		e.installPlugin()
+		pluginSession(e, "gradesrun")
+		d := e.startDaemon(freeAddr(t))
+		d.waitExecutions(2)
+		e.API.Set("gradescmd", fakeclaude.Script{{Text: "deploy grades well."}})
+		// The answer comes from the fake server's default: the check is
+		// on what Claude Code sent it.
+		out, code := e.claude("-p", "/sepad:grades deploy")
+		d.stop()
+		if code != 0 {
+			t.Fatalf("claude exited %d:\n%s", code, out)
+		}
+		var found bool
+		for _, r := range e.API.Requests() {
+			b := string(r.Body)
+			if testing.Verbose() {
+				t.Logf("request: %s", b)
+			}
+			// The grades table as `sepad grades` prints it, not the
+			// command's own text.
+			if strings.Contains(b, `SKILL   PROJECT  VERSION`) && regexp.MustCompile(`\\ndeploy +proj +v1 [0-9a-f]{8}`).MatchString(b) {
+				found = true
+			}
+		}
+		if !found {
+			var bodies []string
+			for _, r := range e.API.Requests() {
+				bodies = append(bodies, string(r.Body))
+			}
+			t.Fatalf("no request holds the output of sepad grades:\n%s", strings.Join(bodies, "\n----\n"))
 		}
 	}
 }
