@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/dashboard"
+	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
@@ -194,7 +195,9 @@ func (h *handler) view(fn func(r *http.Request) (any, error), cacheable bool) ht
 			if err != nil {
 				status, body = errorAnswer(err)
 			} else {
-				status, body = h.cache.get(r.Pattern+" "+r.URL.EscapedPath()+"?"+r.URL.Query().Encode(), gen, compute)
+				// Eval evidence is a file beside the database: a new
+				// suite run changes the answer too.
+				status, body = h.cache.get(r.Pattern+" "+r.URL.EscapedPath()+"?"+r.URL.Query().Encode()+" evals "+evals.Stamp(h.o.Home), gen, compute)
 			}
 		} else {
 			status, body = compute()
@@ -286,7 +289,11 @@ func (h *handler) skills(r *http.Request) (any, error) {
 			return nil, err
 		}
 	}
-	return query.ListGrades(h.o.DB, query.GradesRequest{Match: m, AllVersions: all})
+	doc, err := query.ListGrades(h.o.DB, query.GradesRequest{Match: m, AllVersions: all})
+	if err != nil {
+		return nil, err
+	}
+	return doc, query.AttachEvals(h.o.Home, doc.Grades)
 }
 
 func (h *handler) skill(r *http.Request) (any, error) {
@@ -294,7 +301,14 @@ func (h *handler) skill(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return query.GetSkill(h.o.DB, s)
+	doc, err := query.GetSkill(h.o.DB, s)
+	if err != nil || doc.Skill.Current == nil {
+		return doc, err
+	}
+	rows := []query.GradeRow{*doc.Skill.Current}
+	err = query.AttachEvals(h.o.Home, rows)
+	doc.Skill.Current = &rows[0]
+	return doc, err
 }
 
 func (h *handler) versions(r *http.Request) (any, error) {
@@ -302,7 +316,11 @@ func (h *handler) versions(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return query.ListVersions(h.o.DB, s)
+	doc, err := query.ListVersions(h.o.DB, s)
+	if err != nil {
+		return nil, err
+	}
+	return doc, query.AttachEvals(h.o.Home, doc.Versions)
 }
 
 func (h *handler) history(r *http.Request) (any, error) {

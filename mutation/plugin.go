@@ -46,10 +46,25 @@ func pluginLayout(root, path string) bool {
 // plugin in ~/.claude/skills/NAME). name is the manifest's name, else the
 // plugin directory's name.
 func PluginOf(path, claudeDir string) (name string, ok bool) {
+	name, _, ok = PluginRoot(path, claudeDir)
+	return name, ok
+}
+
+// PluginRoot is PluginOf with the plugin's root directory ("" for a file
+// of the installed plugins' cache whose root is not known).
+func PluginRoot(path, claudeDir string) (name, dir string, ok bool) {
 	if claudeDir != "" {
 		cache := filepath.Join(filepath.Clean(claudeDir), "plugins")
 		if rel, err := filepath.Rel(cache, filepath.Clean(path)); err == nil && rel != "." && filepath.IsLocal(rel) {
-			return pluginDirName(filepath.Dir(path), rel), true
+			name := pluginDirName(filepath.Dir(path), rel)
+			var elems []string
+			for p := rel; p != "."; p = filepath.Dir(p) {
+				elems = append([]string{filepath.Base(p)}, elems...)
+			}
+			if len(elems) > 4 && elems[0] == "cache" {
+				dir = filepath.Join(cache, elems[0], elems[1], elems[2], elems[3])
+			}
+			return name, dir, true
 		}
 	}
 	d := filepath.Dir(filepath.Clean(path))
@@ -60,9 +75,9 @@ func PluginOf(path, claudeDir string) (name string, ok bool) {
 				Name string `json:"name"`
 			}
 			if b, err := os.ReadFile(manifest); err == nil && json.Unmarshal(b, &m) == nil && m.Name != "" {
-				return m.Name, true
+				return m.Name, d, true
 			}
-			return filepath.Base(d), true
+			return filepath.Base(d), d, true
 		}
 		up := filepath.Dir(d)
 		if up == d {
@@ -70,7 +85,7 @@ func PluginOf(path, claudeDir string) (name string, ok bool) {
 		}
 		d = up
 	}
-	return "", false
+	return "", "", false
 }
 
 // pluginDirName names the plugin of a cached file: cache/MARKET/PLUGIN/VERSION/…

@@ -130,8 +130,11 @@ type GradeRow struct {
 	TokenChange *float64 `json:"token_change,omitempty"`
 	// NeededMore is, for an undecided candidate, about how many more runs
 	// the engine needs to decide; Pending its last look in words.
-	NeededMore *int   `json:"needed_more,omitempty"`
-	Pending    string `json:"pending,omitempty"`
+	NeededMore *int `json:"needed_more,omitempty"`
+	// Evals is the version's latest Claude Code eval suite run, when one
+	// was recorded (AttachEvals); never part of the aggregate.
+	Evals   *EvalRow `json:"evals,omitempty"`
+	Pending string   `json:"pending,omitempty"`
 }
 
 // Grades is the answer of `sepad grades` and GET /v1/skills.

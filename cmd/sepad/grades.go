@@ -120,6 +120,7 @@ func printGrades(w io.Writer, doc *query.Grades, all bool) {
 	}
 	tw.Flush()
 	printPending(w, doc.Grades)
+	printEvals(w, doc.Grades)
 	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)
 	if all {
 		fmt.Fprint(w, "; * marks the version in force; OVER-CLAIMS: runs whose answer claimed more than its tool calls showed (not part of the score)")
@@ -134,4 +135,21 @@ func fmtOverClaims(r *query.GradeRow) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d/%d (%.0f%%)", r.OverClaims, r.N, 100*float64(r.OverClaims)/float64(r.N))
+}
+
+// printEvals puts each version's eval evidence beside its online grade:
+// "deploy v3 81.2 A over 40 runs · evals 0.92 over 4 cases × 3 runs, +0.31
+// against no skill".
+func printEvals(w io.Writer, rows []query.GradeRow) {
+	first := true
+	for _, r := range rows {
+		if r.Evals == nil {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		fmt.Fprintf(w, "%s v%d %s %s over %d runs · %s\n", r.Skill, r.Version, fmtScore(r.Aggregate), fmtGrade(r.Grade), r.N, r.Evals.Summary)
+	}
 }

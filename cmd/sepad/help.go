@@ -26,6 +26,7 @@ var helps = map[string]helpText{
 	"demo":       {"", "sepad demo --keep"},
 	"diff":       {"SKILL A B", "sepad diff deploy v1 v3"},
 	"doctor":     {"", "sepad doctor"},
+	"eval":       {"SKILL [-- ARGS…]", "sepad eval acme:deploy -- --runs 3"},
 	"evolve":     {"SKILL", "sepad evolve deploy --dry-run"},
 	"executions": {"", "sepad executions --skill deploy --grade F --since 7d"},
 	"explain":    {"[EXECUTION_ID|last]", "sepad explain 04dc90a1974e"},

@@ -30,9 +30,13 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var qf queryFlags
 	qf.add(fs)
 	dry := fs.Bool("dry-run", false, "read and report, import nothing")
+	claudeEval := fs.String("claude-eval", "", "record a `claude plugin eval` aggregate-result.json as evidence for SKILL's current version (sepad import --claude-eval FILE SKILL)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *claudeEval != "" {
+		return importClaudeEval(qf, *claudeEval, pos, stdout) // eval.go
 	}
 	if len(pos) == 0 {
 		return usageErrorf("import needs a PATH: a log file or a logs/ directory")

@@ -50,5 +50,6 @@ func printVersions(w io.Writer, doc *query.SkillVersions) {
 	}
 	tw.Flush()
 	printPending(w, doc.Versions)
+	printEvals(w, doc.Versions)
 	fmt.Fprintln(w, "* = the version in the file now")
 }

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sepad/sepad/evals"
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
+)
+
+func init() {
+	register("eval", "run a plugin skill's eval suite (claude plugin eval) and record it as evidence for the skill's version", runEval)
+}
+
+// errPromptChanged: the prompt file changed while its suite ran, so the
+// result belongs to no one version.
+var errPromptChanged = errors.New("the prompt file changed during the eval: result not recorded")
+
+// runEval is `sepad eval SKILL [-- ARGS…]`: run the eval suite of the
+// skill's plugin (or skills-dir plugin) with `claude plugin eval --json`,
+// hashing the prompt file before and after, and record the result as
+// evidence for that version (docs/claude-code.md, "Evals"). ARGS go to
+// claude plugin eval (--runs N, --case GLOB, --threshold T, …).
+func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var extra []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, extra = args[:i], args[i+1:]
+	}
+	fs := newFlagSet("eval", stderr)
+	var qf queryFlags
+	qf.add(fs)
+	claudeBin := fs.String("claude", "", "the Claude Code CLI (default $SEPAD_CLAUDE, else claude on PATH)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: sepad eval SKILL [--claude BIN] [--json] [-- CLAUDE_PLUGIN_EVAL_ARGS…]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErrorf("eval takes one SKILL (a plugin's skill: PLUGIN:NAME, or its prompt file's path)")
+	}
+	bin := *claudeBin
+	if bin == "" {
+		bin = os.Getenv("SEPAD_CLAUDE")
+	}
+	if bin == "" {
+		bin = "claude"
+	}
+	key, name, path, err := evalTarget(qf, pos[0])
+	if err != nil {
+		return err
+	}
+	cfg, _ := claudedir.Dir()
+	plugin, dir, ok := mutation.PluginRoot(path, cfg)
+	if !ok || dir == "" {
+		return fmt.Errorf("eval %s: %s is not a plugin's prompt file: `claude plugin eval` runs a plugin's suite (make a skills-dir plugin with `claude plugin init NAME`, or put the skill in a plugin)", name, path)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("eval %s: %w", name, err)
+	}
+	out, err := os.CreateTemp("", "sepad-eval-*.json")
+	if err != nil {
+		return err
+	}
+	out.Close()
+	defer os.Remove(out.Name())
+	cmdArgs := append([]string{"plugin", "eval", dir, "--json", out.Name(), "--no-publish", "--trust-plugin"}, extra...)
+	cmd := exec.Command(bin, cmdArgs...)
+	cmd.Stdout, cmd.Stderr = stderr, stderr // progress; the result is the file
+	runErr := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(runErr, &ee):
+		code = ee.ExitCode()
+	case runErr != nil:
+		return fmt.Errorf("eval %s: run %s: %w", name, bin, runErr)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil || mutation.Hash(after) != mutation.Hash(before) {
+		return fmt.Errorf("eval %s: %s: %w", name, path, errPromptChanged)
+	}
+	b, err := os.ReadFile(out.Name())
+	if err != nil || len(b) == 0 {
+		return fmt.Errorf("eval %s: claude plugin eval exited %d and wrote no result", name, code)
+	}
+	ev, err := evals.Parse("claude plugin eval --json", b)
+	if err != nil {
+		return fmt.Errorf("eval %s: %w (claude exited %d)", name, err, code)
+	}
+	if ev.Partial {
+		// A run cut short (the cost ceiling, a failed login) says little
+		// about the prompt: shown, never recorded.
+		printEvidence(stdout, ev)
+		return &exitError{code: max(code, exitFail), err: fmt.Errorf("eval %s: the suite stopped early (%s): result not recorded", name, orDash(ev.PartialReason))}
+	}
+	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = key, name, mutation.Hash(before), time.Now().UTC(), "sepad eval"
+	if ev.Plugin == "" {
+		ev.Plugin = plugin
+	}
+	home := qf.home
+	if home == "" {
+		home = hooks.Home()
+	}
+	if err := evals.Append(home, *ev); err != nil {
+		return err
+	}
+	if qf.json {
+		b, _ := json.Marshal(ev)
+		if err := printJSON(stdout, b); err != nil {
+			return err
+		}
+	} else {
+		printEvidence(stdout, ev)
+	}
+	if code != 0 {
+		return &exitError{code: code, err: fmt.Errorf("eval %s: the suite did not pass (claude plugin eval exited %d)", name, code)}
+	}
+	return nil
+}
+
+// evalTarget finds the skill's key, name and prompt file: from sepad's
+// records when it has run, else from a path to its prompt file.
+func evalTarget(qf queryFlags, arg string) (key, name, path string, err error) {
+	var doc query.SkillDetail
+	_, ferr := fetch(qf, "/v1/skills/"+pathArg(skillArgument(arg)), &doc)
+	if ferr == nil && doc.Skill.Path != "" {
+		return doc.Skill.Key, doc.Skill.Name, doc.Skill.Path, nil
+	}
+	if abs := skillArgument(arg); filepath.IsAbs(abs) {
+		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
+			// A prompt file sepad has not seen run: its key is its path.
+			n := filepath.Base(filepath.Dir(abs))
+			if filepath.Base(abs) != "SKILL.md" {
+				n = strings.TrimSuffix(filepath.Base(abs), ".md")
+			}
+			return abs, n, abs, nil
+		}
+	}
+	if ferr != nil {
+		return "", "", "", fmt.Errorf("eval %s: %w (or give the prompt file's path)", arg, ferr)
+	}
+	return "", "", "", fmt.Errorf("eval %s: sepad knows no prompt file of it; give the prompt file's path", arg)
+}
+
+// printEvidence prints one recorded suite run.
+func printEvidence(w io.Writer, e *evals.Evidence) {
+	fmt.Fprintf(w, "%s %s: %s\n", e.Skill, e.Version, e.Summary())
+	for _, c := range e.Cases {
+		mark := "pass"
+		if !c.Passed {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  %-4s %-24s %.2f over %d run(s)", mark, c.Name, c.Score, c.Runs)
+		if c.Delta != nil {
+			fmt.Fprintf(w, ", %+.2f against no skill", *c.Delta)
+		}
+		fmt.Fprintln(w)
+	}
+	if e.SkillKey != "" {
+		fmt.Fprintf(w, "recorded as evidence for %s (threshold %.2f, cost $%.4f)\n", e.Version, e.Threshold, e.CostUSD)
+	}
+}
+
+// importClaudeEval is `sepad import --claude-eval FILE SKILL`: record an
+// existing aggregate-result.json as evidence for the skill's version. The
+// result holds no content hash, so the version is the prompt file's
+// content now, and a file changed since the suite started is refused.
+func importClaudeEval(qf queryFlags, file string, pos []string, stdout io.Writer) error {
+	if len(pos) != 1 {
+		return usageErrorf("import --claude-eval FILE takes one SKILL (the skill the suite evaluated)")
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	ev, err := evals.Parse(file, b)
+	if err != nil {
+		return err
+	}
+	if ev.Partial {
+		return fmt.Errorf("import --claude-eval %s: the suite stopped early (%s): not recorded", file, orDash(ev.PartialReason))
+	}
+	key, name, path, err := evalTarget(qf, pos[0])
+	if err != nil {
+		return err
+	}
+	content, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(path); err == nil && !ev.RanAt.IsZero() && fi.ModTime().After(ev.RanAt) {
+		return fmt.Errorf("import --claude-eval %s: %s changed at %s, after the suite started (%s): cannot tell which version it evaluated; run `sepad eval %s` instead",
+			file, path, fi.ModTime().UTC().Format(time.RFC3339), ev.RanAt.Format(time.RFC3339), name)
+	}
+	abs, _ := filepath.Abs(file)
+	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source, ev.File = key, name, mutation.Hash(content), time.Now().UTC(), "import", abs
+	home := qf.home
+	if home == "" {
+		home = hooks.Home()
+	}
+	if err := evals.Append(home, *ev); err != nil {
+		return err
+	}
+	printEvidence(stdout, ev)
+	return nil
+}
