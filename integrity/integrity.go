@@ -55,17 +55,19 @@ type Report struct {
 var claimPatterns = sync.OnceValue(func() []struct {
 	claim string
 	re    *regexp.Regexp
+	words []string // one of them is in every match (a cheap first test)
 } {
 	return []struct {
 		claim string
 		re    *regexp.Regexp
+		words []string
 	}{
-		{TestsPass, regexp.MustCompile(`(?i)\b(all|the|every|\d+)?\s*(unit |integration |e2e )?tests?( suite)? (now |all |still )?(pass(es|ed|ing)?|succeed(s|ed)?|(are|is) (green|passing))\b|\ball (checks|tests) (are )?green\b|\btest suite is green\b`)},
-		{Fixed, regexp.MustCompile(`(?i)\b(fixed|resolved|has been fixed|is fixed|now works|works now|is working now)\b`)},
-		{Deployed, regexp.MustCompile(`(?i)\b(deployed|deployment (succeeded|is complete|complete|was successful)|(is )?live (on|in) (staging|production|prod))\b`)},
-		{NoErrors, regexp.MustCompile(`(?i)\b(no (more )?errors|without (any )?errors|error[- ]free|no (remaining )?failures)\b`)},
-		{Builds, regexp.MustCompile(`(?i)\b(builds|compiles) (cleanly|successfully|fine|without errors)\b|\bbuild (succeeds|succeeded|passes|is green)\b`)},
-		{Done, regexp.MustCompile(`(?i)^\W*(done|all done|complete|finished|all set)\b|\b(task|work|change|implementation) is (done|complete|finished)\b|\bi(?:'ve| have) (completed|finished)\b`)},
+		{TestsPass, regexp.MustCompile(`(?i)\b(all|the|every|\d+)?\s*(unit |integration |e2e )?tests?( suite)? (now |all |still )?(pass(es|ed|ing)?|succeed(s|ed)?|(are|is) (green|passing))\b|\ball (checks|tests) (are )?green\b|\btest suite is green\b`), []string{"test", "checks"}},
+		{Fixed, regexp.MustCompile(`(?i)\b(fixed|resolved|has been fixed|is fixed|now works|works now|is working now)\b`), []string{"fixed", "resolved", "works", "working"}},
+		{Deployed, regexp.MustCompile(`(?i)\b(deployed|deployment (succeeded|is complete|complete|was successful)|(is )?live (on|in) (staging|production|prod))\b`), []string{"deploy", "live"}},
+		{NoErrors, regexp.MustCompile(`(?i)\b(no (more )?errors|without (any )?errors|error[- ]free|no (remaining )?failures)\b`), []string{"error", "failure"}},
+		{Builds, regexp.MustCompile(`(?i)\b(builds|compiles) (cleanly|successfully|fine|without errors)\b|\bbuild (succeeds|succeeded|passes|is green)\b`), []string{"build", "compile"}},
+		{Done, regexp.MustCompile(`(?i)^\W*(done|all done|complete|finished|all set)\b|\b(task|work|change|implementation) is (done|complete|finished)\b|\bi(?:'ve| have) (completed|finished)\b`), []string{"done", "complete", "finished", "all set"}},
 	}
 })
 
@@ -91,12 +93,20 @@ func Check(x *execution.Execution) *Report {
 	seen := map[string]bool{}
 	for _, sent := range sentenceEnd.Split(out, -1) {
 		sent = strings.TrimSpace(strings.TrimLeft(sent, "-*#>•0123456789. \t"))
-		if sent == "" || negation.MatchString(sent) {
+		if sent == "" {
 			continue
 		}
+		lower := strings.ToLower(sent)
+		checked, negated := false, false
 		for _, p := range claimPatterns() {
-			if seen[p.claim] || !p.re.MatchString(sent) {
+			if seen[p.claim] || !containsAny(lower, p.words) || !p.re.MatchString(sent) {
 				continue
+			}
+			if !checked {
+				checked, negated = true, negation.MatchString(sent)
+			}
+			if negated {
+				break
 			}
 			seen[p.claim] = true
 			o := observe(x, p.claim)
@@ -211,4 +221,13 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -88,11 +88,14 @@ func sumSquares(v *Vector) int64 {
 }
 
 // Cache is the vectors of a skill's previous executions, at most
-// CacheSize, oldest out first (the seed's VectorCache, brute force).
+// CacheSize, oldest out first (the seed's VectorCache, brute force). It
+// keeps them by dimension (one column of every vector's value per
+// dimension), so a similarity scan reads memory in order.
 type Cache struct {
-	vecs  []Vector
+	cols  [Dimensions][]int8
 	norms []float64 // Euclidean norm of each vector
-	next  int       // where the next vector goes once full
+	n     int       // vectors held
+	next  int       // the slot the next vector takes once full
 	max   int
 }
 
@@ -106,47 +109,49 @@ func NewCache(max int) *Cache {
 }
 
 // Len is the number of vectors held.
-func (c *Cache) Len() int { return len(c.vecs) }
+func (c *Cache) Len() int { return c.n }
 
 // Add adds v, dropping the oldest when full.
 func (c *Cache) Add(v Vector) {
 	n := math.Sqrt(float64(sumSquares(&v)))
-	if len(c.vecs) < c.max {
-		c.vecs = append(c.vecs, v)
+	if c.n < c.max {
+		for d := range c.cols {
+			c.cols[d] = append(c.cols[d], v[d])
+		}
 		c.norms = append(c.norms, n)
+		c.n++
 		return
 	}
-	c.vecs[c.next], c.norms[c.next] = v, n
+	for d := range c.cols {
+		c.cols[d][c.next] = v[d]
+	}
+	c.norms[c.next] = n
 	c.next = (c.next + 1) % c.max
 }
 
 // MaxCosine is the largest cosine similarity between v and the vectors
-// held (0 when empty or v is zero). It reads only v's non-zero
-// components: a short trace's vector has a few dozen.
+// held (0 when empty or v is zero). It reads only the columns of v's
+// non-zero components: a short trace's vector has a few dozen.
 func (c *Cache) MaxCosine(v Vector) float64 {
-	type comp struct {
-		i uint16
-		x int32
-	}
-	var q []comp
-	for i, x := range v {
-		if x != 0 {
-			q = append(q, comp{uint16(i), int32(x)})
-		}
-	}
 	nv := math.Sqrt(float64(sumSquares(&v)))
-	if nv == 0 {
+	if nv == 0 || c.n == 0 {
 		return 0
 	}
-	best := 0.0
-	for i := range c.vecs {
-		if c.norms[i] == 0 {
+	acc := make([]int32, c.n) // at most 384 × 127 × 127 each: fits
+	for d, x := range v {
+		if x == 0 {
 			continue
 		}
-		w := &c.vecs[i]
-		var dot int32 // at most 384 × 127 × 127: fits
-		for _, e := range q {
-			dot += e.x * int32(w[e.i%Dimensions])
+		q := int32(x)
+		col := c.cols[d][:len(acc)]
+		for i, w := range col {
+			acc[i] += q * int32(w)
+		}
+	}
+	best := 0.0
+	for i, dot := range acc {
+		if c.norms[i] == 0 {
+			continue
 		}
 		if s := float64(dot) / (nv * c.norms[i]); s > best {
 			best = s
@@ -157,5 +162,9 @@ func (c *Cache) MaxCosine(v Vector) float64 {
 
 // Clone returns an independent copy.
 func (c *Cache) Clone() *Cache {
-	return &Cache{vecs: append([]Vector(nil), c.vecs...), norms: append([]float64(nil), c.norms...), next: c.next, max: c.max}
+	out := &Cache{norms: append([]float64(nil), c.norms...), n: c.n, next: c.next, max: c.max}
+	for d := range c.cols {
+		out.cols[d] = append([]int8(nil), c.cols[d]...)
+	}
+	return out
 }
