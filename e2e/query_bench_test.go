@@ -168,7 +168,13 @@ func (ts timings) pct(p float64) time.Duration {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
-// runCLI times one sepad command to completion.
+// cpuTimes collects the CPU time (user and system) of the processes
+// runCLI times, per command line: unlike the elapsed time it barely
+// moves with other processes' load on a shared machine.
+var cpuTimes = map[string]timings{}
+
+// runCLI times one sepad command to completion, its output read as a
+// terminal or a pipe would.
 func runCLI(tb testing.TB, env []string, args ...string) time.Duration {
 	tb.Helper()
 	cmd := exec.Command(sepadBin, args...)
@@ -179,6 +185,8 @@ func runCLI(tb testing.TB, env []string, args ...string) time.Duration {
 	if err != nil {
 		tb.Fatalf("sepad %v: %v\n%.500s", args, err, out)
 	}
+	k := strings.Join(args, " ")
+	cpuTimes[k] = append(cpuTimes[k], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	return d
 }
 
@@ -236,11 +244,19 @@ func BenchmarkQueriesBigStore(b *testing.B) {
 		reps = 15
 	}
 	var lines []string
-	logRow := func(what string, ts timings) {
-		lines = append(lines, fmt.Sprintf("| %s | %d | %s | %s |", what, len(ts), ms(ts.pct(0.5)), ms(ts.pct(0.99))))
+	// logRow adds a row; with cmd, the CPU time of those processes too.
+	logRow := func(what string, ts timings, cmd ...string) {
+		cpu := "- | -"
+		if len(cmd) > 0 {
+			c := cpuTimes[strings.Join(cmd, " ")]
+			cpu = ms(c.pct(0.5)) + " | " + ms(c.pct(0.99))
+			delete(cpuTimes, strings.Join(cmd, " "))
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %d | %s | %s | %s |", what, len(ts), ms(ts.pct(0.5)), ms(ts.pct(0.99)), cpu))
 	}
 	for i := 0; i < b.N; i++ {
 		lines = lines[:0]
+		loadBefore := loadAvg()
 		// The floor: a process that asks the daemon for nothing.
 		d := startBenchDaemon(b, home)
 		c := socketClient(home)
@@ -251,11 +267,11 @@ func BenchmarkQueriesBigStore(b *testing.B) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		rssStart := rssOf(d.Process.Pid)
-		var floor, grades, apiCached, apiCold timings
+		var floor, grades, gradesJSON, apiCached, apiCold timings
 		for j := 0; j < reps; j++ {
 			floor = append(floor, runCLI(b, env, "api", "/healthz", "--home", home))
 		}
-		logRow("`sepad api /healthz` (process floor), socket", floor)
+		logRow("`sepad api /healthz` (process floor), socket", floor, "api", "/healthz", "--home", home)
 		// Cold: the first answer after a write; every write (here one hook
 		// line committed by the collector) invalidates the cache.
 		for j := 0; j < min(reps, 10); j++ {
@@ -284,7 +300,11 @@ func BenchmarkQueriesBigStore(b *testing.B) {
 		for j := 0; j < reps; j++ {
 			grades = append(grades, runCLI(b, env, "grades", "--home", home))
 		}
-		logRow("`sepad grades`, socket", grades)
+		logRow("`sepad grades`, socket", grades, "grades", "--home", home)
+		for j := 0; j < reps; j++ {
+			gradesJSON = append(gradesJSON, runCLI(b, env, "grades", "--json", "--home", home))
+		}
+		logRow("`sepad grades --json`, socket", gradesJSON, "grades", "--json", "--home", home)
 		rssEnd := rssOf(d.Process.Pid)
 		mb, _ := tryGetMetrics(c)
 		d.Process.Signal(syscall.SIGTERM)
@@ -296,18 +316,19 @@ func BenchmarkQueriesBigStore(b *testing.B) {
 		for j := 0; j < reps; j++ {
 			dFloor = append(dFloor, runCLI(b, env, "api", "/healthz", "--home", home))
 		}
-		logRow("`sepad api /healthz`, direct open (floor: open the database)", dFloor)
+		logRow("`sepad api /healthz`, direct open (floor: open the database)", dFloor, "api", "/healthz", "--home", home)
 		for j := 0; j < reps; j++ {
 			dAPI = append(dAPI, runCLI(b, env, "api", "/v1/skills", "--home", home))
 		}
-		logRow("`sepad api /v1/skills` (GET /v1/skills in process), direct open", dAPI)
+		logRow("`sepad api /v1/skills` (GET /v1/skills in process), direct open", dAPI, "api", "/v1/skills", "--home", home)
 		for j := 0; j < reps; j++ {
 			dGrades = append(dGrades, runCLI(b, env, "grades", "--home", home))
 		}
-		logRow("`sepad grades`, direct open", dGrades)
+		logRow("`sepad grades`, direct open", dGrades, "grades", "--home", home)
 
 		b.ReportMetric(float64(grades.pct(0.5).Microseconds())/1000, "grades-socket-p50-ms")
 		b.ReportMetric(float64(grades.pct(0.99).Microseconds())/1000, "grades-socket-p99-ms")
+		b.ReportMetric(float64(gradesJSON.pct(0.99).Microseconds())/1000, "grades-json-socket-p99-ms")
 		b.ReportMetric(float64(dGrades.pct(0.5).Microseconds())/1000, "grades-direct-p50-ms")
 		b.ReportMetric(float64(dGrades.pct(0.99).Microseconds())/1000, "grades-direct-p99-ms")
 		b.ReportMetric(float64(apiCached.pct(0.5).Microseconds())/1000, "skills-cached-p50-ms")
@@ -324,8 +345,19 @@ func BenchmarkQueriesBigStore(b *testing.B) {
 		b.Logf("ratios (one run): grades socket/direct %.2f; grades socket/process floor %.2f; grades direct/direct floor %.2f; /v1/skills computed/cached %.0f",
 			float64(grades.pct(0.5))/float64(dGrades.pct(0.5)), float64(grades.pct(0.5))/float64(floor.pct(0.5)),
 			float64(dGrades.pct(0.5))/float64(dFloor.pct(0.5)), float64(apiCold.pct(0.5))/float64(apiCached.pct(0.5)))
-		b.Logf("\n| what | runs | p50 | p99 |\n|---|---|---|---|\n%s", strings.Join(lines, "\n"))
+		b.Logf("load average before and after: %s / %s", loadBefore, loadAvg())
+		b.Logf("\n| what | runs | p50 | p99 | CPU p50 | CPU p99 |\n|---|---|---|---|---|---|\n%s", strings.Join(lines, "\n"))
 	}
+}
+
+// loadAvg is the machine's 1-minute load average (Linux), which the
+// elapsed times depend on.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Fields(string(b))[0]
 }
 
 // startBenchDaemon starts `sepad run` for a benchmark (startDaemon is for

@@ -227,6 +227,9 @@ func fetch(f queryFlags, path string, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v == nil {
+		return body, nil // the caller decodes what it needs
+	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return nil, fmt.Errorf("malformed answer: %w", err)
 	}

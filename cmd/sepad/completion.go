@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/evolve"
-	"github.com/sepad/sepad/query"
 )
 
 func init() {
@@ -33,8 +32,12 @@ func runCompletion(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 		return err
 	}
 	if *skills {
-		var doc query.Grades
-		if _, err := fetch(qf, "/v1/skills", &doc); err != nil {
+		body, err := fetch(qf, "/v1/skills", nil)
+		if err != nil {
+			return err
+		}
+		doc, err := decodeGradeTable(body) // a tab press waits for it
+		if err != nil {
 			return err
 		}
 		seen := map[string]bool{}

@@ -14,6 +14,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -91,13 +92,35 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sepad: %v\n", unknownCommand(args[0]))
 		return exitUsage
 	}
-	err := cmd.run(args[1:], stdin, stdout, stderr)
+	err := runBuffered(args[0], cmd, args[1:], stdin, stdout, stderr)
 	var hr *helpRequest
 	if errors.As(err, &hr) {
 		printCommandHelp(stdout, args[0], hr.fs)
 		return exitOK
 	}
 	return exitCode(stderr, args[0], err)
+}
+
+// streaming are the commands whose output is progress to be seen as it
+// comes (the daemon, the demo, install's service manager steps, doctor's
+// checks); every other command's output is buffered and written at its
+// end. Unbuffered, a table of 1,000 rows cost some 23,000 write system
+// calls (tabwriter writes cell by cell): most of `sepad grades`'s time
+// through the socket on a big store (BENCHMARKS.md).
+var streaming = map[string]bool{"run": true, "demo": true, "hook": true, "import": true, "doctor": true, "install": true, "uninstall": true}
+
+// runBuffered runs cmd with its stdout buffered unless it streams, and
+// writes the buffer out before the error, if any, is printed.
+func runBuffered(name string, cmd command, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if streaming[name] {
+		return cmd.run(args, stdin, stdout, stderr)
+	}
+	bw := bufio.NewWriterSize(stdout, 64<<10)
+	err := cmd.run(args, stdin, bw, stderr)
+	if ferr := bw.Flush(); ferr != nil && err == nil {
+		err = fmt.Errorf("write the output: %w", ferr)
+	}
+	return err
 }
 
 // exitCode decides the process's exit status from a subcommand's error.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,14 +18,18 @@ func fmtScore(p *float64) string {
 	if p == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f", *p)
+	return strconv.FormatFloat(*p, 'f', 2, 64) // as %.2f, without fmt's cost per cell
 }
 
 func fmtChange(p *float64) string {
 	if p == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%+.2f", *p)
+	s := strconv.FormatFloat(*p, 'f', 2, 64) // as %+.2f
+	if s[0] != '-' && s[0] != '+' {
+		s = "+" + s
+	}
+	return s
 }
 
 func fmtGrade(g string) string {
@@ -46,7 +51,7 @@ func fmtVersion(seq int, hash string) string {
 	if seq == 0 {
 		return shortHash(hash)
 	}
-	return fmt.Sprintf("v%d %s", seq, shortHash(hash))
+	return "v" + strconv.Itoa(seq) + " " + shortHash(hash)
 }
 
 func fmtTime(t time.Time) string {
