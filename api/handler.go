@@ -149,6 +149,7 @@ func (h *handler) dashboardLogin(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, err, nil)
 		return
 	}
+	go h.dash.Warm() // the overview is ready when the browser asks
 	writeJSON(w, http.StatusOK, l)
 }
 

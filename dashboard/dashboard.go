@@ -102,6 +102,20 @@ func New(o Options) *Dashboard {
 	return d
 }
 
+// Warm computes the overview ahead of a visit (with the cache on, it is
+// kept until the next write): the first overview after the daemon starts
+// decodes every skill's versions and recent runs, which takes seconds
+// with a thousand skills. The login calls it when it gives a link.
+func (d *Dashboard) Warm() {
+	if !d.o.Cache || d.o.DB == nil {
+		return
+	}
+	r, err := http.NewRequest(http.MethodGet, Prefix, nil)
+	if err == nil {
+		d.Render(r)
+	}
+}
+
 // Stop ends the live streams (the server is shutting down).
 func (d *Dashboard) Stop() { d.once.Do(func() { close(d.stop) }) }
 

@@ -150,6 +150,11 @@ func TestPages(t *testing.T) {
 func TestCacheFollowsWrites(t *testing.T) {
 	db, home := testDB(t)
 	d := New(Options{DB: db, Home: home, Cache: true})
+	// Warm computes the overview a visit asks for first.
+	d.Warm()
+	if _, ok := d.cache["/dashboard/?"]; !ok || len(d.cache) != 1 {
+		t.Fatalf("after Warm the cache holds %d pages", len(d.cache))
+	}
 	_, a := page(t, d, "/dashboard/?project=/home/ana/src/shop&sort=name")
 	_, b := page(t, d, "/dashboard/?project=/home/ana/src/shop&sort=name")
 	if a != b {

@@ -54,13 +54,12 @@ func (d *Dashboard) overview(r *http.Request) (any, error) {
 	if p.Sort != sortWorst && p.Sort != sortName {
 		return nil, fmt.Errorf("%w: sort=%q: want worst or name", query.ErrBadRequest, p.Sort)
 	}
-	g, err := query.ListGrades(d.o.DB, query.GradesRequest{})
+	g, trends, err := query.Overview(d.o.DB, TrendRuns)
 	if err != nil {
 		return nil, err
 	}
 	p.Total = len(g.Grades)
 	seen := map[string]bool{}
-	var keys []string
 	for _, row := range g.Grades {
 		if !seen[row.Project] {
 			seen[row.Project] = true
@@ -69,17 +68,12 @@ func (d *Dashboard) overview(r *http.Request) (any, error) {
 		if p.Project != "" && row.Project != p.Project {
 			continue
 		}
-		keys = append(keys, row.SkillKey)
 		p.Rows = append(p.Rows, overviewRow{GradeRow: row, StatusText: statusText(&row), Cost: costText(&row)})
 	}
 	if p.Project != "" && !seen[p.Project] {
 		return nil, fmt.Errorf("no skill in project %q: %w", p.Project, query.ErrNotFound)
 	}
 	sort.Strings(p.Projects)
-	trends, err := query.Trends(d.o.DB, keys, TrendRuns)
-	if err != nil {
-		return nil, err
-	}
 	for _, n := range query.PendingNotices(d.o.Home) {
 		if p.Project == "" || n.Project == p.Project {
 			p.Notices = append(p.Notices, n)

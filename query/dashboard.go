@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
 )
 
@@ -36,18 +37,36 @@ type trendEntry struct {
 	pts  []TrendPoint
 }
 
-// Trends returns, for each key, the scores of its n most recently
-// recorded executions across its versions (newest version first), oldest
-// first. Unknown keys are left out.
-func Trends(db *store.DB, keys []string, n int) (map[string][]TrendPoint, error) {
+// Overview is ListGrades (one row per skill) and the Trends of every
+// skill, from one read of the skills' versions: the dashboard's
+// overview.
+func Overview(db *store.DB, n int) (*Grades, map[string][]TrendPoint, error) {
+	o := db.AggregateOptions()
+	g := &Grades{RubricVersion: fitness.RubricVersion, MinSamples: minSamples(o), Grades: []GradeRow{}}
+	ss, err := db.SkillList()
+	if err != nil {
+		return nil, nil, err
+	}
+	sortSkills(ss)
+	full, err := loadSkills(db, ss)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range full {
+		if c := currentRow(versionRows(&full[i])); c != nil {
+			g.Grades = append(g.Grades, *c)
+		}
+	}
+	trends, err := trendsOf(db, full, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, trends, nil
+}
+
+func trendsOf(db *store.DB, ss []store.Skill, n int) (map[string][]TrendPoint, error) {
 	if n <= 0 {
 		n = 20
-	}
-	// The skills' versions as the grades read them (remembered by the
-	// store, so this decodes only what changed since the last listing).
-	ss, err := db.SkillsByKey(keys)
-	if err != nil {
-		return nil, err
 	}
 	trendCache.Lock()
 	if trendCache.db != db || trendCache.m == nil {
@@ -55,7 +74,7 @@ func Trends(db *store.DB, keys []string, n int) (map[string][]TrendPoint, error)
 	}
 	trendCache.Unlock()
 	seq := &seqs{db: db, m: make(map[string]map[string]int, len(ss))}
-	out := make(map[string][]TrendPoint, len(keys))
+	out := make(map[string][]TrendPoint, len(ss))
 	for i := range ss {
 		sk := &ss[i]
 		vm := make(map[string]int, len(sk.Versions))
