@@ -35,7 +35,7 @@ func TestOverview(t *testing.T) {
 		t.Fatalf("overview grades differ from ListGrades:\n%+v\n%+v", g, want)
 	}
 	for key, w := range map[string]string{
-		deployPath:     "v1:84 v2:60 v2:62 v2:55 v3:90 ",
+		deployPath:       "v1:84 v2:60 v2:62 v2:55 v3:90 ",
 		blog + "#deploy": "v1:91 ",
 		shop + "#review": "v1:75 v1:- v1:77 v1:79 ",
 	} {
