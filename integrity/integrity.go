@@ -62,7 +62,7 @@ var claimPatterns = sync.OnceValue(func() []struct {
 		re    *regexp.Regexp
 		words []string
 	}{
-		{TestsPass, regexp.MustCompile(`(?i)\b(all|the|every|\d+)?\s*(unit |integration |e2e )?tests?( suite)? (now |all |still )?(pass(es|ed|ing)?|succeed(s|ed)?|(are|is) (green|passing))\b|\ball (checks|tests) (are )?green\b|\btest suite is green\b`), []string{"test", "checks"}},
+		{TestsPass, regexp.MustCompile(`(?i)\btests?( suite)? (now |all |still )?(pass(es|ed|ing)?|succeed(s|ed)?|(are|is) (green|passing))\b|\ball (checks|tests) (are )?green\b|\btest suite is green\b`), []string{"test", "checks"}},
 		{Fixed, regexp.MustCompile(`(?i)\b(fixed|resolved|has been fixed|is fixed|now works|works now|is working now)\b`), []string{"fixed", "resolved", "works", "working"}},
 		{Deployed, regexp.MustCompile(`(?i)\b(deployed|deployment (succeeded|is complete|complete|was successful)|(is )?live (on|in) (staging|production|prod))\b`), []string{"deploy", "live"}},
 		{NoErrors, regexp.MustCompile(`(?i)\b(no (more )?errors|without (any )?errors|error[- ]free|no (remaining )?failures)\b`), []string{"error", "failure"}},
@@ -85,9 +85,11 @@ func Check(x *execution.Execution) *Report {
 	if !x.HasOutput || strings.TrimSpace(x.Output) == "" {
 		return nil
 	}
+	// A long answer claims in its opening and its summary: read its
+	// first 1 KiB and its last 4 KiB.
 	out := x.Output
-	if len(out) > 32<<10 {
-		out = out[:32<<10]
+	if len(out) > 5<<10 {
+		out = strings.ToValidUTF8(out[:1<<10], "") + "\n" + strings.ToValidUTF8(out[len(out)-4<<10:], "")
 	}
 	var r Report
 	seen := map[string]bool{}
