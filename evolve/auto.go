@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
@@ -132,6 +133,16 @@ func (e *Evolver) maybeEvolve(key, name string) error {
 	if st[cur.Hash] != mutation.StatusBaseline {
 		return nil // a candidate is being decided, or a person decides (pinned, would roll back)
 	}
+	// Failed and refused attempts count against the day's limit too in
+	// automatic mode: a mutator that keeps failing (claude not found, no
+	// credentials) is retried at most PerDay times a day, not at every
+	// third execution.
+	if n, err := e.attemptsInDay(key); err != nil {
+		return err
+	} else if per := e.o.Proposal.PerDay; per > 0 && n >= per {
+		e.o.Logger.Debug("automatic evolution waits", "skill", name, "rule", mutation.RuleRateLimit, "attempts", n)
+		return nil
+	}
 	if _, err := e.o.Engine.ProposalLimits(key, e.o.Proposal); err != nil {
 		var re *mutation.RefusalError
 		if errors.As(err, &re) {
@@ -165,4 +176,20 @@ func (e *Evolver) maybeEvolve(key, name string) error {
 		}
 	}()
 	return nil
+}
+
+// attemptsInDay counts the skill's recorded attempts in the last 24 hours.
+func (e *Evolver) attemptsInDay(key string) (int, error) {
+	l, err := readLog(e.o.DB, key)
+	if err != nil {
+		return 0, err
+	}
+	now := e.o.Now()
+	n := 0
+	for _, a := range l.attempts {
+		if age := now.Sub(a.Time); age >= 0 && age < 24*time.Hour {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -126,3 +126,36 @@ func TestAutoModeLimitsUnderRepeatedTriggers(t *testing.T) {
 		t.Errorf("%d attempts a day later, want 11", len(r.attempts()))
 	}
 }
+
+// TestAutoModeFailingMutatorIsBounded: a mutator that always fails is
+// retried every third execution, at most 10 times a day, each time told.
+func TestAutoModeFailingMutatorIsBounded(t *testing.T) {
+	r := newRig(t)
+	r.mode = "fail"
+	r.startAuto(fitness.B, "deploy")
+	h1 := r.write(v1)
+	for i := 0; i < 60; i++ {
+		r.run(h1, 55, 0.5)
+	}
+	got := r.attempts()
+	if len(got) != 10 {
+		t.Fatalf("%d failed attempts in an hour, want the day's 10", len(got))
+	}
+	for i, a := range got {
+		if a.Outcome != OutcomeFailed || a.Rule != RuleMutatorFailed || !strings.Contains(a.Error, "no credentials") {
+			t.Errorf("attempt %d: %+v", i, a)
+		}
+		if i > 0 && a.Time.Sub(got[i-1].Time) < 3*time.Minute {
+			t.Errorf("attempts %d and %d %v apart", i-1, i, a.Time.Sub(got[i-1].Time))
+		}
+	}
+	if r.file() != v1 {
+		t.Error("a failing mutator changed the file")
+	}
+	r.mu.Lock()
+	n := len(r.notices)
+	r.mu.Unlock()
+	if n != 20 { // the start and the failure of each
+		t.Errorf("%d notices, want 20", n)
+	}
+}
