@@ -486,7 +486,15 @@ func TestEvolveAutoMode(t *testing.T) {
 	waitFor(t, "the rollback's notice", func() bool { return strings.Contains(notices(t, p), "rolled back deploy v2 → v1") })
 	time.Sleep(600 * time.Millisecond)
 
-	// Back on v1, after 3 executions since the last attempt: one more.
+	// Back on v1: nothing evolves until 3 executions of it were seen.
+	for i := 0; i < 2; i++ {
+		p.turn(2, badAnswer)
+	}
+	p.release()
+	waitRuns(t, p, 12)
+	if as := attempts(t, p); len(as) != 1 {
+		t.Fatalf("%d attempts after 2 runs of the restored version", len(as))
+	}
 	p.turn(2, badAnswer)
 	p.release()
 	waitFor(t, "a second automatic evolution", func() bool { return len(attempts(t, p)) == 2 })

@@ -30,11 +30,14 @@ type auto struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	// since counts, per skill, the executions observed since its last
-	// automatic attempt (in this process): SEPA's "at least 3 executions
-	// between mutations" also after a rollback, which puts back a version
-	// with old executions.
-	since map[string]int
+	// since counts, per skill, the executions of version[skill] observed
+	// in a row since its last automatic attempt (in this process), and
+	// version is the version of the last one: SEPA's "at least 3
+	// executions between mutations" also after a rollback, which puts
+	// back a version with old executions (the engine's too_soon counts
+	// those).
+	since   map[string]int
+	version map[string]string
 	// tried marks skills with an automatic attempt in this process.
 	tried map[string]bool
 }
@@ -43,7 +46,7 @@ type auto struct {
 // the background, until Close.
 func (e *Evolver) StartAuto(o AutoOptions) {
 	ctx, cancel := context.WithCancel(context.Background())
-	e.auto = &auto{o: o, ctx: ctx, cancel: cancel, since: map[string]int{}, tried: map[string]bool{}}
+	e.auto = &auto{o: o, ctx: ctx, cancel: cancel, since: map[string]int{}, version: map[string]string{}, tried: map[string]bool{}}
 }
 
 // Close stops automatic mode and waits for the evolutions under way
@@ -81,6 +84,9 @@ func (e *Evolver) Observe(execs []store.Scored) {
 		if on, _ := a.o.Mode(x.Exec.Skill); !on {
 			continue
 		}
+		if a.version[x.SkillKey] != x.Version {
+			a.version[x.SkillKey], a.since[x.SkillKey] = x.Version, 0
+		}
 		a.since[x.SkillKey]++
 		if _, ok := seen[x.SkillKey]; !ok {
 			order = append(order, x.SkillKey)
@@ -104,7 +110,7 @@ func (e *Evolver) maybeEvolve(key, name string) error {
 		return nil
 	}
 	a.mu.Lock()
-	since, tried := a.since[key], a.tried[key]
+	since, tried, seen := a.since[key], a.tried[key], a.version[key]
 	a.mu.Unlock()
 	if tried && since < e.o.Proposal.MinExecutions {
 		return nil
@@ -119,7 +125,9 @@ func (e *Evolver) maybeEvolve(key, name string) error {
 			cur = &sk.Versions[i]
 		}
 	}
-	if cur == nil || !cur.ContentKnown {
+	if cur == nil || !cur.ContentKnown || cur.Hash != seen {
+		// The file changed (a rollback, an edit) since the last execution
+		// seen: wait for executions of the version now in force.
 		return nil
 	}
 	agg := cur.Aggregate
