@@ -30,7 +30,8 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			msg := err.Error()
 			if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-				msg = "unknown flag " + f
+				// As the user spells flags (and help prints them): --name.
+				msg = "unknown flag -" + f
 			}
 			return nil, usageErrorf("%s", msg)
 		}

@@ -102,23 +102,24 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // part of `sepad grades` on a big store (BENCHMARKS.md). A field the
 // table starts to show must be added here.
 type gradeTableRow struct {
-	Skill       string        `json:"skill"`
-	Project     string        `json:"project"`
-	Version     int           `json:"version"`
-	Hash        string        `json:"hash"`
-	Current     bool          `json:"current"`
-	Status      string        `json:"status"`
-	N           int           `json:"n"`
-	Aggregate   *float64      `json:"aggregate"`
-	Grade       string        `json:"grade"`
-	Advice      string        `json:"advice"`
-	Change      *float64      `json:"change"`
-	LastScore   *float64      `json:"last_score"`
-	Tokens      *query.Tokens `json:"tokens,omitempty"`
-	TokenChange *float64      `json:"token_change,omitempty"`
-	NeededMore  *int          `json:"needed_more,omitempty"`
-	Pending     string        `json:"pending,omitempty"`
-	OverClaims  int           `json:"over_claims"`
+	Skill       string         `json:"skill"`
+	Project     string         `json:"project"`
+	Version     int            `json:"version"`
+	Hash        string         `json:"hash"`
+	Current     bool           `json:"current"`
+	Status      string         `json:"status"`
+	N           int            `json:"n"`
+	Aggregate   *float64       `json:"aggregate"`
+	Grade       string         `json:"grade"`
+	Advice      string         `json:"advice"`
+	Change      *float64       `json:"change"`
+	LastScore   *float64       `json:"last_score"`
+	Tokens      *query.Tokens  `json:"tokens,omitempty"`
+	TokenChange *float64       `json:"token_change,omitempty"`
+	NeededMore  *int           `json:"needed_more,omitempty"`
+	Pending     string         `json:"pending,omitempty"`
+	OverClaims  int            `json:"over_claims"`
+	Evals       *query.EvalRow `json:"evals,omitempty"`
 }
 
 // decodeGradeTable decodes GET /v1/skills into the rows' table fields.
@@ -135,7 +136,7 @@ func decodeGradeTable(body []byte) (*query.Grades, error) {
 	for i, r := range doc.Grades {
 		g.Grades[i] = query.GradeRow{Skill: r.Skill, Project: r.Project, Version: r.Version, Hash: r.Hash, Current: r.Current,
 			Status: r.Status, N: r.N, Aggregate: r.Aggregate, Grade: r.Grade, Advice: r.Advice, Change: r.Change, LastScore: r.LastScore,
-			Tokens: r.Tokens, TokenChange: r.TokenChange, NeededMore: r.NeededMore, Pending: r.Pending, OverClaims: r.OverClaims}
+			Tokens: r.Tokens, TokenChange: r.TokenChange, NeededMore: r.NeededMore, Pending: r.Pending, OverClaims: r.OverClaims, Evals: r.Evals}
 	}
 	return g, nil
 }

@@ -70,7 +70,7 @@ func TestHelpAndErrorsOnce(t *testing.T) {
 		want string
 	}{
 		{[]string{"grdes"}, `sepad: no command "grdes"; did you mean grades?`},
-		{[]string{"grades", "--nope"}, "sepad grades: unknown flag -nope (see `sepad help grades`)"},
+		{[]string{"grades", "--nope"}, "sepad grades: unknown flag --nope (see `sepad help grades`)"},
 		{[]string{"history"}, "sepad history: history takes one SKILL"},
 		{[]string{"help", "nope"}, `sepad help: no command "nope"`},
 	} {
