@@ -213,7 +213,9 @@ func Compile(d Def) (*Check, error) {
 			return nil, bad("expected", "%s needs expected: a string", d.Type)
 		}
 		c.expected = s
-		c.threshold, err = frac("threshold", d.Threshold, DefaultLevenshteinThreshold)
+		if d.Type == Levenshtein {
+			c.threshold, err = frac("threshold", d.Threshold, DefaultLevenshteinThreshold)
+		}
 	case NumericDiff:
 		n, ok := number(d.Expected)
 		if !ok {
