@@ -207,7 +207,7 @@ func Named(name string) (Choice, error) {
 	if !ok {
 		names := Names()
 		slices.Sort(names)
-		return Choice{}, fmt.Errorf("%w: unknown strategy %q (known: %s)", ErrUnknownStrategy, name, strings.Join(names, ", "))
+		return Choice{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownStrategy, name, strings.Join(names, ", "))
 	}
 	return Choice{Strategy: s.Name, Risk: s.Risk, By: "named", Reason: "strategy given by name"}, nil
 }
