@@ -56,6 +56,11 @@ type Attempt struct {
 	Seed uint64  `json:"seed"`
 	Draw int     `json:"draw"`
 	U    float64 `json:"u"`
+	// Signals and History are the choice's other inputs, as they stood:
+	// Choose(Signals, History, U) gives Strategy again (By "rule" or
+	// "draw"), from the record alone.
+	Signals []SignalValue     `json:"signals,omitempty"`
+	History []StrategyHistory `json:"history,omitempty"`
 	// FromSeq, BaseScore, BaseGrade and BaseN describe the version the
 	// attempt mutated, as it stood.
 	FromSeq   int     `json:"from_seq,omitempty"`

@@ -179,7 +179,7 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 	}
 	a := Attempt{Kind: KindEvolve, SkillKey: key, Skill: sk.Name, From: cur.Hash, FromSeq: cur.Seq,
 		Strategy: choice.Strategy, Risk: choice.Risk, By: choice.By, Reason: choice.Reason, Weights: choice.Weights,
-		Seed: seed, Draw: draw, U: u, BaseScore: round4(agg.Value), BaseGrade: grade, BaseN: agg.N,
+		Seed: seed, Draw: draw, U: u, Signals: sigs, History: history(stats), BaseScore: round4(agg.Value), BaseGrade: grade, BaseN: agg.N,
 		RequestBytes: len(req), Auto: ro.Auto}
 	return &prepared{sk: sk, cur: cur, attempt: a, request: req}, nil
 }
