@@ -54,11 +54,10 @@ type Options struct {
 
 // Dashboard serves the pages. Stop ends its live streams.
 type Dashboard struct {
-	o     Options
-	mux   *http.ServeMux
-	pages map[string]*template.Template
-	stop  chan struct{}
-	once  sync.Once
+	o    Options
+	mux  *http.ServeMux
+	stop chan struct{}
+	once sync.Once
 
 	mu    sync.Mutex
 	cache map[string]cached
@@ -84,11 +83,8 @@ func New(o Options) *Dashboard {
 	if o.Poll <= 0 {
 		o.Poll = 250 * time.Millisecond
 	}
-	d := &Dashboard{o: o, mux: http.NewServeMux(), pages: map[string]*template.Template{}, stop: make(chan struct{}),
+	d := &Dashboard{o: o, mux: http.NewServeMux(), stop: make(chan struct{}),
 		cache: map[string]cached{}}
-	for _, p := range []string{"overview", "skill", "execution", "decisions", "error"} {
-		d.pages[p] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+p+".html"))
-	}
 	static, _ := fs.Sub(staticFS, "static")
 	d.mux.Handle("GET "+Prefix+"static/", http.StripPrefix(Prefix+"static/", http.FileServerFS(static)))
 	d.mux.Handle("GET "+Prefix+"events", http.HandlerFunc(d.events))
@@ -232,9 +228,20 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.body.Write(b)
 }
 
+// parsePages parses the templates once, on the first page drawn (a CLI
+// command that builds the API's handler to answer one JSON query never
+// pays for them).
+var parsePages = sync.OnceValue(func() map[string]*template.Template {
+	pages := map[string]*template.Template{}
+	for _, p := range []string{"overview", "skill", "execution", "decisions", "error"} {
+		pages[p] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+p+".html"))
+	}
+	return pages
+})
+
 func (d *Dashboard) render(name string, v any) []byte {
 	var b bytes.Buffer
-	if err := d.pages[name].Execute(&b, v); err != nil {
+	if err := parsePages()[name].Execute(&b, v); err != nil {
 		d.o.Logger.Error("dashboard template failed", "page", name, "err", err)
 		return []byte("<!doctype html><title>sepad</title><p>The page could not be drawn: " + template.HTMLEscapeString(err.Error()))
 	}
