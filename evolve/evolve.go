@@ -245,7 +245,9 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	}
 	a := p.attempt
 	if ro.DryRun {
-		a.DryRun, a.Request = true, p.request
+		// When it was asked: a dry run is not recorded, but its answer
+		// is a document with a time like any attempt's.
+		a.DryRun, a.Request, a.Time = true, p.request, e.o.Now().UTC()
 		a.Words = fmt.Sprintf("dry run: strategy %s (%s risk, %s: %s); request of %d bytes, not sent", a.Strategy, a.Risk, a.By, a.Reason, len(p.request))
 		return a, nil
 	}

@@ -370,7 +370,7 @@ type Daemon struct {
 	PID     int       `json:"pid,omitempty"`
 	Started time.Time `json:"started,omitzero"`
 	Socket  string    `json:"socket,omitempty"`
-	HTTP    string    `json:"http,omitempty"`
+	HTTP    string    `json:"http"` // "" without --http
 	// Ingest is the running daemon's ingestion health, filled by GetStatus
 	// from IngestFunc.
 	Ingest *Ingest `json:"ingest,omitempty"`

@@ -31,6 +31,9 @@ func runCompletion(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if qf.json {
+		return usageErrorf("--json does not apply: completion prints a shell script (--skills: the skill names, one per line)")
+	}
 	if *skills {
 		body, err := fetch(qf, "/v1/skills", nil)
 		if err != nil {

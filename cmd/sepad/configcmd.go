@@ -133,7 +133,7 @@ func configShow(w io.Writer, flagPath string) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
 	var walk func(prefix string, d, u *yaml.Node)
 	walk = func(prefix string, d, u *yaml.Node) {

@@ -296,7 +296,7 @@ func (w *demo) grades() error {
 		return err
 	}
 	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
-	tw := tabwriter.NewWriter(w.out, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(w.out), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SKILL\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tΔ PREV\tADVICE")
 	for _, sk := range skills {
 		st, _ := mutation.Statuses(w.d.db, sk.Key)
@@ -339,7 +339,7 @@ func (w *demo) explain() error {
 	}
 	x := xs[0]
 	fmt.Fprintf(w.out, "\nOne execution explained (%s, deploy %s): %.2f, grade %s — %s\n", x.Exec.ID, x.Version[:7], x.Result.Score, x.Result.Grade, x.Result.Grade.Advice())
-	tw := tabwriter.NewWriter(w.out, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(w.out), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  SIGNAL\tVALUE\tWEIGHT\tPOINTS\tDETAIL")
 	for _, s := range x.Result.Signals {
 		if !s.Present {

@@ -61,7 +61,7 @@ func printExecutions(w io.Writer, xs []query.ExecRow) {
 		projects = append(projects, x.Project)
 	}
 	pl := projectLabels(projects)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tEXECUTION\tSKILL\tPROJECT\tVERSION\tSCORE\tGRADE\tCALLS\tFAILED\tDURATION")
 	for _, x := range xs {
 		skill := x.Skill

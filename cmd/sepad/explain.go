@@ -92,7 +92,7 @@ func printExplain(w io.Writer, e *query.Explain) {
 
 	fmt.Fprintf(w, "\ntool calls (%d, %d failed)\n", x.Calls, x.Failed)
 	if len(e.Calls) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  #\tTOOL\tRESULT\tDURATION\tNOTE")
 		for _, c := range e.Calls {
 			note := clip(c.Error, 60)
@@ -115,7 +115,7 @@ func printExplain(w io.Writer, e *query.Explain) {
 		fmt.Fprintf(w, "unscored: no signal had evidence (rubric %s)\n", s.RubricVersion)
 	}
 	if len(s.Signals) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SIGNAL\tVALUE\tWEIGHT\tCONTRIBUTION\tDETAIL")
 		for _, g := range s.Signals {
 			if !g.Present {

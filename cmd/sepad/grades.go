@@ -153,7 +153,7 @@ func printGrades(w io.Writer, doc *query.Grades, all bool) {
 		projects = append(projects, r.Project)
 	}
 	pl := projectLabels(projects)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
 	over := ""
 	if all {
 		over = "OVER-CLAIMS\t" // per version: runs whose answer claimed more than the calls showed

@@ -63,7 +63,7 @@ func printHistory(w io.Writer, h *query.History) {
 	for i := range h.Versions {
 		rows[h.Versions[i].Version] = &h.Versions[i]
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
 	cur := -1
 	for _, x := range h.Executions {
 		if x.Version != cur {

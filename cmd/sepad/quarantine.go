@@ -42,7 +42,7 @@ func runQuarantine(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 		return nil
 	}
 	fmt.Fprintln(stdout)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(stdout), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tFILE\tOFFSET\tREASON\tRAW HEAD")
 	for _, q := range doc.Lines {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", fmtTime(q.Time), q.File, q.Offset, clip(q.Reason, 60), clipQuoted(q.Head, 60))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"path/filepath"
@@ -155,3 +156,36 @@ func sparkline(scores []*float64, versions []int) string {
 
 // pathArg escapes a skill argument as one URL path segment.
 func pathArg(s string) string { return url.PathEscape(s) }
+
+// trimTrailing returns a writer that drops the spaces before each line
+// end: tabwriter pads a row's empty last cell, and a line must not end
+// in spaces. It holds a run of spaces until the next other byte.
+func trimTrailing(w io.Writer) io.Writer { return &trailTrim{w: w} }
+
+type trailTrim struct {
+	w      io.Writer
+	spaces int
+	out    []byte
+}
+
+func (t *trailTrim) Write(p []byte) (int, error) {
+	t.out = t.out[:0]
+	for _, c := range p {
+		switch c {
+		case ' ':
+			t.spaces++
+			continue
+		case '\n':
+			t.spaces = 0
+		default:
+			for ; t.spaces > 0; t.spaces-- {
+				t.out = append(t.out, ' ')
+			}
+		}
+		t.out = append(t.out, c)
+	}
+	if _, err := t.w.Write(t.out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
+	"text/tabwriter"
 	"time"
 
 	"github.com/sepad/sepad/query"
@@ -206,5 +208,27 @@ func TestFmtScoreChange(t *testing.T) {
 	}
 	if fmtVersion(3, "0123456789ab") != "v3 01234567" || fmtVersion(0, "unknown") != "unknown" {
 		t.Error("fmtVersion")
+	}
+}
+
+// TestTrimTrailing: no line of a table ends in spaces, whatever the
+// writes' boundaries; spaces inside a line stay.
+func TestTrimTrailing(t *testing.T) {
+	var b bytes.Buffer
+	w := trimTrailing(&b)
+	for _, s := range []string{"a  b", "   ", "\n", "c ", " d  ", "", "\n  \n", "e"} {
+		io.WriteString(w, s)
+	}
+	if got, want := b.String(), "a  b\nc  d\n\ne"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var tb bytes.Buffer
+	tw := tabwriter.NewWriter(trimTrailing(&tb), 0, 0, 2, ' ', 0)
+	io.WriteString(tw, "A\tB\tC\nlong value\t\t\n")
+	tw.Flush()
+	for _, l := range strings.Split(tb.String(), "\n") {
+		if strings.TrimRight(l, " ") != l {
+			t.Errorf("a table line ends in spaces: %q", l)
+		}
 	}
 }

@@ -206,7 +206,7 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 }
 
 func printScoreTable(w io.Writer, rep *scoreReport, explain bool) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXECUTION\tSKILL\tPROJECT\tCALLS\tFAILED\tERRORS\tTOOLS/35\tOUTPUT/25\tEFFIC/20\tERRRATE/15\tSTRUCT/5\tSCORE\tGRADE")
 	for _, x := range rep.Executions {
 		skill := x.Skill

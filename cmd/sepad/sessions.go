@@ -46,7 +46,7 @@ func runSessions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		projects = append(projects, s.Project)
 	}
 	pl := projectLabels(projects)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(stdout), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tPROJECT\tFIRST\tLAST\tEXECUTIONS\tSKILLS")
 	for _, s := range doc.Sessions {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, pl[s.Project], fmtTimePtr(s.First), fmtTimePtr(s.Last), s.Executions, clip(strings.Join(s.Skills, ", "), 60))

@@ -100,7 +100,7 @@ func printStatus(w io.Writer, s *query.Status) {
 		return
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "OFFSET\tSIZE\tLAG BYTES\tLAG EVENTS\t  FILE")
 	for _, f := range s.Spool {
 		size := fmt.Sprint(f.Size)

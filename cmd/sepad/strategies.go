@@ -37,7 +37,7 @@ func runStrategies(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(stdout), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STRATEGY\tRISK\tUSES\tFAILED\tDECIDED\tIMPROVED\tMEAN Δ\tCOST\tWEIGHT")
 	for _, s := range doc.Strategies {
 		delta := "-"

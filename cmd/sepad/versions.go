@@ -38,7 +38,7 @@ func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 
 func printVersions(w io.Writer, doc *query.SkillVersions) {
 	fmt.Fprintf(w, "%s (%s)  %s\n", doc.Skill.Name, orDash(doc.Skill.Project), doc.Skill.Key)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tΔ PREV\tTOKENS/RUN\tFIRST SEEN")
 	for _, r := range doc.Versions {
 		v := fmt.Sprintf("v%d", r.Version)
