@@ -350,6 +350,24 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 		t.Error("the mutator's Claude Code session reached the spool")
 	}
 
+	// Repeated triggers before v2 ran: refused by too_soon, and the
+	// model is not asked again.
+	for i := 0; i < 2; i++ {
+		_, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
+		if code != 1 || !strings.Contains(errOut, "refused by too_soon") {
+			t.Fatalf("repeated evolve: exit %d, %s", code, errOut)
+		}
+	}
+	var mutations int
+	for _, r := range srv.Requests() {
+		if strings.HasPrefix(r.Key, "evolve-") {
+			mutations++
+		}
+	}
+	if mutations != 1 {
+		t.Fatalf("the model was asked %d times for one mutation", mutations)
+	}
+
 	// v2 runs better: accepted.
 	for i := 0; i < 5; i++ {
 		p.turn(1, goodAnswer)
