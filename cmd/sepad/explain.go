@@ -197,9 +197,10 @@ func printValue(w io.Writer, e *query.Explain) {
 	if v.Compared == 0 {
 		novelty = "no previous run: the midpoint"
 	}
-	fmt.Fprintf(w, "  complexity          %.4f × 0.25  %d steps, %d step types, %d error recoveries\n", v.Complexity, v.Steps, v.UniqueTypes, v.ErrorRecoveries)
+	fmt.Fprintf(w, "  complexity          %.4f × 0.25  %s, %s, %s\n", v.Complexity, plural(v.Steps, "step", "steps"),
+		plural(v.UniqueTypes, "step type", "step types"), plural(v.ErrorRecoveries, "error recovery", "error recoveries"))
 	fmt.Fprintf(w, "  novelty             %.4f × 0.35  %s\n", v.Novelty, novelty)
-	fmt.Fprintf(w, "  tool diversity      %.4f × 0.15  %d distinct tools\n", v.ToolDiversity, v.UniqueTools)
+	fmt.Fprintf(w, "  tool diversity      %.4f × 0.15  %s\n", v.ToolDiversity, plural(v.UniqueTools, "distinct tool", "distinct tools"))
 	outcome := "success"
 	if !v.Success {
 		outcome = "not a success: × 0.3"
