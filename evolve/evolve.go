@@ -32,9 +32,10 @@ type Options struct {
 	Notify mutation.Notify
 	Now    func() time.Time
 	Logger *slog.Logger
-	// Timeout bounds one attempt's mutator run (mutation.mutator_timeout;
-	// default DefaultTimeout).
-	Timeout time.Duration
+	// Timeout bounds one attempt's mutator run (mutation.mutator_timeout,
+	// read at each attempt: a reloaded configuration applies; default
+	// DefaultTimeout).
+	Timeout func() time.Duration
 	// Evidence is how many of the version's newest executions are read
 	// for signals and evidence (default 200).
 	Evidence int
@@ -57,8 +58,8 @@ func New(o Options) *Evolver {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
+	if o.Timeout == nil {
+		o.Timeout = func() time.Duration { return DefaultTimeout }
 	}
 	if o.Evidence <= 0 {
 		o.Evidence = 200
@@ -71,7 +72,14 @@ func New(o Options) *Evolver {
 
 // MaxDuration bounds how long Run takes: the mutator's timeout, and the
 // reading and writing around it.
-func (e *Evolver) MaxDuration() time.Duration { return e.o.Timeout + 30*time.Second }
+func (e *Evolver) MaxDuration() time.Duration { return e.timeout() + 30*time.Second }
+
+func (e *Evolver) timeout() time.Duration {
+	if d := e.o.Timeout(); d > 0 {
+		return d
+	}
+	return DefaultTimeout
+}
 
 // RunOptions are one attempt's options.
 type RunOptions struct {
@@ -267,7 +275,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 			p.sk.Name, p.cur.Seq, a.BaseGrade, a.BaseScore, a.BaseN, a.Strategy, a.Risk, a.Reason), now)
 	}
 	e.o.Logger.Info("evolve", "skill", p.sk.Name, "version", fmt.Sprintf("v%d", p.cur.Seq), "strategy", a.Strategy, "by", a.By, "mutator", a.Mutator, "auto", ro.Auto)
-	mctx, cancel := context.WithTimeout(ctx, e.o.Timeout)
+	mctx, cancel := context.WithTimeout(ctx, e.timeout())
 	ans, merr := mut.Mutate(mctx, p.request)
 	cancel()
 	a.DurationMS = ans.Duration.Milliseconds()

@@ -85,7 +85,7 @@ func newEvolver(cfg func() *config.Config, db *store.DB, e *mutation.Engine, hom
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return evolve.New(evolve.Options{DB: db, Engine: e, Proposal: mutation.DefaultProposalOptions(), Notify: noticeWriter(home),
-		Logger: logger, Timeout: cfg().Mutation.MutatorTimeout,
+		Logger: logger, Timeout: func() time.Duration { return cfg().Mutation.MutatorTimeout },
 		Mutator: func(skill string) evolve.Mutator {
 			m := cfg().Mutation
 			if len(m.Mutator) > 0 {
