@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"os"
 	"strconv"
 	"time"
 )
@@ -142,7 +143,10 @@ func showNotices(w io.Writer, home string, project []byte) {
 }
 
 // rewriteNotices replaces the file's content with b (the caller holds
-// the spool lock). An empty b removes the file.
+// the spool lock). An empty b removes the file. The new content is written
+// to a temporary file and renamed over the old one, so readers that take
+// no lock (`sepad notices`, status) see the old list or the new one, never
+// a file cut short.
 func rewriteNotices(home string, b []byte) error {
 	p := NoticesPath(home)
 	if len(b) == 0 {
@@ -151,18 +155,25 @@ func rewriteNotices(home string, b []byte) error {
 		}
 		return nil
 	}
-	f, err := openFile(p, oTruncCreate, 0o600)
+	tmp := p + ".tmp"
+	f, err := openFile(tmp, oTruncCreate, 0o600)
 	if err != nil {
 		return err
 	}
-	if n, err := f.write(b); err != nil || n < len(b) {
+	if _, err := f.write(b); err != nil {
 		f.close()
-		if err == nil {
-			err = io.ErrShortWrite
-		}
-		return &fs.PathError{Op: "write", Path: p, Err: err}
+		removeFile(tmp)
+		return &fs.PathError{Op: "write", Path: tmp, Err: err}
 	}
-	return f.close()
+	if err := f.close(); err != nil {
+		removeFile(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		removeFile(tmp)
+		return err
+	}
+	return nil
 }
 
 func noticeLines(b []byte) [][]byte {

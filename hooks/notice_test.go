@@ -118,3 +118,41 @@ func BenchmarkShowNotices(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// TestNoticesReadersNeverSeeAPart: readers take no lock, so every read
+// while notices are appended must hold whole lines, as many as were
+// appended before it or after (never fewer than the read before it).
+func TestNoticesReadersNeverSeeAPart(t *testing.T) {
+	home := t.TempDir()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 200; i++ {
+			if err := AppendNotice(home, "/p", strings.Repeat("x", 300), time.Unix(int64(i), 0), time.Second); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	last := 0
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		ns, err := PendingNotices(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ns) < last && len(ns) < maxNotices-1 {
+			t.Fatalf("read %d notices after %d", len(ns), last)
+		}
+		for _, n := range ns {
+			if len(n.Text) != 300 {
+				t.Fatalf("a notice cut to %d bytes", len(n.Text))
+			}
+		}
+		last = len(ns)
+	}
+}
