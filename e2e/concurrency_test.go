@@ -323,6 +323,7 @@ func (lc *loadClient) one(i int) error {
 // The machine is shared, so a round whose ratio fails is measured again,
 // up to three rounds; a wrong answer fails at once.
 func TestConcurrentClientsWhileIngesting(t *testing.T) {
+	skipLong(t)
 	n, clients, think := 20_000, 50, 20*time.Millisecond
 	if bigSizes() {
 		n = 100_000

@@ -165,6 +165,7 @@ func writeConfig(t *testing.T, home string) string {
 // SIGKILL at 10 random moments, restarts it each time, and checks that the
 // store ends identical to one uninterrupted run and to `sepad score`.
 func TestCrashKill9(t *testing.T) {
+	skipLong(t)
 	n := 200_000
 	if testing.Short() {
 		n = 20_000

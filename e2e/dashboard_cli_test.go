@@ -19,6 +19,7 @@ import (
 // in once, and the daemon's shutdown is not held up by an open live
 // stream.
 func TestDashboardCommand(t *testing.T) {
+	skipLong(t)
 	home := shortTempDir(t)
 	env := []string{"HOME=" + t.TempDir()}
 	out, errOut, code := sepad(t, env, nil, "dashboard", "--home", home)

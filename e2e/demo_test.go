@@ -8,6 +8,7 @@ import (
 
 // TestDemo runs README's first command as a new user would.
 func TestDemo(t *testing.T) {
+	skipLong(t)
 	out, errOut, code := sepad(t, []string{"HOME=" + t.TempDir()}, nil, "demo")
 	if code != 0 {
 		t.Fatalf("demo exit %d: %s\n%s", code, errOut, out)
@@ -23,6 +24,7 @@ func TestDemo(t *testing.T) {
 // TestVersionCommandsOnDemoState runs the version and decision commands on
 // the state `sepad demo --keep` leaves, as the demo suggests.
 func TestVersionCommandsOnDemoState(t *testing.T) {
+	skipLong(t)
 	tmp := t.TempDir()
 	env := []string{"HOME=" + t.TempDir(), "TMPDIR=" + tmp}
 	out, errOut, code := sepad(t, env, nil, "demo", "--keep")

@@ -85,6 +85,7 @@ func mutatorScript(t *testing.T, dir string) string {
 // limits (naming the rule), and automatic mode evolves a weak skill once
 // per candidate, telling the person at every step.
 func TestEvolveLimitsHold(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	script := mutatorScript(t, t.TempDir())
 	p.config("  mutator: [" + script + "]\n  evolve_below: B\n")
@@ -465,6 +466,7 @@ func notices(t *testing.T, p *project) string {
 // evolves the weak skill by itself, once per candidate, and tells the
 // person at every step.
 func TestEvolveAutoMode(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	script := mutatorScript(t, t.TempDir())
 	p.config("  mutator: [" + script + "]\nskills:\n  deploy:\n    mutation:\n      evolve: auto\n")

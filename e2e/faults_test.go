@@ -93,6 +93,7 @@ func committedAll(t *testing.T, home, prefix string, n int, timeout time.Duratio
 // spool's first), not as a share of the lines, so a slow machine, which
 // widens that race, makes no difference to the verdict.
 func TestLogrotate(t *testing.T) {
+	skipLong(t)
 	lr, err := exec.LookPath("logrotate")
 	if err != nil {
 		for _, p := range []string{"/usr/sbin/logrotate", "/sbin/logrotate"} {
@@ -350,6 +351,7 @@ func fillDisk(t *testing.T, dir string) string {
 // the stall in status, doctor and /metrics, and once space is back every
 // event is in the store, once, and the runtime fallback file is gone.
 func TestDiskFull(t *testing.T) {
+	skipLong(t)
 	home := mountTmpfs(t, "2m")
 	rt := t.TempDir() // $XDG_RUNTIME_DIR: another file system than home's
 	t.Setenv("XDG_RUNTIME_DIR", rt)

@@ -43,6 +43,7 @@ func turnLines(sid, prompt string, n int, t0 time.Time) [][]byte {
 // session_id and numbers its parts from 1 again: its executions must still
 // get new IDs and all be stored (issue 14 item 4; 65% were lost).
 func TestSessionContinuesAfterIdleTimeout(t *testing.T) {
+	skipLong(t)
 	home := shortTempDir(t)
 	cfg := filepath.Join(home, "config.yaml")
 	writeFile(t, cfg, "collector:\n  idle_timeout: 1s\n")

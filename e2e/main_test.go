@@ -121,3 +121,13 @@ func contains(t *testing.T, s, sub string) {
 		t.Fatalf("output lacks %q:\n%s", sub, s)
 	}
 }
+
+// skipLong skips a test that takes seconds (a daemon through many events,
+// crashes, rotations, the demo) under -short: `go test -short ./...`
+// stays under 30 s on 2 cores (README); the full suite runs them.
+func skipLong(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("long: runs without -short")
+	}
+}

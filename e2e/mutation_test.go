@@ -183,6 +183,7 @@ func decisions(t *testing.T, home string) []mutation.Record {
 }
 
 func TestMutationLoop(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	p.config("")
 	v1 := "---\nname: deploy\ndescription: deploy the shop\n---\n# Deploy\n\nRun the checks, then make deploy.\n"
@@ -329,6 +330,7 @@ func startDaemonEnv(t *testing.T, p *project) *daemon {
 }
 
 func TestAutoRollbackOffChangesNothing(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	p.config("  auto_rollback: false\n")
 	p.writeSkill("Run the checks, then make deploy.")

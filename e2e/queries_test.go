@@ -121,6 +121,7 @@ type run struct {
 }
 
 func TestQueriesDaemonUpAndDown(t *testing.T) {
+	skipLong(t)
 	home := shortTempDir(t)
 	lines, start := queryLines()
 	writeSpool(t, home, lines)
@@ -397,6 +398,7 @@ type gradeRow struct {
 var gradeRanks = map[string]int{"F": 0, "D": 1, "C": 2, "B": 3, "A": 4, "A+": 5}
 
 func TestFailUnderGate(t *testing.T) {
+	skipLong(t)
 	home := shortTempDir(t)
 	lines, _ := queryLines()
 	writeSpool(t, home, lines)

@@ -15,6 +15,7 @@ import (
 // the executions that ran and were stored longer ago than that, and the
 // grades stay as they were; what it records afterwards is kept.
 func TestRetentionAtStart(t *testing.T) {
+	skipLong(t)
 	home := shortTempDir(t)
 	now := time.Now().UTC()
 	skill := sessiongen.Skill{Name: "deploy", Path: shopDeploy, Version: "aaaaaaaaaaaa", Quality: 0.8}

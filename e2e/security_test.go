@@ -285,6 +285,7 @@ func TestLargeConcurrentPOSTs(t *testing.T) {
 // back (so following the link would pass the hash check). The outside
 // file is unchanged, the link is left alone, and a conflict says why.
 func TestRollbackSymlinkSwapDaemon(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	p.config("")
 	p.writeSkill("Run the checks, then make deploy.")

@@ -53,6 +53,7 @@ func currentHashes(rows []map[string]any) []string {
 // that has not run yet; a rollback skipped because a person edited the
 // file shows as "conflict", never as "rolled back".
 func TestViewsTellTheTruth(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	p.config("aggregate:\n  min_samples: 5\n")
 	p.writeSkill("Run the checks, then make deploy.")
@@ -121,6 +122,7 @@ func TestViewsTellTheTruth(t *testing.T) {
 // says its numbers; `sepad accept` below min_samples warns that the
 // baseline is thin and records it.
 func TestEnoughEvidence(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	p.config("")
 	p.writeSkill("Run the checks, then make deploy.")
@@ -186,6 +188,7 @@ func TestEnoughEvidence(t *testing.T) {
 // not rewritten when a rule would roll it back; it shows as "would roll
 // back", and `sepad rollback` does it when the person asks.
 func TestPersonsEditIsAsked(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	p.askEdits = true
 	p.config("")
@@ -251,6 +254,7 @@ func TestPersonsEditIsAsked(t *testing.T) {
 // needs in grades, versions, status and the API, with its last look in
 // words (means, n, difference and interval, the rule).
 func TestUndecidedSaysHowLong(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	writeFile(t, filepath.Join(p.home, "config.yaml"), "mutation:\n  method: sequential\n  min_samples: 5\n  debounce: 100ms\n  cooldown_executions: 0\n  rollback_edits: auto\n")
 	p.writeSkill("Run the checks, then make deploy.")
@@ -299,6 +303,7 @@ func TestUndecidedSaysHowLong(t *testing.T) {
 // daemon with another home says so when it starts and never writes
 // there, recording a conflict that names the holding home.
 func TestOneDaemonPerProject(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	p.config("")
 	p.writeSkill("Run the checks, then make deploy.")
@@ -348,6 +353,7 @@ func TestOneDaemonPerProject(t *testing.T) {
 // overrides a mutation key for one skill in the daemon, and a wrong key
 // there stops `sepad run` with its file, line and key.
 func TestPerSkillSettings(t *testing.T) {
+	skipLong(t)
 	p := newProject(t)
 	p.askEdits = true
 	p.config("skills:\n  deploy:\n    complexity: medium\n    mutation:\n      rollback_edits: auto\n")

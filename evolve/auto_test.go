@@ -74,6 +74,9 @@ func TestAutoModeOffAndGoodSkillsAreLeftAlone(t *testing.T) {
 // still hold: at most 10 proposals a day, at least 3 executions between
 // two, never two at once.
 func TestAutoModeLimitsUnderRepeatedTriggers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of concurrent or simulated work: runs without -short")
+	}
 	r := newRig(t)
 	r.startAuto(fitness.B, "deploy")
 	h1 := r.write(v1)

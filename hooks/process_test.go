@@ -424,6 +424,9 @@ func TestHookConcurrent(t *testing.T) {
 // TestScriptConcurrent: the same for post-execution.sh, with and without
 // sepad available.
 func TestScriptConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of concurrent or simulated work: runs without -short")
+	}
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX shell script")
 	}

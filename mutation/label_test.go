@@ -60,6 +60,9 @@ func (r *engineRig) state() SkillState {
 // history replayed into a fresh store, with an engine started cold
 // between the executions and the labels, makes the same decisions.
 func TestLabelTurnsPendingDecision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of concurrent or simulated work: runs without -short")
+	}
 	scenario := func(restart bool) ([]Record, []string, int) {
 		r := newEngineRig(t, labelOptions())
 		v1body := "---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n"

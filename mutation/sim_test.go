@@ -23,6 +23,9 @@ var simulate = flag.Bool("simulate", false, "run the full simulation (1,000 eval
 //
 //	go test ./mutation -run TestSimulation -simulate -timeout 20m
 func TestSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of concurrent or simulated work: runs without -short")
+	}
 	o := DefaultOptions()
 	if !*simulate {
 		const runs = 300

@@ -101,6 +101,9 @@ func (m *model) check(t *testing.T, db *DB) {
 // history, with default and with custom aggregate options, including
 // versions with more scores than the aggregate's window.
 func TestAggregatesMatchHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of concurrent or simulated work: runs without -short")
+	}
 	custom := aggregate.Options{Weights: []float64{1, 0.5, 0.25}, Trim: 0.2, MinSamples: 5, Window: 20}
 	for seed, ao := range []aggregate.Options{{}, custom, aggregate.DefaultOptions()} {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -170,6 +173,9 @@ func TestAggregatesMatchHistory(t *testing.T) {
 // aggregate agrees with the executions of the same snapshot. Run with
 // -race.
 func TestReadersDuringCommits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of concurrent or simulated work: runs without -short")
+	}
 	db, _ := openTest(t, Options{})
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	done := make(chan struct{})
