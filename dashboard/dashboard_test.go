@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
@@ -240,5 +241,26 @@ func TestIntegrityAndValue(t *testing.T) {
 	code, body = page(t, d, "/dashboard/skill?key="+shop+"%23fix")
 	if code != 200 || !strings.Contains(body, "Over-claims") || !strings.Contains(body, "1 of 1") {
 		t.Errorf("skill page (%d) lacks the over-claim count", code)
+	}
+}
+
+// TestSkillPageStrategies: the skill page shows `sepad strategies SKILL`
+// once the skill was evolved, and says how to start before.
+func TestSkillPageStrategies(t *testing.T) {
+	db, home := testDB(t)
+	d := New(Options{DB: db, Home: home})
+	if _, body := page(t, d, "/dashboard/skill?key="+deployPath); !strings.Contains(body, "No evolution yet") || strings.Contains(body, `id="strategies"`) {
+		t.Fatalf("before any evolution:\n%s", body)
+	}
+	a := evolve.Attempt{Kind: evolve.KindEvolve, SkillKey: deployPath, Skill: "deploy", Rule: "evolve", From: "aaaaaaaaaaaa", To: "bbbbbbbbbbbb",
+		Outcome: evolve.OutcomeCandidate, Strategy: "constraint_add", Risk: "low", Words: "evolved"}
+	if err := db.PutDecision(deployPath, time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), a); err != nil {
+		t.Fatal(err)
+	}
+	_, body := page(t, d, "/dashboard/skill?key="+deployPath)
+	for _, want := range []string{`id="strategies"`, `<th scope="row">constraint_add</th><td>low</td><td class="num">1</td>`, `<th scope="row">simplify</th>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("strategies table lacks %q", want)
+		}
 	}
 }

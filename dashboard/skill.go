@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/query"
 )
 
@@ -37,6 +38,9 @@ type skillPage struct {
 	Diff      *query.Diff
 	DiffError string
 	From, To  string
+	// Strategies is `sepad strategies SKILL`: nil when the skill was
+	// never evolved.
+	Strategies []evolve.StrategyStat
 }
 
 // decisionRow is one mutation engine decision, in words.
@@ -150,6 +154,16 @@ func (d *Dashboard) skill(r *http.Request) (any, error) {
 		marks = append(marks, chartMark{Time: dr.Time, Label: dr.Outcome, Words: dr.Words})
 	}
 	p.Chart = scoreChart(h.Executions, h.Versions, marks)
+	stats, err := evolve.Stats(d.o.DB, key)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range stats {
+		if st.Uses+st.Failed > 0 {
+			p.Strategies = stats
+			break
+		}
+	}
 	// The diff: the two chosen versions, else the one before the
 	// current and the current.
 	p.From, p.To = q.Get("from"), q.Get("to")
