@@ -378,11 +378,11 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 		return r["kind"] == "decision" && r["to"] == a.To && strings.Contains(fmt.Sprint(r["rule"]), "improvement")
 	})
 
-	// v2 is on a plateau (mean above 85, sd below 5 over the last 3
+	// v2 is on a plateau (mean above 85, variance below 5 over the last 3
 	// runs): the stable rule refuses before the mutator is asked.
 	srv.Set("evolve-v2", fakeclaude.Script{{Text: v3}})
 	out, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
-	if code != 1 || !strings.Contains(errOut, "refused by stable: the skill is stable: mean ") || !strings.Contains(errOut, " > 85 and sd ") {
+	if code != 1 || !strings.Contains(errOut, "refused by stable: the skill is stable: mean ") || !strings.Contains(errOut, " > 85 and variance ") {
 		t.Fatalf("evolve on a plateau: exit %d\n%s%s", code, out, errOut)
 	}
 	for i := 0; i < 2; i++ {

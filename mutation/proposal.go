@@ -31,17 +31,18 @@ type ProposalOptions struct {
 	PerDay int
 	// MinExecutions since the file last changed: 3.
 	MinExecutions int
-	// StableMean, StableSD and StableWindow: no proposal while the mean of
-	// the last StableWindow scores is above StableMean and their standard
-	// deviation below StableSD (85, 5, 3): a stable skill is left alone.
-	StableMean   float64
-	StableSD     float64
-	StableWindow int
+	// StableMean, StableVariance and StableWindow: no proposal while the
+	// mean of the last StableWindow scores is above StableMean and their
+	// (sample) variance below StableVariance (85, 5, 3), as SEPA's
+	// protocol says: a stable skill is left alone.
+	StableMean     float64
+	StableVariance float64
+	StableWindow   int
 }
 
 // DefaultProposalOptions are the protocol's checks and limits.
 func DefaultProposalOptions() ProposalOptions {
-	return ProposalOptions{MinRatio: 0.5, MaxRatio: 2, PerDay: 10, MinExecutions: 3, StableMean: 85, StableSD: 5, StableWindow: 3,
+	return ProposalOptions{MinRatio: 0.5, MaxRatio: 2, PerDay: 10, MinExecutions: 3, StableMean: 85, StableVariance: 5, StableWindow: 3,
 		Dangerous: []string{
 			"rm -rf /", "rm -rf /*", "rm -fr /", "rm -rf ~", "rm -rf ~/", "rm -rf $HOME", "rm -rf --no-preserve-root",
 			"mkfs.", "dd if=/dev/zero of=/dev/", "chmod -R 777 /", ":(){ :|:& };:",
@@ -160,9 +161,9 @@ func CheckLimits(h ProposalHistory, o ProposalOptions) error {
 	}
 	if w := o.StableWindow; w > 1 && len(h.Last3) >= w {
 		m, sd := meanSD(h.Last3[:w])
-		if m > o.StableMean && sd < o.StableSD {
-			return refuse(RuleStable, "the skill is stable: mean %.2f > %.2g and sd %.2f < %.2g over the last %d executions (%s)",
-				m, o.StableMean, sd, o.StableSD, w, joinScores(h.Last3[:w]))
+		if v := sd * sd; m > o.StableMean && v < o.StableVariance {
+			return refuse(RuleStable, "the skill is stable: mean %.2f > %.2g and variance %.2f < %.2g over the last %d executions (%s)",
+				m, o.StableMean, v, o.StableVariance, w, joinScores(h.Last3[:w]))
 		}
 	}
 	return nil

@@ -85,7 +85,7 @@ func TestCheckProposal(t *testing.T) {
 		{"rate_limit_old_ones_dont_count", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 5, Now: now, Recent: hours(1, 2, 3, 4, 5, 6, 7, 8, 9, 25)}, "", nil},
 		{"too_soon", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 2, Now: now}, RuleTooSoon, []string{"2 executions", "need 3", "1 more"}},
 		{"stable", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 5, Now: now, Last3: []float64{90, 91, 92, 20}}, RuleStable,
-			[]string{"mean 91.00 > 85", "sd 1.00 < 5", "last 3", "90.00, 91.00, 92.00"}},
+			[]string{"mean 91.00 > 85", "variance 1.00 < 5", "last 3", "90.00, 91.00, 92.00"}},
 		{"high_but_unsteady", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 5, Now: now, Last3: []float64{99, 80, 95}}, "", nil},
 		{"stable_needs_three", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 5, Now: now, Last3: []float64{95, 95}}, "", nil},
 	}
