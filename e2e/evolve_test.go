@@ -20,22 +20,7 @@ import (
 // more (the mutator's).
 func startDaemonWith(t *testing.T, p *project, extra []string) *daemon {
 	t.Helper()
-	cmd := exec.Command(sepadBin, "run", "--home", p.home, "--log-level", "info")
-	cmd.Env = append(append(os.Environ(), p.env()...), extra...)
-	var e bytes.Buffer
-	cmd.Stderr = &e
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	d := &daemon{cmd: cmd, stderr: &e, done: make(chan error, 1)}
-	go func() { d.done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		d.kill()
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", e.String())
-		}
-	})
-	return d
+	return startDaemonExactEnv(t, p, append(append(os.Environ(), p.env()...), extra...))
 }
 
 // attempts are the skill's evolution attempts, oldest first, read from
@@ -235,8 +220,15 @@ func offline(url string) []string {
 // environment (not the test process's).
 func startDaemonOffline(t *testing.T, p *project, env []string) *daemon {
 	t.Helper()
+	return startDaemonExactEnv(t, p, append(env, p.env()...))
+}
+
+// startDaemonExactEnv starts `sepad run` for p with exactly the
+// environment env, killed when the test ends (its log shown on failure).
+func startDaemonExactEnv(t *testing.T, p *project, env []string) *daemon {
+	t.Helper()
 	cmd := exec.Command(sepadBin, "run", "--home", p.home, "--log-level", "info")
-	cmd.Env = append(env, p.env()...)
+	cmd.Env = env
 	var e bytes.Buffer
 	cmd.Stderr = &e
 	if err := cmd.Start(); err != nil {

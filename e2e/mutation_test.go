@@ -311,22 +311,7 @@ func TestMutationLoop(t *testing.T) {
 // startDaemonEnv starts `sepad run` with the project's environment.
 func startDaemonEnv(t *testing.T, p *project) *daemon {
 	t.Helper()
-	cmd := exec.Command(sepadBin, "run", "--home", p.home, "--log-level", "info")
-	cmd.Env = append(os.Environ(), p.env()...)
-	var e bytes.Buffer
-	cmd.Stderr = &e
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	d := &daemon{cmd: cmd, stderr: &e, done: make(chan error, 1)}
-	go func() { d.done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		d.kill()
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", e.String())
-		}
-	})
-	return d
+	return startDaemonWith(t, p, nil)
 }
 
 func TestAutoRollbackOffChangesNothing(t *testing.T) {
