@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Dimensions of the lexical vector, as the seed's embedding model's.
@@ -58,9 +59,14 @@ func Vectorize(text string) Vector {
 	}
 	var acc [Dimensions]float64
 	h := fnv.New32a()
+	var buf [ngram * utf8.UTFMax]byte
 	for i := 0; i+ngram <= len(norm); i++ {
+		b := buf[:0] // the trigram's UTF-8, without an allocation per trigram
+		for _, r := range norm[i : i+ngram] {
+			b = utf8.AppendRune(b, r)
+		}
 		h.Reset()
-		h.Write([]byte(string(norm[i : i+ngram])))
+		h.Write(b)
 		acc[h.Sum32()%Dimensions]++
 	}
 	var sum float64
@@ -138,15 +144,35 @@ func (c *Cache) MaxCosine(v Vector) float64 {
 		return 0
 	}
 	acc := make([]int32, c.n) // at most 384 × 127 × 127 each: fits
+	// Four of v's non-zero dimensions per pass over the cache: a quarter
+	// of the loads and stores of acc, which dominated the scan (a
+	// quarter fewer instructions; eight at a time spill registers).
+	var dims [4]int
+	var qs [4]int32
+	k := 0
+	flush := func() {
+		for j := k; j < 4; j++ { // pad with a zero weight
+			dims[j], qs[j] = dims[0], 0
+		}
+		n := len(acc)
+		c0, c1, c2, c3 := c.cols[dims[0]][:n], c.cols[dims[1]][:n], c.cols[dims[2]][:n], c.cols[dims[3]][:n]
+		q0, q1, q2, q3 := qs[0], qs[1], qs[2], qs[3]
+		for i := range acc {
+			acc[i] += q0*int32(c0[i]) + q1*int32(c1[i]) + q2*int32(c2[i]) + q3*int32(c3[i])
+		}
+		k = 0
+	}
 	for d, x := range v {
 		if x == 0 {
 			continue
 		}
-		q := int32(x)
-		col := c.cols[d][:len(acc)]
-		for i, w := range col {
-			acc[i] += q * int32(w)
+		dims[k], qs[k] = d, int32(x)
+		if k++; k == 4 {
+			flush()
 		}
+	}
+	if k > 0 {
+		flush()
 	}
 	best := 0.0
 	for i, dot := range acc {
