@@ -76,9 +76,7 @@ func TestEvolveLimitsHold(t *testing.T) {
 	p.config("  mutator: [" + script + "]\n  evolve_below: B\n")
 	p.writeSkill("Run the checks, then make deploy.\n\n## Rollback\n\nUse make rollback.")
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(2, badAnswer)
-	}
+	p.turns(5, 2, badAnswer)
 	p.release()
 	waitRuns(t, p, 5)
 
@@ -295,9 +293,7 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 	startDaemonOffline(t, p, offline(srv.URL))
 
 	// v1 is weak: half its tool calls fail.
-	for i := 0; i < 5; i++ {
-		p.turn(2, badAnswer)
-	}
+	p.turns(5, 2, badAnswer)
 	p.release()
 	waitRuns(t, p, 5)
 	out, errOut, code := sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home, "--json")
@@ -362,9 +358,7 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 	}
 
 	// v2 runs better: accepted.
-	for i := 0; i < 5; i++ {
-		p.turn(1, goodAnswer)
-	}
+	p.turns(5, 1, goodAnswer)
 	p.release()
 	waitDecision(t, p, "v2 accepted", func(r map[string]any) bool {
 		return r["kind"] == "decision" && r["to"] == a.To && strings.Contains(fmt.Sprint(r["rule"]), "improvement")
@@ -377,9 +371,7 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "refused by stable: the skill is stable: mean ") || !strings.Contains(errOut, " > 85 and variance ") {
 		t.Fatalf("evolve on a plateau: exit %d\n%s%s", code, out, errOut)
 	}
-	for i := 0; i < 2; i++ {
-		p.turn(2, goodAnswer)
-	}
+	p.turns(2, 2, goodAnswer)
 	p.release()
 	waitRuns(t, p, 12)
 
@@ -394,9 +386,7 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 		t.Fatalf("second attempt %+v, file %s", a2, b)
 	}
 	time.Sleep(600 * time.Millisecond) // the watcher's debounce
-	for i := 0; i < 5; i++ {
-		p.turn(3, badAnswer)
-	}
+	p.turns(5, 3, badAnswer)
 	p.release()
 	waitFor(t, "v3 rolled back to v2", fileIs(p.skill, v2))
 	waitDecision(t, p, "v3's rollback recorded", func(r map[string]any) bool {
@@ -465,9 +455,7 @@ func TestEvolveAutoMode(t *testing.T) {
 	p.writeSkill("Run the checks, then make deploy.\n\n## Rollback\n\nUse make rollback.")
 	v1, _ := os.ReadFile(p.skill)
 	startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(2, badAnswer)
-	}
+	p.turns(5, 2, badAnswer)
 	p.release()
 	waitFor(t, "an automatic evolution", func() bool { return len(attempts(t, p)) == 1 })
 	a := attempts(t, p)[0]
@@ -499,9 +487,7 @@ func TestEvolveAutoMode(t *testing.T) {
 	time.Sleep(600 * time.Millisecond)
 
 	// Back on v1: nothing evolves until 3 executions of it were seen.
-	for i := 0; i < 2; i++ {
-		p.turn(2, badAnswer)
-	}
+	p.turns(2, 2, badAnswer)
 	p.release()
 	waitRuns(t, p, 12)
 	if as := attempts(t, p); len(as) != 1 {

@@ -69,9 +69,7 @@ max_expected:
 	p.writeSkill("Run the checks, then make deploy.")
 	writeFile(t, filepath.Join(p.dir, "dist", "release.txt"), "v1.4.2\n")
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(0, releaseAnswer("1.4.2"))
-	}
+	p.turns(5, 0, releaseAnswer("1.4.2"))
 	p.release()
 	waitFor(t, "v1's five runs scored", scoredRuns(t, p, 1, 5))
 
@@ -81,9 +79,7 @@ max_expected:
 	}
 	p.writeSkill("Deploy quickly; skip the release file.")
 	time.Sleep(600 * time.Millisecond) // the watcher's debounce
-	for i := 0; i < 5; i++ {
-		p.turn(0, releaseAnswer("1.3.9"))
-	}
+	p.turns(5, 0, releaseAnswer("1.3.9"))
 	p.release()
 	waitFor(t, "v2 rejected and v1 restored", fileIs(p.skill, v1))
 	d.stop(t)

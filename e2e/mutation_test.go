@@ -133,6 +133,29 @@ func (p *project) turn(failed int, answer string) {
 	p.hook(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": answer})
 }
 
+// turns runs n turns, each with failed failures and answer as its
+// final answer.
+func (p *project) turns(n, failed int, answer string) {
+	for i := 0; i < n; i++ {
+		p.turn(failed, answer)
+	}
+}
+
+// edit writes a new version of the skill between two series of turns,
+// as a person would: after the previous turn's events had time to be
+// read, and before the next turn by more than the watcher's debounce
+// (100ms in the tests' config). It returns the file as written.
+func (p *project) edit(body string) []byte {
+	time.Sleep(300 * time.Millisecond)
+	p.writeSkill(body)
+	b, err := os.ReadFile(p.skill)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	return b
+}
+
 // release sends a neutral prompt: the previous turn's last execution is
 // held until the next prompt (a correction would count against it).
 func (p *project) release() {
@@ -191,18 +214,14 @@ func TestMutationLoop(t *testing.T) {
 	d := startDaemonEnv(t, p)
 
 	// v1: decent. Five executions make it the baseline.
-	for i := 0; i < 5; i++ {
-		p.turn(1, goodAnswer)
-	}
+	p.turns(5, 1, goodAnswer)
 	p.release()
 	time.Sleep(300 * time.Millisecond)
 
 	// v2: worse (more failures, a poor answer): rejected, file restored.
 	p.writeSkill("Deploy quickly; skip the checks.")
 	time.Sleep(600 * time.Millisecond) // the watcher's debounce
-	for i := 0; i < 5; i++ {
-		p.turn(2, "Deployed without checks.")
-	}
+	p.turns(5, 2, "Deployed without checks.")
 	p.release()
 	waitFor(t, "v2 rejected and v1 restored byte for byte", fileIs(p.skill, v1))
 	fi, _ := os.Stat(p.skill)
@@ -215,18 +234,14 @@ func TestMutationLoop(t *testing.T) {
 	p.writeSkill("Run the checks in parallel, deploy, then verify.")
 	v3, _ := os.ReadFile(p.skill)
 	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 5; i++ {
-		p.turn(0, goodAnswer)
-	}
+	p.turns(5, 0, goodAnswer)
 	p.release()
 	time.Sleep(600 * time.Millisecond)
 
 	// v4: graded F: rolled back to the best version, v3.
 	p.writeSkill("Just try random commands.")
 	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 5; i++ { // a safety rollback needs min_samples runs
-		p.turn(4, badAnswer)
-	}
+	p.turns(5, 4, badAnswer) // a safety rollback needs min_samples runs
 	p.release()
 	waitFor(t, "F-grade v4 rolled back to v3", fileIs(p.skill, string(v3)))
 	time.Sleep(600 * time.Millisecond)
@@ -235,9 +250,7 @@ func TestMutationLoop(t *testing.T) {
 	// the edit is left alone (conflict).
 	p.writeSkill("Deploy only on Fridays.")
 	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 5; i++ {
-		p.turn(1, "Deployed, probably.")
-	}
+	p.turns(5, 1, "Deployed, probably.")
 	human := "---\nname: deploy\n---\n# Deploy\n\nA human rewrote this.\n"
 	writeFile(t, p.skill, human)
 	time.Sleep(600 * time.Millisecond)
@@ -320,17 +333,10 @@ func TestAutoRollbackOffChangesNothing(t *testing.T) {
 	p.config("  auto_rollback: false\n")
 	p.writeSkill("Run the checks, then make deploy.")
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(0, goodAnswer)
-	}
+	p.turns(5, 0, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Just try random commands.")
-	bad, _ := os.ReadFile(p.skill)
-	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 5; i++ { // a safety rollback needs min_samples runs
-		p.turn(4, badAnswer)
-	}
+	bad := p.edit("Just try random commands.")
+	p.turns(5, 4, badAnswer) // a safety rollback needs min_samples runs
 	p.release()
 	time.Sleep(1500 * time.Millisecond)
 	d.stop(t)

@@ -290,17 +290,10 @@ func TestRollbackSymlinkSwapDaemon(t *testing.T) {
 	p.config("")
 	p.writeSkill("Run the checks, then make deploy.")
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(1, goodAnswer)
-	}
+	p.turns(5, 1, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Deploy quickly; skip the checks.")
-	v2, _ := os.ReadFile(p.skill)
-	time.Sleep(600 * time.Millisecond) // the watcher's debounce
-	for i := 0; i < 5; i++ {
-		p.turn(2, "Deployed without checks.")
-	}
+	v2 := p.edit("Deploy quickly; skip the checks.")
+	p.turns(5, 2, "Deployed without checks.")
 	outside := filepath.Join(t.TempDir(), "victim.md")
 	writeFile(t, outside, string(v2))
 	os.Chmod(outside, 0o600)
@@ -352,17 +345,10 @@ func TestEventCwdSlashDoesNotWidenWrites(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll("/.claude") })
 	p.writeSkill("Run the checks, then make deploy.")
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(1, goodAnswer)
-	}
+	p.turns(5, 1, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Deploy quickly; skip the checks.")
-	v2, _ := os.ReadFile(p.skill)
-	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 5; i++ {
-		p.turn(2, "Deployed without checks.")
-	}
+	v2 := p.edit("Deploy quickly; skip the checks.")
+	p.turns(5, 2, "Deployed without checks.")
 	p.release()
 	waitFor(t, "a conflict recorded for the rollback in /", func() bool {
 		out, _, _ := sepad(t, p.env(), nil, "api", "/v1/decisions", "--home", p.home)

@@ -58,9 +58,7 @@ func TestViewsTellTheTruth(t *testing.T) {
 	p.config("aggregate:\n  min_samples: 5\n")
 	p.writeSkill("Run the checks, then make deploy.")
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(0, goodAnswer)
-	}
+	p.turns(5, 0, goodAnswer)
 	p.release()
 	time.Sleep(300 * time.Millisecond)
 
@@ -76,9 +74,7 @@ func TestViewsTellTheTruth(t *testing.T) {
 
 	// v2 is graded F, but a person edits the file before the rule fires:
 	// the rollback is skipped, and every view says so.
-	for i := 0; i < 5; i++ {
-		p.turn(4, badAnswer)
-	}
+	p.turns(5, 4, badAnswer)
 	human := "---\nname: deploy\n---\n# Deploy\n\nA human rewrote this.\n"
 	writeFile(t, p.skill, human)
 	hh := mutation.Hash([]byte(human))
@@ -128,18 +124,11 @@ func TestEnoughEvidence(t *testing.T) {
 	p.writeSkill("Run the checks, then make deploy.")
 	v1, _ := os.ReadFile(p.skill)
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(0, goodAnswer)
-	}
+	p.turns(5, 0, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Just try random commands.")
-	v2b, _ := os.ReadFile(p.skill)
+	v2b := p.edit("Just try random commands.")
 	v2 := mutation.Hash(v2b)
-	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 4; i++ {
-		p.turn(4, badAnswer)
-	}
+	p.turns(4, 4, badAnswer)
 	p.release()
 	waitFor(t, "four runs of v2 scored", func() bool {
 		r := rowOf(gradeRows(t, p), v2)
@@ -195,18 +184,11 @@ func TestPersonsEditIsAsked(t *testing.T) {
 	p.writeSkill("Run the checks, then make deploy.")
 	v1, _ := os.ReadFile(p.skill)
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(0, goodAnswer)
-	}
+	p.turns(5, 0, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Just try random commands.")
-	edit, _ := os.ReadFile(p.skill)
+	edit := p.edit("Just try random commands.")
 	v2 := mutation.Hash(edit)
-	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 5; i++ {
-		p.turn(4, badAnswer)
-	}
+	p.turns(5, 4, badAnswer)
 	p.release()
 	waitFor(t, "v2 judged", func() bool {
 		r := rowOf(gradeRows(t, p), v2)
@@ -259,18 +241,11 @@ func TestUndecidedSaysHowLong(t *testing.T) {
 	writeFile(t, filepath.Join(p.home, "config.yaml"), "mutation:\n  method: sequential\n  min_samples: 5\n  debounce: 100ms\n  cooldown_executions: 0\n  rollback_edits: auto\n")
 	p.writeSkill("Run the checks, then make deploy.")
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(0, goodAnswer)
-	}
+	p.turns(5, 0, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Run the checks, then make deploy, then tell me.")
-	v2b, _ := os.ReadFile(p.skill)
+	v2b := p.edit("Run the checks, then make deploy, then tell me.")
 	v2 := mutation.Hash(v2b)
-	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 5; i++ {
-		p.turn(1, goodAnswer)
-	}
+	p.turns(5, 1, goodAnswer)
 	p.release()
 	var row map[string]any
 	waitFor(t, "v2 looked at", func() bool {
@@ -322,17 +297,10 @@ func TestOneDaemonPerProject(t *testing.T) {
 	contains(t, b.stderr.String(), p.home)
 
 	// Events reach home B, whose daemon would roll back v2: refused.
-	for i := 0; i < 5; i++ {
-		pb.turn(0, goodAnswer)
-	}
+	pb.turns(5, 0, goodAnswer)
 	pb.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Just try random commands.")
-	bad, _ := os.ReadFile(p.skill)
-	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 5; i++ {
-		pb.turn(4, badAnswer)
-	}
+	bad := p.edit("Just try random commands.")
+	pb.turns(5, 4, badAnswer)
 	pb.release()
 	waitFor(t, "home B's conflict", func() bool { return strings.Contains(b.stderr.String(), "another sepad home holds the project") })
 	b.stop(t)
@@ -360,16 +328,10 @@ func TestPerSkillSettings(t *testing.T) {
 	p.writeSkill("Run the checks, then make deploy.")
 	v1, _ := os.ReadFile(p.skill)
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(0, goodAnswer)
-	}
+	p.turns(5, 0, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Just try random commands.")
-	time.Sleep(600 * time.Millisecond)
-	for i := 0; i < 5; i++ {
-		p.turn(4, badAnswer)
-	}
+	p.edit("Just try random commands.")
+	p.turns(5, 4, badAnswer)
 	p.release()
 	waitFor(t, "deploy's edit rolled back (its own rollback_edits: auto)", fileIs(p.skill, string(v1)))
 	d.stop(t)

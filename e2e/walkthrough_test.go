@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestNewUserWalkthrough tries every command `sepad help` lists, as a new
@@ -72,16 +71,10 @@ func TestNewUserWalkthrough(t *testing.T) {
 	t.Log("the daemon runs as the unit starts it")
 
 	// Two versions of the skill, through the hook Claude Code would run.
-	for i := 0; i < 5; i++ {
-		p.turn(1, goodAnswer)
-	}
+	p.turns(5, 1, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Deploy quickly; skip the checks.")
-	time.Sleep(600 * time.Millisecond) // the watcher's debounce
-	for i := 0; i < 5; i++ {
-		p.turn(2, "Deployed without checks.")
-	}
+	p.edit("Deploy quickly; skip the checks.")
+	p.turns(5, 2, "Deployed without checks.")
 	p.release()
 	waitFor(t, "ten executions of deploy", func() bool {
 		out, _, code := sepad(t, env, nil, "executions", "--skill", "deploy", "--json", "--home", p.home)

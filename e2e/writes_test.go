@@ -23,16 +23,10 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 	p.config("  auto_rollback: false\n")
 	p.writeSkill("Run the checks, then make deploy.")
 	d := startDaemonEnv(t, p)
-	for i := 0; i < 5; i++ {
-		p.turn(1, goodAnswer)
-	}
+	p.turns(5, 1, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
-	p.writeSkill("Deploy quickly; skip the checks.")
-	time.Sleep(600 * time.Millisecond) // the watcher's debounce
-	for i := 0; i < 5; i++ {
-		p.turn(2, "Deployed without checks.")
-	}
+	p.edit("Deploy quickly; skip the checks.")
+	p.turns(5, 2, "Deployed without checks.")
 	p.release()
 	time.Sleep(1500 * time.Millisecond)
 	d.stop(t)
