@@ -54,7 +54,7 @@ func (h *handler) strategies(r *http.Request) (any, error) {
 // evolution of the skill is running.
 func (h *handler) evolve(w http.ResponseWriter, r *http.Request) {
 	if h.o.Evolver == nil {
-		writeError(w, http.StatusServiceUnavailable, errors.New("this server applies no writes (no mutation engine)"), nil)
+		writeError(w, http.StatusServiceUnavailable, errNoWrites, nil)
 		return
 	}
 	ro := evolve.RunOptions{Strategy: r.URL.Query().Get("strategy")}
@@ -91,12 +91,6 @@ func (h *handler) evolve(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, evolve.ErrBusy), errors.Is(err, evolve.ErrTooLarge), errors.Is(err, mutation.ErrOutsideRoots):
 		writeError(w, http.StatusConflict, err, nil)
 	default:
-		status, body := errorAnswer(err)
-		if status == http.StatusInternalServerError {
-			h.o.Logger.Error("api evolve failed", "path", r.URL.Path, "err", err)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(body)
+		h.answerError(w, r, err)
 	}
 }

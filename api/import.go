@@ -35,13 +35,7 @@ func (h *handler) importHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	rep, err := h.o.Import(recs)
 	if err != nil {
-		status, body := errorAnswer(err)
-		if status == http.StatusInternalServerError {
-			h.o.Logger.Error("api import failed", "err", err)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(body)
+		h.answerError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, rep)

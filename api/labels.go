@@ -3,9 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/sepad/sepad/mutation"
@@ -21,26 +19,9 @@ const MaxLabel = 64 << 10
 // when given); the body is a reward.Input. Like the other writes it is
 // applied by the daemon's engine, in its order (Engine.Label).
 func (h *handler) registerLabels() {
-	h.mux.Handle("/v1/executions/{id}/label", only(http.MethodPost, http.HandlerFunc(h.label)))
-}
-
-func (h *handler) label(w http.ResponseWriter, r *http.Request) {
-	if h.o.Engine == nil {
-		writeError(w, http.StatusServiceUnavailable, errors.New("this server applies no writes (no mutation engine)"), nil)
-		return
-	}
-	a, err := h.applyLabel(r)
-	if err == nil {
-		writeJSON(w, http.StatusOK, a)
-		return
-	}
-	status, body := errorAnswer(err)
-	if status == http.StatusInternalServerError {
-		h.o.Logger.Error("api write failed", "path", r.URL.Path, "err", err)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(body)
+	h.mux.Handle("/v1/executions/{id}/label", only(http.MethodPost, h.engineWrite(func(r *http.Request) (any, error) {
+		return h.applyLabel(r)
+	})))
 }
 
 func (h *handler) applyLabel(r *http.Request) (*query.LabelAnswer, error) {
@@ -50,13 +31,9 @@ func (h *handler) applyLabel(r *http.Request) (*query.LabelAnswer, error) {
 			return nil, err
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxLabel))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, fmt.Errorf("%w: the label is over %d bytes", query.ErrBadRequest, MaxLabel)
-	}
+	body, err := readWrite(r, MaxLabel, "the label")
 	if err != nil {
-		return nil, fmt.Errorf("%w: read the label: %v", query.ErrBadRequest, err)
+		return nil, err
 	}
 	var in reward.Input
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -47,63 +47,83 @@ func (h *handler) registerWrites() {
 		if len(strategy) > 200 {
 			return mutation.Record{}, fmt.Errorf("%w: strategy name too long", query.ErrBadRequest)
 		}
-		text, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxProposal))
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return mutation.Record{}, fmt.Errorf("%w: the proposal is over %d bytes", query.ErrBadRequest, MaxProposal)
-		}
+		text, err := readWrite(r, MaxProposal, "the proposal")
 		if err != nil {
-			return mutation.Record{}, fmt.Errorf("%w: read the proposal: %v", query.ErrBadRequest, err)
+			return mutation.Record{}, err
 		}
 		return h.o.Engine.Propose(key, text, strategy, mutation.DefaultProposalOptions())
 	})
 	// prune?before=T removes executions and quarantined lines older than
 	// T (store.Prune), keeping aggregates, versions and decisions.
-	h.mux.Handle("/v1/prune", only(http.MethodPost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h.o.Engine == nil {
-			writeError(w, http.StatusServiceUnavailable, errors.New("this server applies no writes (no mutation engine)"), nil)
-			return
-		}
+	h.mux.Handle("/v1/prune", only(http.MethodPost, h.engineWrite(func(r *http.Request) (any, error) {
 		before, err := query.ParseSince(r.URL.Query().Get("before"), h.o.Now())
 		if err == nil && before.IsZero() {
 			err = fmt.Errorf("%w: give before: a date, a time or a duration back from now (90d)", query.ErrBadRequest)
 		}
-		if err == nil {
-			p, perr := h.o.DB.Prune(before)
-			if perr == nil {
-				writeJSON(w, http.StatusOK, p)
-				return
-			}
-			err = perr
+		if err != nil {
+			return nil, err
 		}
-		status, body := errorAnswer(err)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(body)
+		return h.o.DB.Prune(before)
 	})))
 	// forget answers what was removed (store.Forgotten), not a record.
-	h.mux.Handle("/v1/skills/{skill}/forget", only(http.MethodPost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h.mux.Handle("/v1/skills/{skill}/forget", only(http.MethodPost, h.engineWrite(func(r *http.Request) (any, error) {
+		s, err := skillArg(r)
+		if err != nil {
+			return nil, err
+		}
+		ref, err := query.Resolve(h.o.DB, s)
+		if err != nil {
+			return nil, err
+		}
+		return h.o.Engine.Forget(ref.Key)
+	})))
+}
+
+// errNoWrites answers a write on a server without the daemon's engine (a
+// read-only CLI query).
+var errNoWrites = errors.New("this server applies no writes (no mutation engine)")
+
+// engineWrite is a write the daemon's engine applies that answers fn's
+// value (200) or its error in words (errorAnswer).
+func (h *handler) engineWrite(fn func(r *http.Request) (any, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.o.Engine == nil {
-			writeError(w, http.StatusServiceUnavailable, errors.New("this server applies no writes (no mutation engine)"), nil)
+			writeError(w, http.StatusServiceUnavailable, errNoWrites, nil)
 			return
 		}
-		s, err := skillArg(r)
-		if err == nil {
-			var ref query.SkillRef
-			if ref, err = query.Resolve(h.o.DB, s); err == nil {
-				f, ferr := h.o.Engine.Forget(ref.Key)
-				if ferr == nil {
-					writeJSON(w, http.StatusOK, f)
-					return
-				}
-				err = ferr
-			}
+		v, err := fn(r)
+		if err != nil {
+			h.answerError(w, r, err)
+			return
 		}
-		status, body := errorAnswer(err)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(body)
-	})))
+		writeJSON(w, http.StatusOK, v)
+	})
+}
+
+// answerError answers err with the status and words errorAnswer gives
+// it, and logs it when it is the server's fault (500).
+func (h *handler) answerError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := errorAnswer(err)
+	if status == http.StatusInternalServerError {
+		h.o.Logger.Error("api write failed", "path", r.URL.Path, "err", err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// readWrite reads a write's body of at most max bytes; what names it in
+// the errors, which are the client's (ErrBadRequest).
+func readWrite(r *http.Request, max int64, what string) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, max))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, fmt.Errorf("%w: %s is over %d bytes", query.ErrBadRequest, what, max)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s: %v", query.ErrBadRequest, what, err)
+	}
+	return b, nil
 }
 
 // write resolves the skill, applies fn and answers with the engine's
@@ -111,7 +131,7 @@ func (h *handler) registerWrites() {
 // error: 409 when a rule refused the action, in words (refusal below).
 func (h *handler) write(w http.ResponseWriter, r *http.Request, fn func(r *http.Request, key string) (mutation.Record, error)) {
 	if h.o.Engine == nil {
-		writeError(w, http.StatusServiceUnavailable, errors.New("this server applies no writes (no mutation engine)"), nil)
+		writeError(w, http.StatusServiceUnavailable, errNoWrites, nil)
 		return
 	}
 	s, err := skillArg(r)
@@ -137,13 +157,7 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, fn func(r *http.
 	case errors.Is(err, fs.ErrNotExist):
 		writeError(w, http.StatusNotFound, err, nil)
 	default:
-		status, body := errorAnswer(err)
-		if status == http.StatusInternalServerError {
-			h.o.Logger.Error("api write failed", "path", r.URL.Path, "err", err)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(body)
+		h.answerError(w, r, err)
 	}
 }
 
