@@ -61,6 +61,10 @@ type Dashboard struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
+
+	// rows are the overview's rows drawn, by skill key (overview.go).
+	rowsMu sync.Mutex
+	rows   map[string]drawnRow
 }
 
 type cached struct {

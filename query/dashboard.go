@@ -7,7 +7,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
 )
 
@@ -37,37 +36,94 @@ type trendEntry struct {
 	pts  []TrendPoint
 }
 
-// Overview is ListGrades (one row per skill) and the Trends of every
-// skill, from one read of the skills' versions: the dashboard's
-// overview.
-func Overview(db *store.DB, n int) (*Grades, map[string][]TrendPoint, error) {
-	o := db.AggregateOptions()
-	g := &Grades{RubricVersion: fitness.RubricVersion, MinSamples: minSamples(o), Grades: []GradeRow{}}
-	ss, err := db.SkillList()
-	if err != nil {
-		return nil, nil, err
-	}
-	sortSkills(ss)
-	full, err := loadSkills(db, ss)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := range full {
-		if c := currentRow(versionRows(&full[i])); c != nil {
-			g.Grades = append(g.Grades, *c)
-		}
-	}
-	trends, err := trendsOf(db, full, n)
-	if err != nil {
-		return nil, nil, err
-	}
-	return g, trends, nil
+// OverviewRow is one skill of the dashboard's overview: the row of its
+// current version (as ListGrades) and its trend.
+type OverviewRow struct {
+	GradeRow
+	// Trend is the skill's newest runs' scores, oldest first.
+	Trend []TrendPoint
+	// Mark changes whenever the row or its trend may have: a caller can
+	// keep what it drew from them until it does.
+	Mark uint64
 }
 
-func trendsOf(db *store.DB, ss []store.Skill, n int) (map[string][]TrendPoint, error) {
+// overviewMemo keeps each skill's overview row with the store's change
+// mark it was read at (store.DB.SkillChanges): after a write, Overview
+// reads again only the skills that write touched, so the overview of a
+// thousand skills costs about what one skill does (BENCHMARKS.md, "The
+// dashboard over the big store").
+var overviewMemo = struct {
+	sync.Mutex
+	db   *store.DB
+	n    int
+	mark uint64
+	rows map[string]OverviewRow
+}{}
+
+// Overview returns one row per skill, as ListGrades does (the same rows,
+// in the same order), each with its newest n runs' trend: the
+// dashboard's overview. The rows share their pointers and trends with
+// later calls: callers must not modify them.
+func Overview(db *store.DB, n int) ([]OverviewRow, error) {
 	if n <= 0 {
 		n = 20
 	}
+	m := &overviewMemo
+	m.Lock()
+	defer m.Unlock()
+	if m.db != db || m.n != n {
+		m.db, m.n, m.mark, m.rows = db, n, 0, nil
+	}
+	mark, keys, all := db.SkillChanges(m.mark)
+	var ss []store.Skill
+	if all {
+		var err error
+		if ss, err = db.SkillList(); err != nil {
+			return nil, err
+		}
+		m.rows = make(map[string]OverviewRow, len(ss))
+	} else {
+		for _, k := range keys {
+			ss = append(ss, store.Skill{Key: k})
+			delete(m.rows, k) // read again below, unless forgotten
+		}
+	}
+	if len(ss) > 0 {
+		full, err := loadSkills(db, ss)
+		if err != nil {
+			m.mark = 0 // what was deleted above is missing: read all next time
+			return nil, err
+		}
+		trends, err := trendsOf(db, full, n)
+		if err != nil {
+			m.mark = 0
+			return nil, err
+		}
+		for i := range full {
+			if c := currentRow(versionRows(&full[i])); c != nil {
+				m.rows[c.SkillKey] = OverviewRow{GradeRow: *c, Trend: trends[c.SkillKey], Mark: mark}
+			}
+		}
+	}
+	m.mark = mark
+	out := make([]OverviewRow, 0, len(m.rows))
+	for _, r := range m.rows {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if a.Skill != b.Skill {
+			return a.Skill < b.Skill
+		}
+		if a.Project != b.Project {
+			return a.Project < b.Project
+		}
+		return a.SkillKey < b.SkillKey
+	})
+	return out, nil
+}
+
+func trendsOf(db *store.DB, ss []store.Skill, n int) (map[string][]TrendPoint, error) {
 	trendCache.Lock()
 	if trendCache.db != db || trendCache.m == nil {
 		trendCache.db, trendCache.m = db, map[string]trendEntry{}

@@ -24,6 +24,7 @@ type Forgotten struct {
 func (db *DB) ForgetSkill(key string) (Forgotten, error) {
 	// The skill's novelty cache goes with it (value.go).
 	defer db.values.reset()
+	defer db.changes.touched(key)
 	out := Forgotten{Key: key}
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		if tx.Bucket(bSkills).Get([]byte(key)) == nil {

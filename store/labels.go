@@ -37,6 +37,7 @@ type LabelApplied struct {
 // aggregate are updated with it. ErrNotFound when no such execution.
 func (db *DB) PutLabel(l reward.Label, rescore func(fitness.Result, reward.Label) fitness.Result) (*LabelApplied, error) {
 	var out *LabelApplied
+	defer db.changes.touchedAll()
 	err := noSpace(db.bolt.Update(func(tx *bolt.Tx) error {
 		ex := tx.Bucket(bExec)
 		v := ex.Get([]byte(l.ExecutionID))

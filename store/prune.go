@@ -46,6 +46,7 @@ const pruneChunk = 5000
 // and the sessions' summaries are kept: grades do not change. A pruned
 // execution can no longer be explained or listed.
 func (db *DB) Prune(t time.Time) (Pruned, error) {
+	defer db.changes.touchedAll()
 	out := Pruned{Before: t.UTC()}
 	type victim struct{ id, seqKey, verKey, aggKey []byte }
 	var vs []victim

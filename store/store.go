@@ -230,6 +230,8 @@ type DB struct {
 	values *valueCaches
 	// lite remembers the versions listings decoded (memo.go).
 	lite *liteMemo
+	// changes records the skills each write touched (changes.go).
+	changes *changes
 }
 
 // Open opens (creating if needed, unless read-only) the database at path.
@@ -266,7 +268,8 @@ func Open(path string, o Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, path: path, opts: o, values: &valueCaches{}, lite: &liteMemo{}}
+	db := &DB{bolt: bdb, path: path, opts: o, values: &valueCaches{}, lite: &liteMemo{},
+		changes: &changes{mark: 1, all: 1}}
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -350,6 +353,8 @@ func (db *DB) AggregateOptions() aggregate.Options { return db.opts.Aggregate }
 // already stored is skipped, so a replayed batch never counts twice.
 func (db *DB) Commit(b *Batch) error {
 	var values map[string]*tracevalue.Cache
+	var touched []string
+	defer func() { db.changes.touched(touched...) }()
 	err := noSpace(db.bolt.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bMeta)
 		offs := tx.Bucket(bOffsets)
@@ -390,6 +395,9 @@ func (db *DB) Commit(b *Batch) error {
 			if err != nil {
 				return err
 			}
+		}
+		for k := range tc.skills {
+			touched = append(touched, k)
 		}
 		if err := tc.flush(tx, meta); err != nil {
 			return err
