@@ -52,6 +52,24 @@ func TestReload(t *testing.T) {
 		b, _ := os.ReadFile(logPath)
 		return strings.Contains(string(b), "config reloaded")
 	})
+	// idle_timeout was given to the collector at its start: the log says
+	// it waits for a restart instead of pretending it changed.
+	waitFor(t, "the daemon's log to name the setting that needs a restart", func() bool {
+		b, _ := os.ReadFile(logPath)
+		return strings.Contains(string(b), "take effect only when the daemon starts again") && strings.Contains(string(b), "keys=collector.idle_timeout")
+	})
+	// Prices are read as the daemon goes: applied, no restart named.
+	writeFile(t, cfg, "collector:\n  idle_timeout: 20m\npricing:\n  models:\n    claude-test:\n      input: 2\n")
+	if _, errOut, code := sepad(t, env, nil, "reload", "--home", home); code != 0 {
+		t.Fatalf("reload: exit %d: %s", code, errOut)
+	}
+	waitFor(t, "the daemon's log to say the prices were applied", func() bool {
+		b, _ := os.ReadFile(logPath)
+		return strings.Contains(string(b), "applied=pricing.models")
+	})
+	if b, _ := os.ReadFile(logPath); strings.Count(string(b), "take effect only when the daemon starts again") != 1 {
+		t.Errorf("a restart was asked for a price change:\n%s", b)
+	}
 
 	// A configuration that does not load is refused and named.
 	writeFile(t, cfg, "collector:\n  idle_timeout: soon\n")

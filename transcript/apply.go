@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sepad/sepad/execution"
@@ -102,7 +103,8 @@ type Tracker struct {
 	// ClaudeDir is the user's Claude Code configuration directory:
 	// transcripts are only read below its projects/.
 	ClaudeDir string
-	// Prices price the tokens.
+	// Prices price the tokens (SetPrices replaces them while the tracker
+	// is in use).
 	Prices Prices
 	// MaxLine bounds a line (default DefaultMaxLine).
 	MaxLine int
@@ -117,6 +119,21 @@ type Tracker struct {
 
 	states map[string]State
 	dirty  map[string]bool
+	// reloaded, when set, replaces Prices: a reload of the daemon's
+	// configuration sets it from another goroutine.
+	reloaded atomic.Pointer[Prices]
+}
+
+// SetPrices makes p the prices of the executions enriched from now on;
+// safe while another goroutine calls Enrich.
+func (t *Tracker) SetPrices(p Prices) { t.reloaded.Store(&p) }
+
+// prices are the prices in force.
+func (t *Tracker) prices() Prices {
+	if p := t.reloaded.Load(); p != nil {
+		return *p
+	}
+	return t.Prices
 }
 
 // Committed tells the tracker that these positions are stored: with Load
@@ -207,7 +224,7 @@ func (t *Tracker) Enrich(x *execution.Execution, now func() time.Time, sleep fun
 			x.Usage, x.UsageReason = nil, reason
 			return
 		}
-		Apply(x, w, t.Prices)
+		Apply(x, w, t.prices())
 		if w.Partial && w.Messages == 0 {
 			x.UsageReason = "transcript ends in an incomplete line"
 		}

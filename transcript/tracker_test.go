@@ -80,3 +80,44 @@ func TestTrackerForgetsCommittedPositions(t *testing.T) {
 		t.Errorf("load failure: usage %+v reason %q", y.Usage, y.UsageReason)
 	}
 }
+
+// SetPrices (a reload of the daemon's configuration) prices the
+// executions read after it, not those before; it may run while another
+// goroutine enriches (go test -race checks that).
+func TestTrackerSetPrices(t *testing.T) {
+	dir, proj := claudeDir(t)
+	p := filepath.Join(proj, "s.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines(t, "session.jsonl"), "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ends := []time.Time{ts("2026-11-24T04:49:04.300Z"), ts("2026-11-24T04:49:04.81865119Z")}
+	late := func() time.Time { return ends[1].Add(time.Hour) }
+	nosleep := func(time.Duration) {}
+	tr := &Tracker{Wait: time.Second, ClaudeDir: dir, Prices: Prices{"claude-opus": {Input: 1, Output: 1, CacheRead: 1, CacheCreation: 1}}}
+	enrich := func(end time.Time) *execution.Usage {
+		x := &execution.Execution{SessionID: "s", TranscriptPath: p, EndedAt: end}
+		tr.Enrich(x, late, nosleep)
+		if x.Usage == nil || !x.Usage.CostKnown {
+			t.Fatalf("no cost: %+v %s", x.Usage, x.UsageReason)
+		}
+		return x.Usage
+	}
+	first := enrich(ends[0])
+	done := make(chan struct{})
+	go func() {
+		tr.SetPrices(Prices{"claude-opus": {Input: 1000, Output: 1000, CacheRead: 1000, CacheCreation: 1000}})
+		close(done)
+	}()
+	<-done
+	second := enrich(ends[1])
+	tokens := func(u *execution.Usage) int64 {
+		return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheCreationTokens
+	}
+	// $1 per million tokens is 1,000 nano-dollars a token; $1,000 per million is 1,000,000.
+	if want := tokens(first) * 1000; first.CostNanoUSD != want {
+		t.Errorf("before the reload: %d nano-USD, want %d", first.CostNanoUSD, want)
+	}
+	if want := tokens(second) * 1_000_000; second.CostNanoUSD != want {
+		t.Errorf("after the reload: %d nano-USD, want %d", second.CostNanoUSD, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/transcript"
 )
 
 func init() {
@@ -107,7 +109,10 @@ type daemon struct {
 	onCommit []func(collector.CommitInfo)
 	// retention applies collector.retention (retention.go).
 	retention *retention
-	logger    *slog.Logger
+	// tracker reads transcripts (nil when collector.transcripts is off);
+	// a reload gives it the new prices.
+	tracker *transcript.Tracker
+	logger  *slog.Logger
 }
 
 func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemon, error) {
@@ -137,6 +142,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		return nil, err
 	}
 	logger.Info("sepad started", "home", d.home, "db", dbPath, "config", cfgName(d.cfgPath), "rubric", rubricOf(cfg), "pid", os.Getpid())
+	d.tracker = transcriptTracker(cfg, f.userHome)
 	d.col = collector.New(d.db, collector.Options{
 		Home:          d.home,
 		ExtraFiles:    cfg.Collector.ExtraFiles,
@@ -146,7 +152,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		RotateBytes:   cfg.Collector.RotateBytes,
 		Score:         d.score,
 		Logger:        logger,
-		Transcripts:   transcriptTracker(cfg, f.userHome),
+		Transcripts:   d.tracker,
 		OnCommit: func(ci collector.CommitInfo) {
 			for _, fn := range d.onCommit {
 				fn(ci)
@@ -201,14 +207,57 @@ func (d *daemon) score(x *execution.Execution) fitness.Result {
 	return scoreExecution(d.cfg.Load(), d.weights, x)
 }
 
+// reload reads the configuration again (SIGHUP). What the daemon reads
+// as it goes takes effect at once (liveKeys); the rest was given to its
+// components when they started, so the log names those keys as waiting
+// for a restart rather than pretend they changed.
 func (d *daemon) reload(logger *slog.Logger) {
 	cfg, err := config.Load(d.cfgPath)
 	if err != nil {
 		logger.Error("config reload failed; keeping the previous configuration", "err", err)
 		return
 	}
-	d.cfg.Store(cfg)
-	logger.Info("config reloaded", "config", cfgName(d.cfgPath))
+	old := d.cfg.Swap(cfg)
+	if d.tracker != nil {
+		d.tracker.SetPrices(prices(cfg))
+	}
+	live, restart := splitReload(config.Changed(old, cfg))
+	logger.Info("config reloaded", "config", cfgName(d.cfgPath), "applied", strings.Join(live, ","))
+	if len(restart) > 0 {
+		logger.Warn("config reloaded, but these settings take effect only when the daemon starts again", "keys", strings.Join(restart, ","))
+	}
+}
+
+// liveKeys are the settings the daemon reads as it goes, by key or key
+// prefix: limits and checks when it scores, prices when it reads a
+// transcript, retention at its daily pass, and automatic evolution's
+// settings when it considers a skill. README's "Install for real" lists them.
+var liveKeys = []string{"max_expected", "default_complexity", "skills", "pricing.",
+	"collector.retention", "mutation.evolve", "mutation.evolve_below", "mutation.mutator", "mutation.claude", "mutation.mutator_timeout"}
+
+// splitReload sorts changed keys into those a reload applies and those
+// that wait for a restart.
+func splitReload(changed []string) (live, restart []string) {
+	for _, k := range changed {
+		if isLive(k) {
+			live = append(live, k)
+		} else {
+			restart = append(restart, k)
+		}
+	}
+	return live, restart
+}
+
+func isLive(key string) bool {
+	if strings.HasPrefix(key, "skills.") {
+		return strings.HasSuffix(key, ".checks") // a skill's mutation settings are the engine's
+	}
+	for _, l := range liveKeys {
+		if key == l || (strings.HasSuffix(l, ".") && strings.HasPrefix(key, l)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Close stops the components in reverse start order: the API first (no new
