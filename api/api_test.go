@@ -120,6 +120,7 @@ func TestEveryEndpointAnswersJSON(t *testing.T) {
 		{"/v1/skills/%FF", 400, `UTF-8`},
 		{"/v1/skills?match=nope", 404, `"error":`},
 		{"/v1/skills?all_versions=maybe", 400, `all_versions`},
+		{"/v1/skills?format=table", 400, `format`},
 		{"/v1/executions?limit=0", 400, `limit`},
 		{"/v1/executions?grade=E", 400, `not a grade`},
 		{"/v1/executions?since=soon", 400, `time`},

@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/sepad/sepad/dashboard"
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
 )
 
@@ -170,11 +170,11 @@ func only(method string, next http.Handler) http.Handler {
 // write transaction, and concurrent identical requests compute it once.
 func (h *handler) view(fn func(r *http.Request) (any, error), cacheable bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		compute := func() (status int, body []byte) {
+		compute := func() (a answer) {
 			defer func() {
 				if p := recover(); p != nil {
 					h.o.Logger.Error("api request panicked", "path", r.URL.Path, "panic", fmt.Sprint(p))
-					status, body = errorAnswer(fmt.Errorf("internal error: %v", p))
+					a = jsonAnswer(errorAnswer(fmt.Errorf("internal error: %v", p)))
 				}
 			}()
 			h.compute <- struct{}{}
@@ -185,29 +185,31 @@ func (h *handler) view(fn func(r *http.Request) (any, error), cacheable bool) ht
 				if status == http.StatusInternalServerError {
 					h.o.Logger.Error("api request failed", "path", r.URL.Path, "err", err)
 				}
-				return status, body
+				return jsonAnswer(status, body)
 			}
-			return http.StatusOK, encode(v)
+			if t, ok := v.(text); ok {
+				return answer{status: http.StatusOK, ctype: textType, body: t}
+			}
+			return jsonAnswer(http.StatusOK, encode(v))
 		}
-		var status int
-		var body []byte
+		var a answer
 		if h.cache != nil && cacheable {
 			gen, err := h.o.DB.TxID()
 			if err != nil {
-				status, body = errorAnswer(err)
+				a = jsonAnswer(errorAnswer(err))
 			} else {
 				// Eval evidence is a file beside the database: a new
 				// suite run changes the answer too.
-				status, body = h.cache.get(r.Pattern+" "+r.URL.EscapedPath()+"?"+r.URL.Query().Encode()+" evals "+evals.Stamp(h.o.Home), gen, compute)
+				a = h.cache.get(r.Pattern+" "+r.URL.EscapedPath()+"?"+r.URL.Query().Encode()+" evals "+evals.Stamp(h.o.Home), gen, compute)
 			}
 		} else {
-			status, body = compute()
+			a = compute()
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.WriteHeader(status)
+		w.Header().Set("Content-Type", a.ctype)
+		w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
+		w.WriteHeader(a.status)
 		if r.Method != http.MethodHead {
-			w.Write(body)
+			w.Write(a.body)
 		}
 	})
 }
@@ -290,11 +292,23 @@ func (h *handler) skills(r *http.Request) (any, error) {
 			return nil, err
 		}
 	}
+	format := r.URL.Query().Get("format")
+	if format != "" && format != "json" && format != "text" {
+		return nil, fmt.Errorf("%w: format=%q: want json or text", query.ErrBadRequest, format)
+	}
 	doc, err := query.ListGrades(h.o.DB, query.GradesRequest{Match: m, AllVersions: all})
 	if err != nil {
 		return nil, err
 	}
-	return doc, query.AttachEvals(h.o.Home, doc.Grades)
+	if err := query.AttachEvals(h.o.Home, doc.Grades); err != nil {
+		return nil, err
+	}
+	if format == "text" {
+		var b bytes.Buffer
+		render.Grades(&b, doc, all)
+		return text(b.Bytes()), nil
+	}
+	return doc, nil
 }
 
 func (h *handler) skill(r *http.Request) (any, error) {
@@ -484,53 +498,4 @@ func readBody(body io.Reader, length, limit int64) ([]byte, error) {
 		return nil, &http.MaxBytesError{Limit: limit}
 	}
 	return buf.Bytes(), nil
-}
-
-// cache holds encoded answers computed at one store generation (the
-// ID of the last write transaction). Entries of older generations are
-// dropped when a newer one is seen.
-type cache struct {
-	mu  sync.Mutex
-	gen uint64
-	m   map[string]*entry
-}
-
-type entry struct {
-	done   chan struct{}
-	status int
-	body   []byte
-}
-
-// maxCacheEntries bounds the answers kept per generation; past it,
-// answers are computed and not kept.
-const maxCacheEntries = 256
-
-func (c *cache) get(key string, gen uint64, compute func() (int, []byte)) (int, []byte) {
-	c.mu.Lock()
-	if gen > c.gen {
-		c.gen, c.m = gen, map[string]*entry{}
-	}
-	if gen < c.gen || (len(c.m) >= maxCacheEntries && c.m[key] == nil) {
-		c.mu.Unlock()
-		return compute()
-	}
-	if e := c.m[key]; e != nil {
-		c.mu.Unlock()
-		<-e.done
-		return e.status, e.body
-	}
-	e := &entry{done: make(chan struct{})}
-	c.m[key] = e
-	c.mu.Unlock()
-	defer close(e.done)
-	e.status, e.body = compute()
-	if e.status >= 500 {
-		// Not kept: the next request tries again.
-		c.mu.Lock()
-		if c.m[key] == e {
-			delete(c.m, key)
-		}
-		c.mu.Unlock()
-	}
-	return e.status, e.body
 }

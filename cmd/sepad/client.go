@@ -79,58 +79,77 @@ var errNoAnswer = errors.New("no daemon answers on the socket")
 // get fetches path (with its query) and returns the body; an error answer
 // becomes an error carrying its message.
 func (c *client) get(f queryFlags, path string) ([]byte, error) {
+	body, _, err := c.getTyped(f, path)
+	return body, err
+}
+
+// getTyped is get, with the answer's media type (text/plain for a table
+// the API rendered, application/json otherwise).
+func (c *client) getTyped(f queryFlags, path string) ([]byte, string, error) {
 	if c.local == nil {
-		body, status, err := c.viaSocket(path)
+		r, err := c.viaSocket(path)
 		if err == nil {
-			return answer(status, body)
+			return r.answer()
 		}
 		if !errors.Is(err, errNoAnswer) {
-			return nil, err
+			return nil, "", err
 		}
 		if err := c.openDirect(f); err != nil {
 			if !errors.Is(err, store.ErrLocked) && !errors.Is(err, errEmptyDB) {
-				return nil, err
+				return nil, "", err
 			}
 			// Locked and no socket: a daemon may be starting (it takes the
 			// lock just before it opens the socket). Ask again briefly.
 			for i := 0; i < 10; i++ {
 				time.Sleep(100 * time.Millisecond)
-				if body, status, serr := c.viaSocket(path); serr == nil {
-					return answer(status, body)
+				if r, serr := c.viaSocket(path); serr == nil {
+					return r.answer()
 				} else if !errors.Is(serr, errNoAnswer) {
-					return nil, serr
+					return nil, "", serr
 				}
 			}
-			return nil, err
+			return nil, "", err
 		}
 	}
 	if c.noDB && !strings.HasPrefix(path, "/v1/status") {
-		return nil, fmt.Errorf("no database at %s yet: the daemon has not run; start it (sepad run) and it will read the spool", filepath.Join(c.home, "sepa.db"))
+		return nil, "", fmt.Errorf("no database at %s yet: the daemon has not run; start it (sepad run) and it will read the spool", filepath.Join(c.home, "sepa.db"))
 	}
 	req, err := http.NewRequest(http.MethodGet, "http://local"+path, nil)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	rec := &recorder{header: http.Header{}}
 	c.local.ServeHTTP(rec, req)
-	return answer(rec.status, rec.body.Bytes())
+	return reply{status: rec.status, ctype: rec.header.Get("Content-Type"), body: rec.body.Bytes()}.answer()
 }
 
-func (c *client) viaSocket(path string) ([]byte, int, error) {
+// reply is an API answer as it came.
+type reply struct {
+	status int
+	ctype  string
+	body   []byte
+}
+
+func (r reply) answer() ([]byte, string, error) {
+	body, err := answer(r.status, r.body)
+	return body, r.ctype, err
+}
+
+func (c *client) viaSocket(path string) (reply, error) {
 	resp, err := c.sock.Get("http://sepad" + path)
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return nil, 0, fmt.Errorf("%w: %v", errNoAnswer, err)
+			return reply{}, fmt.Errorf("%w: %v", errNoAnswer, err)
 		}
-		return nil, 0, fmt.Errorf("ask the daemon on %s: %w", api.SocketPath(c.home), err)
+		return reply{}, fmt.Errorf("ask the daemon on %s: %w", api.SocketPath(c.home), err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read the daemon's answer: %w", err)
+		return reply{}, fmt.Errorf("read the daemon's answer: %w", err)
 	}
-	return body, resp.StatusCode, nil
+	return reply{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type"), body: body}, nil
 }
 
 // openDirect opens the database read-only, with the aggregate options of

@@ -235,10 +235,3 @@ func printIntegrity(w io.Writer, e *query.Explain) {
 		fmt.Fprintf(w, "  %-10s %-12s %q: %s\n", o.Claim, seen, clip(o.Quote, 70), o.Fact)
 	}
 }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

@@ -7,10 +7,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -67,17 +67,32 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *all {
 		v.Set("all_versions", "true")
 	}
+	// The table alone is asked for drawn (format=text): the daemon renders
+	// it once per store generation, and this process only copies it out
+	// instead of decoding a document of 1,000 rows (BENCHMARKS.md). --json
+	// and the gate read the document.
+	table := !qf.json && g == nil
+	if table {
+		v.Set("format", "text")
+	}
 	path := "/v1/skills"
 	if len(v) > 0 {
 		path += "?" + v.Encode()
 	}
-	body, err := fetch(qf, path, nil)
+	c := newClient(qf)
+	defer c.Close()
+	body, ctype, err := c.getTyped(qf, path)
 	if err != nil {
 		if g != nil && isNotFound(err) {
 			return &exitError{code: exitNothingToGate, err: fmt.Errorf("nothing to gate: %w", err)}
 		}
 		return err
 	}
+	if table && strings.HasPrefix(ctype, "text/plain") {
+		_, err := stdout.Write(body)
+		return err
+	}
+	// A daemon older than format=text answers JSON: drawn here then.
 	if qf.json {
 		if err := printJSON(stdout, body); err != nil || g == nil {
 			return err // --json alone decodes nothing: the document goes out as it came
@@ -88,7 +103,7 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !qf.json {
-		printGrades(stdout, doc, *all)
+		render.Grades(stdout, doc, *all)
 	}
 	if g == nil {
 		return nil
@@ -139,84 +154,4 @@ func decodeGradeTable(body []byte) (*query.Grades, error) {
 			Tokens: r.Tokens, TokenChange: r.TokenChange, NeededMore: r.NeededMore, Pending: r.Pending, OverClaims: r.OverClaims, Evals: r.Evals}
 	}
 	return g, nil
-}
-
-func printGrades(w io.Writer, doc *query.Grades, all bool) {
-	if len(doc.Grades) == 0 {
-		fmt.Fprintln(w, "no skills yet: nothing has been scored.")
-		fmt.Fprintln(w, "A turn's last execution is scored when the session's next prompt arrives (it may be a")
-		fmt.Fprintln(w, "correction), at SessionEnd, or after collector.idle_timeout; `sepad status` counts open executions.")
-		return
-	}
-	var projects []string
-	for _, r := range doc.Grades {
-		projects = append(projects, r.Project)
-	}
-	pl := projectLabels(projects)
-	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
-	over := ""
-	if all {
-		over = "OVER-CLAIMS\t" // per version: runs whose answer claimed more than the calls showed
-	}
-	fmt.Fprintln(tw, "SKILL\tPROJECT\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tCHANGE\tLAST\tTOKENS/RUN\t"+over+"ADVICE")
-	var line strings.Builder
-	cells := make([]string, 0, 12)
-	for i := range doc.Grades {
-		r := &doc.Grades[i]
-		ver := fmtVersion(r.Version, r.Hash)
-		if all && r.Current {
-			ver += " *"
-		}
-		// One string per row, not Fprintf's boxed arguments: on 1,000
-		// rows the formatting cost as much as the decoding.
-		cells = append(cells[:0], r.Skill, pl[r.Project], ver, fmtStatus(r), strconv.Itoa(r.N),
-			fmtScore(r.Aggregate), fmtGrade(r.Grade), fmtChange(r.Change), fmtScore(r.LastScore), fmtTokens(r.Tokens, r.TokenChange))
-		if all {
-			cells = append(cells, fmtOverClaims(r))
-		}
-		cells = append(cells, r.Advice)
-		line.Reset()
-		for j, c := range cells {
-			if j > 0 {
-				line.WriteByte('\t')
-			}
-			line.WriteString(c)
-		}
-		line.WriteByte('\n')
-		io.WriteString(tw, line.String())
-	}
-	tw.Flush()
-	printPending(w, doc.Grades)
-	printEvals(w, doc.Grades)
-	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)
-	if all {
-		fmt.Fprint(w, "; * marks the version in force; OVER-CLAIMS: runs whose answer claimed more than its tool calls showed (not part of the score)")
-	}
-	fmt.Fprintln(w)
-}
-
-// fmtOverClaims is "3/12 (25%)": a version's runs whose final answer
-// claimed more than its calls showed, of its scored runs; "-" for none.
-func fmtOverClaims(r *query.GradeRow) string {
-	if r.OverClaims == 0 || r.N == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%d/%d (%.0f%%)", r.OverClaims, r.N, 100*float64(r.OverClaims)/float64(r.N))
-}
-
-// printEvals puts each version's eval evidence beside its online grade:
-// "deploy v3 81.2 A over 40 runs · evals 0.92 over 4 cases × 3 runs, +0.31
-// against no skill".
-func printEvals(w io.Writer, rows []query.GradeRow) {
-	first := true
-	for _, r := range rows {
-		if r.Evals == nil {
-			continue
-		}
-		if first {
-			fmt.Fprintln(w)
-			first = false
-		}
-		fmt.Fprintf(w, "%s v%d %s %s over %d runs · %s\n", r.Skill, r.Version, fmtScore(r.Aggregate), fmtGrade(r.Grade), r.N, r.Evals.Summary)
-	}
 }

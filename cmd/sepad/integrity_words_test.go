@@ -5,6 +5,7 @@ import (
 
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 // The over-claim words of decisions and the OVER-CLAIMS column of
@@ -17,10 +18,10 @@ func TestOverClaimWords(t *testing.T) {
 	if w := overClaimWords(mutation.Sample{Seq: 1, N: 5}); w != "" {
 		t.Errorf("no over-claim: %q", w)
 	}
-	if s := fmtOverClaims(&query.GradeRow{N: 12, OverClaims: 3}); s != "3/12 (25%)" {
+	if s := render.OverClaims(&query.GradeRow{N: 12, OverClaims: 3}); s != "3/12 (25%)" {
 		t.Errorf("column %q", s)
 	}
-	if s := fmtOverClaims(&query.GradeRow{N: 12}); s != "-" {
+	if s := render.OverClaims(&query.GradeRow{N: 12}); s != "-" {
 		t.Errorf("column without over-claims %q", s)
 	}
 }

@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math"
 	"reflect"
 	"strings"
 	"testing"
-	"text/tabwriter"
 	"time"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func fp(f float64) *float64 { return &f }
@@ -88,29 +86,6 @@ func TestGate(t *testing.T) {
 	}
 }
 
-func TestProjectLabels(t *testing.T) {
-	got := projectLabels([]string{"/a/shop", "/b/blog", "/c/shop", "", "/b/blog"})
-	want := map[string]string{"/a/shop": "/a/shop", "/c/shop": "/c/shop", "/b/blog": "blog", "": "-"}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%q: %q, want %q", k, got[k], v)
-		}
-	}
-}
-
-// TestGradesEmptyExplainsOpenExecutions: with nothing scored yet, the table
-// says why (a turn's last execution waits for the next prompt) and where
-// to look, instead of leaving a new user to think the hook is broken.
-func TestGradesEmptyExplainsOpenExecutions(t *testing.T) {
-	var b bytes.Buffer
-	printGrades(&b, &query.Grades{}, false)
-	for _, want := range []string{"no skills yet", "next prompt", "idle_timeout", "sepad status"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("empty grades lack %q:\n%s", want, b.String())
-		}
-	}
-}
-
 // TestGradeTableRow: the rows `sepad grades` decodes for its table are a
 // part of query.GradeRow: every field has the same JSON name and type,
 // and the table printed from them equals the table printed from whole
@@ -139,8 +114,8 @@ func TestGradeTableRow(t *testing.T) {
 	}
 	for _, all := range []bool{false, true} {
 		var a, b bytes.Buffer
-		printGrades(&a, &doc, all)
-		printGrades(&b, got, all)
+		render.Grades(&a, &doc, all)
+		render.Grades(&b, got, all)
 		if a.String() != b.String() {
 			t.Errorf("all=%v: the table from the table rows:\n%s\nfrom whole rows:\n%s", all, b.String(), a.String())
 		}
@@ -193,42 +168,5 @@ func fill(t *testing.T, v reflect.Value, k int, path string) {
 		v.Set(m)
 	default:
 		t.Fatalf("%s: cannot fill a %s", path, v.Type())
-	}
-}
-
-// TestFmtScoreChange: the strconv forms equal the fmt verbs they replace.
-func TestFmtScoreChange(t *testing.T) {
-	for _, v := range []float64{0, -0.001, 0.004, 0.005, 12.345, -12.345, 99.999, 100, math.Inf(1), math.Inf(-1), math.NaN()} {
-		if got, want := fmtScore(&v), fmt.Sprintf("%.2f", v); got != want {
-			t.Errorf("fmtScore(%v) = %q, want %q", v, got, want)
-		}
-		if got, want := fmtChange(&v), fmt.Sprintf("%+.2f", v); got != want {
-			t.Errorf("fmtChange(%v) = %q, want %q", v, got, want)
-		}
-	}
-	if fmtVersion(3, "0123456789ab") != "v3 01234567" || fmtVersion(0, "unknown") != "unknown" {
-		t.Error("fmtVersion")
-	}
-}
-
-// TestTrimTrailing: no line of a table ends in spaces, whatever the
-// writes' boundaries; spaces inside a line stay.
-func TestTrimTrailing(t *testing.T) {
-	var b bytes.Buffer
-	w := trimTrailing(&b)
-	for _, s := range []string{"a  b", "   ", "\n", "c ", " d  ", "", "\n  \n", "e"} {
-		io.WriteString(w, s)
-	}
-	if got, want := b.String(), "a  b\nc  d\n\ne"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	var tb bytes.Buffer
-	tw := tabwriter.NewWriter(trimTrailing(&tb), 0, 0, 2, ' ', 0)
-	io.WriteString(tw, "A\tB\tC\nlong value\t\t\n")
-	tw.Flush()
-	for _, l := range strings.Split(tb.String(), "\n") {
-		if strings.TrimRight(l, " ") != l {
-			t.Errorf("a table line ends in spaces: %q", l)
-		}
 	}
 }

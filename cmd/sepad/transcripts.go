@@ -10,7 +10,6 @@ import (
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/internal/claudedir"
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/transcript"
 )
 
@@ -50,23 +49,6 @@ func scoreTracker(cfg *config.Config) *transcript.Tracker {
 	return tr
 }
 
-// fmtTokens is a version's mean tokens and cost per execution, with the
-// change of its mean tokens from the older graded version: "1.2k tok
-// $0.0042 +18%"; "-" when no transcript was read.
-func fmtTokens(t *query.Tokens, change *float64) string {
-	if t == nil {
-		return "-"
-	}
-	s := fmtCount(t.Mean) + " tok " + fmtUSD(t.MeanCostUSD)
-	if t.CostUnknown > 0 {
-		s += "?"
-	}
-	if change != nil {
-		s += fmt.Sprintf(" %+.0f%%", *change*100)
-	}
-	return s
-}
-
 // fmtUsage is one execution's tokens by kind, models and cost.
 func fmtUsage(u *execution.Usage, reason string) string {
 	if u == nil {
@@ -82,23 +64,4 @@ func fmtUsage(u *execution.Usage, reason string) string {
 	return fmt.Sprintf("%s tokens: %d input, %d output, %d cache read, %d cache write (cache hit %.0f%%); %d messages, %s; %s",
 		fmtCount(float64(u.Tokens())), u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens,
 		u.CacheHitRate()*100, u.Messages, orDash(strings.Join(u.Models, ", ")), cost)
-}
-
-func fmtCount(f float64) string {
-	switch {
-	case f >= 1e6:
-		return fmt.Sprintf("%.1fM", f/1e6)
-	case f >= 1e4:
-		return fmt.Sprintf("%.0fk", f/1e3)
-	case f >= 1e3:
-		return fmt.Sprintf("%.1fk", f/1e3)
-	}
-	return fmt.Sprintf("%.0f", f)
-}
-
-func fmtUSD(f float64) string {
-	if f >= 1 {
-		return fmt.Sprintf("$%.2f", f)
-	}
-	return fmt.Sprintf("$%.4f", f)
 }

@@ -1,0 +1,113 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sepad/sepad/query"
+)
+
+// Grades writes `sepad grades`'s table of doc: one row per skill (all:
+// per version, with its over-claims), then why each undecided candidate
+// is undecided, the eval evidence and the rubric.
+func Grades(w io.Writer, doc *query.Grades, all bool) {
+	if len(doc.Grades) == 0 {
+		fmt.Fprintln(w, "no skills yet: nothing has been scored.")
+		fmt.Fprintln(w, "A turn's last execution is scored when the session's next prompt arrives (it may be a")
+		fmt.Fprintln(w, "correction), at SessionEnd, or after collector.idle_timeout; `sepad status` counts open executions.")
+		return
+	}
+	projects := make([]string, 0, len(doc.Grades))
+	for _, r := range doc.Grades {
+		projects = append(projects, r.Project)
+	}
+	pl := ProjectLabels(projects)
+	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	over := ""
+	if all {
+		over = "OVER-CLAIMS\t" // per version: runs whose answer claimed more than the calls showed
+	}
+	fmt.Fprintln(tw, "SKILL\tPROJECT\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tCHANGE\tLAST\tTOKENS/RUN\t"+over+"ADVICE")
+	var line strings.Builder
+	cells := make([]string, 0, 12)
+	for i := range doc.Grades {
+		r := &doc.Grades[i]
+		ver := Version(r.Version, r.Hash)
+		if all && r.Current {
+			ver += " *"
+		}
+		// One string per row, not Fprintf's boxed arguments: on 1,000
+		// rows the formatting cost as much as the decoding.
+		cells = append(cells[:0], r.Skill, pl[r.Project], ver, Status(r), strconv.Itoa(r.N),
+			Score(r.Aggregate), Grade(r.Grade), Change(r.Change), Score(r.LastScore), Tokens(r.Tokens, r.TokenChange))
+		if all {
+			cells = append(cells, OverClaims(r))
+		}
+		cells = append(cells, r.Advice)
+		line.Reset()
+		for j, c := range cells {
+			if j > 0 {
+				line.WriteByte('\t')
+			}
+			line.WriteString(c)
+		}
+		line.WriteByte('\n')
+		io.WriteString(tw, line.String())
+	}
+	tw.Flush()
+	Pending(w, doc.Grades)
+	Evals(w, doc.Grades)
+	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)
+	if all {
+		fmt.Fprint(w, "; * marks the version in force; OVER-CLAIMS: runs whose answer claimed more than its tool calls showed (not part of the score)")
+	}
+	fmt.Fprintln(w)
+}
+
+// Status is a row's status, with the runs an undecided candidate still
+// needs.
+func Status(r *query.GradeRow) string {
+	if r.NeededMore != nil {
+		return fmt.Sprintf("%s, needs ~%d runs", r.Status, *r.NeededMore)
+	}
+	return OrDash(r.Status)
+}
+
+// OverClaims is "3/12 (25%)": a version's runs whose final answer
+// claimed more than its calls showed, of its scored runs; "-" for none.
+func OverClaims(r *query.GradeRow) string {
+	if r.OverClaims == 0 || r.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d (%.0f%%)", r.OverClaims, r.N, 100*float64(r.OverClaims)/float64(r.N))
+}
+
+// Pending says, under a table, why each undecided candidate is still
+// undecided.
+func Pending(w io.Writer, rows []query.GradeRow) {
+	for i := range rows {
+		if r := &rows[i]; r.Pending != "" {
+			fmt.Fprintf(w, "%s: %s\n", r.Skill, r.Pending)
+		}
+	}
+}
+
+// Evals puts each version's eval evidence beside its online grade:
+// "deploy v3 81.2 A over 40 runs · evals 0.92 over 4 cases × 3 runs, +0.31
+// against no skill".
+func Evals(w io.Writer, rows []query.GradeRow) {
+	first := true
+	for _, r := range rows {
+		if r.Evals == nil {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		fmt.Fprintf(w, "%s v%d %s %s over %d runs · %s\n", r.Skill, r.Version, Score(r.Aggregate), Grade(r.Grade), r.N, r.Evals.Summary)
+	}
+}

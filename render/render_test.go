@@ -1,0 +1,73 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"testing"
+	"text/tabwriter"
+
+	"github.com/sepad/sepad/query"
+)
+
+func TestProjectLabels(t *testing.T) {
+	got := ProjectLabels([]string{"/a/shop", "/b/blog", "/c/shop", "", "/b/blog"})
+	want := map[string]string{"/a/shop": "/a/shop", "/c/shop": "/c/shop", "/b/blog": "blog", "": "-"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%q: %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// TestGradesEmptyExplainsOpenExecutions: with nothing scored yet, the table
+// says why (a turn's last execution waits for the next prompt) and where
+// to look, instead of leaving a new user to think the hook is broken.
+func TestGradesEmptyExplainsOpenExecutions(t *testing.T) {
+	var b bytes.Buffer
+	Grades(&b, &query.Grades{}, false)
+	for _, want := range []string{"no skills yet", "next prompt", "idle_timeout", "sepad status"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("empty grades lack %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestFmtScoreChange: the strconv forms equal the fmt verbs they replace.
+func TestFmtScoreChange(t *testing.T) {
+	for _, v := range []float64{0, -0.001, 0.004, 0.005, 12.345, -12.345, 99.999, 100, math.Inf(1), math.Inf(-1), math.NaN()} {
+		if got, want := Score(&v), fmt.Sprintf("%.2f", v); got != want {
+			t.Errorf("Score(%v) = %q, want %q", v, got, want)
+		}
+		if got, want := Change(&v), fmt.Sprintf("%+.2f", v); got != want {
+			t.Errorf("Change(%v) = %q, want %q", v, got, want)
+		}
+	}
+	if Version(3, "0123456789ab") != "v3 01234567" || Version(0, "unknown") != "unknown" {
+		t.Error("Version")
+	}
+}
+
+// TestTrimTrailing: no line of a table ends in spaces, whatever the
+// writes' boundaries; spaces inside a line stay.
+func TestTrimTrailing(t *testing.T) {
+	var b bytes.Buffer
+	w := TrimTrailing(&b)
+	for _, s := range []string{"a  b", "   ", "\n", "c ", " d  ", "", "\n  \n", "e"} {
+		io.WriteString(w, s)
+	}
+	if got, want := b.String(), "a  b\nc  d\n\ne"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var tb bytes.Buffer
+	tw := tabwriter.NewWriter(TrimTrailing(&tb), 0, 0, 2, ' ', 0)
+	io.WriteString(tw, "A\tB\tC\nlong value\t\t\n")
+	tw.Flush()
+	for _, l := range strings.Split(tb.String(), "\n") {
+		if strings.TrimRight(l, " ") != l {
+			t.Errorf("a table line ends in spaces: %q", l)
+		}
+	}
+}
