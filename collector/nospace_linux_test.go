@@ -3,67 +3,25 @@
 package collector
 
 import (
-	"errors"
+	"github.com/sepad/sepad/internal/tmpfs"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
-
-// mountTmpfs mounts a tmpfs of size on a new temporary directory, or skips
-// the test when that is not possible (it needs root).
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("skipped: needs root to mount a small tmpfs (mount -t tmpfs -o size=" + size + ") and fill it")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("skipped: cannot mount a tmpfs: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-// fill writes a file in dir until the file system is full (ENOSPC).
-func fill(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			return p
-		}
-	}
-}
 
 // TestStoreFull: the file system holding the database fills up under the
 // collector. It holds what it read, reads nothing more, retries with
 // backoff on the stepped clock (no attempt before the wait is over), and
 // once space is freed it commits everything: nothing read is lost.
 func TestStoreFull(t *testing.T) {
-	home := mountTmpfs(t, "4m")
+	home := tmpfs.Mount(t, "4m")
 	r := newRigAt(t, home, func(o *Options) {
 		o.BatchLines = 1 << 20
 		o.RetryMin, o.RetryMax = time.Second, 4*time.Second
 	})
 	lines := gen(21, 60)
 	r.append(r.spool(), lines)
-	filler := fill(t, home)
+	filler := tmpfs.Fill(t, home)
 	r.step() // finds the spool
 	r.step() // reads it
 	r.step() // the commit is due; it needs new pages: refused

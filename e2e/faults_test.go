@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sepad/sepad/internal/tmpfs"
 	"io"
 	"net"
 	"net/http"
@@ -14,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -305,45 +305,6 @@ func settle(t *testing.T, home, prefix string, n int) {
 	}
 }
 
-// mountTmpfs mounts a tmpfs of size on a new temporary directory, or skips
-// the test when that is not possible (it needs root).
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("skipped: needs root to mount a small tmpfs (mount -t tmpfs -o size=" + size + ") and fill it")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("skipped: cannot mount a tmpfs: %v: %s", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", "-l", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-// fillDisk writes a file in dir until its file system is full.
-func fillDisk(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if !strings.Contains(err.Error(), syscall.ENOSPC.Error()) {
-				t.Fatal(err)
-			}
-			return p
-		}
-	}
-}
-
 // TestDiskFull fills the tmpfs holding $SEPA_HOME under the running
 // daemon, runs 500 hook processes meanwhile, then frees the space. The
 // hooks exit 0 and print nothing; their lines go to the runtime fallback
@@ -352,7 +313,7 @@ func fillDisk(t *testing.T, dir string) string {
 // event is in the store, once, and the runtime fallback file is gone.
 func TestDiskFull(t *testing.T) {
 	skipLong(t)
-	home := mountTmpfs(t, "2m")
+	home := tmpfs.Mount(t, "2m")
 	rt := t.TempDir() // $XDG_RUNTIME_DIR: another file system than home's
 	t.Setenv("XDG_RUNTIME_DIR", rt)
 	d := startDaemon(t, home)
@@ -367,7 +328,7 @@ func TestDiskFull(t *testing.T) {
 	if !committedAll(t, home, "B", before, 20*time.Second) {
 		t.Fatal("first lines never committed")
 	}
-	filler := fillDisk(t, home)
+	filler := tmpfs.Fill(t, home)
 	env := []string{"SEPA_HOME=" + home, "XDG_RUNTIME_DIR=" + rt}
 	for i := 0; i < during; i++ {
 		out, errOut, code := sepad(t, env, uniqueLine("F", i), "hook")
