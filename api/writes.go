@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
@@ -26,6 +28,10 @@ func (h *handler) registerWrites() {
 	h.registerPins() // pin.go
 	post := func(pattern string, fn func(r *http.Request, key string) (mutation.Record, error)) {
 		h.mux.Handle(pattern, only(http.MethodPost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if d := h.gateTimeout(); d > 0 && strings.HasSuffix(pattern, "/propose") {
+				// The eval gate runs a suite: longer than the write timeout.
+				http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d + time.Minute))
+			}
 			h.write(w, r, fn)
 		})))
 	}
@@ -51,7 +57,7 @@ func (h *handler) registerWrites() {
 		if err != nil {
 			return mutation.Record{}, err
 		}
-		return h.o.Engine.Propose(key, text, strategy, mutation.DefaultProposalOptions())
+		return h.o.Engine.ProposeContext(r.Context(), key, text, strategy, mutation.DefaultProposalOptions())
 	})
 	// prune?before=T removes executions and quarantined lines older than
 	// T (store.Prune), keeping aggregates, versions and decisions.
@@ -194,4 +200,13 @@ func (h *handler) stored(key string, rec mutation.Record) mutation.Record {
 		return last
 	}
 	return rec
+}
+
+// gateTimeout is how long a proposal may wait for the eval gate (0: off,
+// or no engine).
+func (h *handler) gateTimeout() time.Duration {
+	if h.o.Engine == nil {
+		return 0
+	}
+	return h.o.Engine.GateTimeout()
 }

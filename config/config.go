@@ -124,7 +124,31 @@ type Mutation struct {
 	Mutator        []string      `yaml:"mutator"`
 	Claude         string        `yaml:"claude"`
 	MutatorTimeout time.Duration `yaml:"mutator_timeout"`
+	// EvalGate: a proposed or evolved version of a skill with an eval
+	// suite runs it before it is written (docs/claude-code.md, "The eval
+	// gate"); off while neither threshold nor max_drop is set.
+	EvalGate EvalGate `yaml:"eval_gate"`
 }
+
+// EvalGate is mutation.eval_gate.
+type EvalGate struct {
+	// Threshold is the score (0 to 1) each eval case must reach; unset
+	// keeps the suite's own threshold.
+	Threshold *float64 `yaml:"threshold"`
+	// MaxDrop is how far (0 to 1) the candidate's score may fall below
+	// the baseline's recorded eval score.
+	MaxDrop *float64 `yaml:"max_drop"`
+	// Timeout bounds the gate on one candidate, the baseline's suite run
+	// included when one is needed (0: DefaultEvalGateTimeout).
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// DefaultEvalGateTimeout bounds a suite run of the eval gate when
+// mutation.eval_gate.timeout is not set.
+const DefaultEvalGateTimeout = 4 * time.Minute
+
+// On reports whether the gate is configured.
+func (g EvalGate) On() bool { return g.Threshold != nil || g.MaxDrop != nil }
 
 // Pricing is the price table of the models, for the cost of executions
 // read from their transcripts.
@@ -379,6 +403,15 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		return bad("mutation.mutator_timeout", "must be a positive duration")
 	case m.Claude == "":
 		return bad("mutation.claude", "must name the claude command (a name on PATH or a path)")
+	}
+	if g := m.EvalGate; g.Threshold != nil && !(*g.Threshold >= 0 && *g.Threshold <= 1) {
+		return bad("mutation.eval_gate.threshold", "must be a score in [0, 1] that each eval case must reach, got %v", *g.Threshold)
+	} else if g.MaxDrop != nil && !(*g.MaxDrop >= 0 && *g.MaxDrop <= 1) {
+		return bad("mutation.eval_gate.max_drop", "must be in [0, 1]: how far the candidate's eval score may fall below the baseline's, got %v", *g.MaxDrop)
+	} else if g.Timeout < 0 {
+		return bad("mutation.eval_gate.timeout", "must be a positive duration (0s: %v)", DefaultEvalGateTimeout)
+	} else if g.Timeout > 0 && !g.On() {
+		return bad("mutation.eval_gate.timeout", "the gate is off: set threshold or max_drop to turn it on")
 	}
 	if err := c.validateSkills(bad); err != nil {
 		return err

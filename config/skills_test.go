@@ -82,3 +82,44 @@ func TestEvolveSettings(t *testing.T) {
 		}
 	}
 }
+
+// mutation.eval_gate: off by default, on with threshold or max_drop, and
+// a bad value fails naming the file, the line and the key.
+func TestEvalGate(t *testing.T) {
+	base, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Mutation.EvalGate.On() {
+		t.Fatalf("the gate is on by default: %+v", base.Mutation.EvalGate)
+	}
+	c, err := Parse("user.yaml", []byte("mutation:\n  eval_gate:\n    threshold: 0.8\n    max_drop: 0.1\n"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := c.Mutation.EvalGate; !g.On() || *g.Threshold != 0.8 || *g.MaxDrop != 0.1 || g.Timeout != 0 {
+		t.Errorf("gate %+v", g)
+	}
+	c, err = Parse("user.yaml", []byte("mutation:\n  eval_gate: {max_drop: 0, timeout: 2m}\n"), base)
+	if err != nil || !c.Mutation.EvalGate.On() || c.Mutation.EvalGate.Threshold != nil || c.Mutation.EvalGate.Timeout != 2*time.Minute {
+		t.Errorf("max_drop alone: %v %+v", err, c.Mutation.EvalGate)
+	}
+	for _, tc := range []struct {
+		src, key string
+		line     int
+	}{
+		{"mutation:\n  eval_gate:\n    threshold: 1.5\n", "mutation.eval_gate.threshold", 3},
+		{"mutation:\n  eval_gate:\n    threshold: 0.5\n    max_drop: -0.1\n", "mutation.eval_gate.max_drop", 4},
+		{"mutation:\n  eval_gate:\n    threshold: high\n", "mutation.eval_gate.threshold", 3},
+		{"mutation:\n  eval_gate:\n    thresold: 0.5\n", "mutation.eval_gate.thresold", 3},
+		{"mutation:\n  eval_gate: 0.8\n", "mutation.eval_gate", 2},
+		{"mutation:\n  eval_gate:\n    timeout: 5m\n", "mutation.eval_gate.timeout", 3},
+		{"mutation:\n  eval_gate: {threshold: 1, timeout: -1s}\n", "mutation.eval_gate.timeout", 2},
+	} {
+		_, err := Parse("user.yaml", []byte(tc.src), base)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line != tc.line || ce.File != "user.yaml" {
+			t.Errorf("%q: error %v, want one at user.yaml:%d key %s", tc.src, err, tc.line, tc.key)
+		}
+	}
+}

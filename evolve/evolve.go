@@ -70,9 +70,11 @@ func New(o Options) *Evolver {
 	return &Evolver{o: o, running: map[string]bool{}}
 }
 
-// MaxDuration bounds how long Run takes: the mutator's timeout, and the
-// reading and writing around it.
-func (e *Evolver) MaxDuration() time.Duration { return e.timeout() + 30*time.Second }
+// MaxDuration bounds how long Run takes: the mutator's timeout, the eval
+// gate's (mutation.eval_gate), and the reading and writing around it.
+func (e *Evolver) MaxDuration() time.Duration {
+	return e.timeout() + e.o.Engine.GateTimeout() + 30*time.Second
+}
 
 func (e *Evolver) timeout() time.Duration {
 	if d := e.o.Timeout(); d > 0 {
@@ -292,7 +294,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 		a.Words = fmt.Sprintf("evolve %s with %s: %s; nothing changed", p.sk.Name, a.Strategy, merr.Error())
 		return a, e.record(p.sk, &a, ro.Auto)
 	}
-	rec, perr := e.o.Engine.Propose(key, Unwrap(ans.Text), a.Strategy, e.o.Proposal)
+	rec, perr := e.o.Engine.ProposeContext(ctx, key, Unwrap(ans.Text), a.Strategy, e.o.Proposal)
 	var refusal *mutation.RefusalError
 	switch {
 	case errors.As(perr, &refusal):
@@ -311,8 +313,12 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	if v, err := e.o.DB.Version(key, rec.To); err == nil {
 		a.ToSeq = v.Seq
 	}
-	a.Words = fmt.Sprintf("evolved %s v%d → v%d with strategy %s (%s risk, %s: %s)%s; v%d is the candidate. Undo: sepad rollback %s --to v%d",
-		p.sk.Name, a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.By, a.Reason, costWords(a), a.ToSeq, p.sk.Name, a.FromSeq)
+	gate := ""
+	if rec.Gate != nil {
+		gate = "; " + rec.Gate.Words
+	}
+	a.Words = fmt.Sprintf("evolved %s v%d → v%d with strategy %s (%s risk, %s: %s)%s%s; v%d is the candidate. Undo: sepad rollback %s --to v%d",
+		p.sk.Name, a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.By, a.Reason, costWords(a), gate, a.ToSeq, p.sk.Name, a.FromSeq)
 	return a, e.record(p.sk, &a, ro.Auto)
 }
 

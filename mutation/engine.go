@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
@@ -81,6 +82,12 @@ type EngineOptions struct {
 	Rescore func(fitness.Result, reward.Label) fitness.Result
 	// Notify, when set, receives the notices for the person (notices.go).
 	Notify Notify
+	// EvalGate, when set, runs a proposal's eval suite before it is
+	// written (mutation.eval_gate; gate.go).
+	EvalGate EvalGate
+	// GateTimeout, when set, is how long the eval gate may take on one
+	// candidate now (0: the gate is off), for callers that wait.
+	GateTimeout func() time.Duration
 	// Home is this sepad's state directory: the home that claims the
 	// roots it writes in (owner.go); "" makes no claims.
 	Home     string
@@ -128,7 +135,9 @@ type Record struct {
 	Notice string `json:"notice,omitempty"`
 	// Evidence is a safety rollback's numbers (explain.go).
 	Evidence *Evidence `json:"evidence,omitempty"`
-	note     *noteCtx
+	// Gate is the eval gate's verdict on a proposal (gate.go).
+	Gate *evals.Verdict `json:"eval_gate,omitempty"`
+	note *noteCtx
 }
 
 // Engine ties versions, decisions and rollbacks to the store.

@@ -1,11 +1,13 @@
 package mutation
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/store"
 )
 
@@ -102,39 +104,42 @@ func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
 }
 
 // Propose checks a mutator's text and, if every rule passes, writes it to
-// the skill's file and registers it as the candidate.
+// the skill's file and registers it as the candidate. With an eval gate
+// (EngineOptions.EvalGate, gate.go) the skill's eval suite runs on the
+// text first: see ProposeContext.
 func (e *Engine) Propose(key string, content []byte, strategy string, po ProposalOptions) (Record, error) {
+	return e.ProposeContext(context.Background(), key, content, strategy, po)
+}
+
+// ProposeContext is Propose with a context for the eval gate's suite run.
+// The gate runs outside the engine's lock (a suite takes seconds to
+// minutes), after every other rule passed; the text is written only if
+// the rules still pass and the baseline is still the one the gate
+// compared with.
+func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte, strategy string, po ProposalOptions) (Record, error) {
+	var gate *evals.Verdict
+	var gated string // the baseline the gate compared with
+	if e.opts.EvalGate != nil {
+		c, err := e.checkProposal(key, content, po)
+		if err != nil {
+			return Record{}, err
+		}
+		if gate, err = e.runGate(ctx, c); err != nil {
+			return Record{}, err
+		}
+		gated = c.Baseline
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	sk, st, err := e.skillAndState(key)
+	c, err := e.checkProposalLocked(key, content, po)
 	if err != nil {
 		return Record{}, err
 	}
-	if err := pinnedRefusal(sk.Name, st); err != nil {
-		return Record{}, err
+	if gate != nil && c.Baseline != gated {
+		return Record{}, &RefusalError{RuleEvalGate, fmt.Sprintf("the baseline of %s changed from %s to %s while the eval suite ran: propose again", c.Skill, gated, c.Baseline)}
 	}
-	base, cur := baseAndCurrent(sk, st)
-	h, err := e.proposalHistory(key, st, cur, po)
-	if err != nil {
-		return Record{}, err
-	}
-	var baseContent []byte
-	if base != nil {
-		baseContent = base.Content
-	}
-	if err := CheckProposal(baseContent, content, h, po); err != nil {
-		return Record{}, err
-	}
+	sk, st, h, cur := c.sk, c.st, c.h, c.cur
 	path := skillFile(sk)
-	if plugin, ok := PluginOf(path, e.opts.ClaudeDir); ok {
-		return Record{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, path)}
-	}
-	if !e.isPromptFile(path) {
-		return Record{}, fmt.Errorf("propose: %s: %w", path, ErrOutsideRoots)
-	}
-	if other, claim := e.heldElsewhere(path, e.WriteRoots()); other != "" {
-		return Record{}, &RefusalError{"held_by_another_home", heldWords(path, other, claim)}
-	}
 	if err := WriteFileAtomic(path, content, e.WriteRoots()); err != nil {
 		return Record{}, err
 	}
@@ -157,11 +162,67 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 		return Record{}, err
 	}
 	rec := Record{Kind: "proposal", SkillKey: key, Skill: sk.Name, Rule: "proposal", To: hash, Applied: true,
-		Words: fmt.Sprintf("proposal written as v%d (%s), strategy %q; it is the candidate", v.Seq, hash, strategy)}
+		Words: fmt.Sprintf("proposal written as v%d (%s), strategy %q; it is the candidate", v.Seq, hash, strategy), Gate: gate}
+	if gate != nil {
+		rec.Words += "; " + gate.Words
+	}
 	if cur != nil {
 		rec.From = cur.Hash
 	}
 	return rec, e.record(rec)
+}
+
+// proposalCheck is what checkProposal found: the skill, its state, the
+// limits' history, the version in the file, and the gate's candidate.
+type proposalCheck struct {
+	GateCandidate
+	sk  *store.Skill
+	st  *SkillState
+	h   ProposalHistory
+	cur *store.Version
+}
+
+// checkProposal applies every rule of a proposal without writing.
+func (e *Engine) checkProposal(key string, content []byte, po ProposalOptions) (GateCandidate, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c, err := e.checkProposalLocked(key, content, po)
+	return c.GateCandidate, err
+}
+
+// checkProposalLocked is checkProposal for a caller holding e.mu.
+func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOptions) (proposalCheck, error) {
+	sk, st, err := e.skillAndState(key)
+	if err != nil {
+		return proposalCheck{}, err
+	}
+	if err := pinnedRefusal(sk.Name, st); err != nil {
+		return proposalCheck{}, err
+	}
+	base, cur := baseAndCurrent(sk, st)
+	h, err := e.proposalHistory(key, st, cur, po)
+	if err != nil {
+		return proposalCheck{}, err
+	}
+	c := proposalCheck{sk: sk, st: st, h: h, cur: cur,
+		GateCandidate: GateCandidate{SkillKey: key, Skill: sk.Name, Path: skillFile(sk), Content: content, Candidate: Hash(content)}}
+	if base != nil {
+		c.Baseline, c.BaselineContent = base.Hash, base.Content
+	}
+	if err := CheckProposal(c.BaselineContent, content, h, po); err != nil {
+		return proposalCheck{}, err
+	}
+	path := c.Path
+	if plugin, ok := PluginOf(path, e.opts.ClaudeDir); ok {
+		return proposalCheck{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, path)}
+	}
+	if !e.isPromptFile(path) {
+		return proposalCheck{}, fmt.Errorf("propose: %s: %w", path, ErrOutsideRoots)
+	}
+	if other, claim := e.heldElsewhere(path, e.WriteRoots()); other != "" {
+		return proposalCheck{}, &RefusalError{"held_by_another_home", heldWords(path, other, claim)}
+	}
+	return c, nil
 }
 
 // pick returns the version in the file now and the version to restore.

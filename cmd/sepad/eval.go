@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,7 +30,8 @@ var errPromptChanged = errors.New("the prompt file changed during the eval: resu
 
 // runEval is `sepad eval SKILL [-- ARGS…]`: run the eval suite of the
 // skill's plugin (or skills-dir plugin) with `claude plugin eval --json`,
-// hashing the prompt file before and after, and record the result as
+// or, for a skill in no plugin, the suite in the evals directory beside
+// its SKILL.md on a private plugin holding a copy of it, hashing the prompt file before and after, and record the result as
 // evidence for that version (docs/claude-code.md, "Evals"). ARGS go to
 // claude plugin eval (--runs N, --case GLOB, --threshold T, …).
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -65,42 +67,30 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	cfg, _ := claudedir.Dir()
 	plugin, dir, ok := mutation.PluginRoot(path, cfg)
-	if !ok || dir == "" {
-		return fmt.Errorf("eval %s: %s is not a plugin's prompt file: `claude plugin eval` runs a plugin's suite (make a skills-dir plugin with `claude plugin init NAME`, or put the skill in a plugin)", name, path)
+	_, suite := evals.SuiteDir(path)
+	if (!ok || dir == "") && !suite {
+		return fmt.Errorf("eval %s: %s has no eval suite: `claude plugin eval` runs a plugin's suite, or sepad runs the suite in an evals directory beside a skill's SKILL.md (docs/claude-code.md, \"Evals\")", name, path)
 	}
 	before, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("eval %s: %w", name, err)
 	}
-	out, err := os.CreateTemp("", "sepad-eval-*.json")
-	if err != nil {
-		return err
+	var ev *evals.Evidence
+	var code int
+	if ok && dir != "" {
+		ev, code, err = evalPlugin(bin, dir, extra, stderr)
+	} else {
+		// A skill outside any plugin: its suite runs on a private plugin
+		// holding a copy of it (evals.RunSuite).
+		plugin = ""
+		ev, code, err = evals.RunSuite(context.Background(), evals.RunOptions{Claude: bin, Prompt: path, Content: before, Args: extra, Progress: stderr})
 	}
-	out.Close()
-	defer os.Remove(out.Name())
-	cmdArgs := append([]string{"plugin", "eval", dir, "--json", out.Name(), "--no-publish", "--trust-plugin"}, extra...)
-	cmd := exec.Command(bin, cmdArgs...)
-	cmd.Stdout, cmd.Stderr = stderr, stderr // progress; the result is the file
-	runErr := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(runErr, &ee):
-		code = ee.ExitCode()
-	case runErr != nil:
-		return fmt.Errorf("eval %s: run %s: %w", name, bin, runErr)
+	if err != nil {
+		return fmt.Errorf("eval %s: %w", name, err)
 	}
 	after, err := os.ReadFile(path)
 	if err != nil || mutation.Hash(after) != mutation.Hash(before) {
 		return fmt.Errorf("eval %s: %s: %w", name, path, errPromptChanged)
-	}
-	b, err := os.ReadFile(out.Name())
-	if err != nil || len(b) == 0 {
-		return fmt.Errorf("eval %s: claude plugin eval exited %d and wrote no result", name, code)
-	}
-	ev, err := evals.Parse("claude plugin eval --json", b)
-	if err != nil {
-		return fmt.Errorf("eval %s: %w (claude exited %d)", name, err, code)
 	}
 	if ev.Partial {
 		// A run cut short (the cost ceiling, a failed login) says little
@@ -218,4 +208,37 @@ func importClaudeEval(qf queryFlags, file string, pos []string, stdout io.Writer
 	}
 	printEvidence(stdout, ev)
 	return nil
+}
+
+// evalPlugin runs `claude plugin eval DIR --json FILE --no-publish
+// --trust-plugin ARGS…` on a plugin and parses its result; code is
+// claude's exit code.
+func evalPlugin(bin, dir string, extra []string, stderr io.Writer) (*evals.Evidence, int, error) {
+	out, err := os.CreateTemp("", "sepad-eval-*.json")
+	if err != nil {
+		return nil, 0, err
+	}
+	out.Close()
+	defer os.Remove(out.Name())
+	cmdArgs := append([]string{"plugin", "eval", dir, "--json", out.Name(), "--no-publish", "--trust-plugin"}, extra...)
+	cmd := exec.Command(bin, cmdArgs...)
+	cmd.Stdout, cmd.Stderr = stderr, stderr // progress; the result is the file
+	runErr := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(runErr, &ee):
+		code = ee.ExitCode()
+	case runErr != nil:
+		return nil, 0, fmt.Errorf("run %s: %w", bin, runErr)
+	}
+	b, err := os.ReadFile(out.Name())
+	if err != nil || len(b) == 0 {
+		return nil, code, fmt.Errorf("claude plugin eval exited %d and wrote no result", code)
+	}
+	ev, err := evals.Parse("claude plugin eval --json", b)
+	if err != nil {
+		return nil, code, fmt.Errorf("%w (claude exited %d)", err, code)
+	}
+	return ev, code, nil
 }

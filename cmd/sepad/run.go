@@ -174,6 +174,13 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	if f.rollbackEdits != "" {
 		mo.RollbackEdits = f.rollbackEdits
 	}
+	mo.EvalGate = evalGate(d.cfg.Load, d.home) // the configuration in force
+	mo.GateTimeout = func() time.Duration {
+		if g := d.cfg.Load().Mutation.EvalGate; g.On() {
+			return gateTimeout(g)
+		}
+		return 0
+	}
 	d.mut = mutation.NewEngine(d.db, mo)
 	if err := d.mut.Open(ctx); err != nil {
 		d.db.Close()
@@ -342,7 +349,14 @@ func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 		UserHome: userHome, ClaudeDir: claudedir.From(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
 		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
 		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg), Notify: noticeWriter(home), Home: home,
-		Rescore: rescoreLabel(weightsOf(cfg)),
+		Rescore:  rescoreLabel(weightsOf(cfg)),
+		EvalGate: evalGate(func() *config.Config { return cfg }, home),
+		GateTimeout: func() time.Duration {
+			if !cfg.Mutation.EvalGate.On() {
+				return 0
+			}
+			return gateTimeout(cfg.Mutation.EvalGate)
+		},
 	}
 }
 

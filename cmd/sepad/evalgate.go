@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/evals"
+	"github.com/sepad/sepad/mutation"
+)
+
+// evalGate is the eval gate as configured (mutation.eval_gate, read at
+// each proposal: a reload applies): for a skill with an eval suite beside
+// its SKILL.md, it runs the suite on the candidate's text with
+// mutation.claude (evals.RunSuite, a private temporary plugin) and judges
+// it against the threshold and the baseline's recorded score
+// (evals.Judge). Without a recorded score of the baseline, and with
+// max_drop set, the baseline's suite runs first and is recorded too. Both
+// runs are recorded as evidence in home's evals.jsonl (source "eval
+// gate"), a refused candidate's included: it is evidence about that text.
+func evalGate(cfg func() *config.Config, home string) mutation.EvalGate {
+	return func(ctx context.Context, c mutation.GateCandidate) (*evals.Verdict, error) {
+		conf := cfg()
+		g := conf.Mutation.EvalGate
+		if !g.On() {
+			return nil, nil
+		}
+		if _, ok := evals.SuiteDir(c.Path); !ok {
+			return nil, nil
+		}
+		ctx, cancel := context.WithTimeout(ctx, gateTimeout(g))
+		defer cancel()
+		var args []string
+		if g.Threshold != nil {
+			args = []string{"--threshold", strconv.FormatFloat(*g.Threshold, 'f', -1, 64)}
+		}
+		run := func(version string, content []byte) (*evals.Evidence, error) {
+			ev, _, err := evals.RunSuite(ctx, evals.RunOptions{Claude: conf.Mutation.Claude, Prompt: c.Path, Content: content, Args: args})
+			if err != nil {
+				return nil, err
+			}
+			ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = c.SkillKey, c.Skill, version, time.Now().UTC(), "eval gate"
+			if !ev.Partial {
+				if err := evals.Append(home, *ev); err != nil {
+					return nil, err
+				}
+			}
+			return ev, nil
+		}
+		var base *evals.Evidence
+		if g.MaxDrop != nil && c.Baseline != "" {
+			all, err := evals.Load(home)
+			if err != nil {
+				return nil, err
+			}
+			base = evals.Latest(all)[[2]string{c.SkillKey, c.Baseline}]
+			if base == nil && len(c.BaselineContent) > 0 {
+				if base, err = run(c.Baseline, c.BaselineContent); err != nil {
+					return nil, fmt.Errorf("the baseline %s: %w", c.Baseline, err)
+				}
+				if base.Partial {
+					return nil, fmt.Errorf("the baseline %s: its suite stopped early (%s)", c.Baseline, orDash(base.PartialReason))
+				}
+			}
+		}
+		ev, err := run(c.Candidate, c.Content)
+		if err != nil {
+			return nil, err
+		}
+		v := evals.Judge(ev, base, evals.Gate{Threshold: g.Threshold, MaxDrop: g.MaxDrop})
+		return &v, nil
+	}
+}
+
+// gateTimeout is mutation.eval_gate.timeout, or its default.
+func gateTimeout(g config.EvalGate) time.Duration {
+	if g.Timeout > 0 {
+		return g.Timeout
+	}
+	return config.DefaultEvalGateTimeout
+}

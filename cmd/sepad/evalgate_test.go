@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/evals"
+	"github.com/sepad/sepad/mutation"
+)
+
+// TestEvalGateWiring runs the configured gate with a stand-in for claude
+// (a shell script whose score is 0 when the SKILL.md it is given says
+// "skip"): off without mutation.eval_gate or without a suite; with
+// max_drop and no recorded baseline score, the baseline's suite runs
+// first; both runs are recorded as evidence; a failing candidate is
+// refused naming its case.
+func TestEvalGateWiring(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in for claude is a shell script")
+	}
+	home := t.TempDir()
+	skill := filepath.Join(t.TempDir(), ".claude", "skills", "deploy", "SKILL.md")
+	os.MkdirAll(filepath.Join(filepath.Dir(skill), "evals", "rollback"), 0o755)
+	os.WriteFile(skill, []byte("---\nname: deploy\n---\nRun the checks.\n"), 0o644)
+	log := filepath.Join(t.TempDir(), "calls")
+	bin := filepath.Join(t.TempDir(), "claude")
+	script := `#!/bin/sh
+s=1; grep -q skip "$3/SKILL.md" && s=0
+echo "$@" >> ` + log + `
+printf '{"schemaVersion":1,"suite":{"threshold":1},"cases":[{"name":"rollback","aggregates":{"score":%s}}],"aggregates":{"overallScore":%s}}' $s $s > "$5"
+`
+	os.WriteFile(bin, []byte(script), 0o755)
+	cfg, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Mutation.Claude = bin
+	gate := evalGate(func() *config.Config { return cfg }, home)
+	c := mutation.GateCandidate{SkillKey: skill, Skill: "deploy", Path: skill, Baseline: "b00000000000", BaselineContent: []byte("---\nname: deploy\n---\nRun the checks.\n"),
+		Candidate: "c00000000000", Content: []byte("---\nname: deploy\n---\nDeploy fast: skip the checks.\n")}
+	if v, err := gate(context.Background(), c); v != nil || err != nil {
+		t.Fatalf("the gate is off by default: %+v %v", v, err)
+	}
+	drop, threshold := 0.1, 0.5
+	cfg.Mutation.EvalGate = config.EvalGate{Threshold: &threshold, MaxDrop: &drop}
+	if v, err := gate(context.Background(), c); v != nil || err != nil {
+		t.Fatalf("a skill without a suite is gated: %+v %v", v, err)
+	}
+	os.WriteFile(filepath.Join(filepath.Dir(skill), "evals", "rollback", "prompt.md"), []byte("Roll back\n"), 0o644)
+	v, err := gate(context.Background(), c)
+	if err != nil || v == nil || v.Held || v.Baseline != "b00000000000" || v.BaselineScore == nil || *v.BaselineScore != 1 || len(v.Failing) != 1 {
+		t.Fatalf("a failing candidate: %+v %v", v, err)
+	}
+	if !strings.Contains(v.Words, "case rollback (0.00) is below the threshold 0.50") {
+		t.Errorf("words %q", v.Words)
+	}
+	b, _ := os.ReadFile(log)
+	if calls := strings.Split(strings.TrimSpace(string(b)), "\n"); len(calls) != 2 || !strings.HasSuffix(calls[0], "--threshold 0.5") {
+		t.Errorf("claude calls:\n%s", b)
+	}
+	all, _ := evals.Load(home)
+	if len(all) != 2 || all[0].Version != "b00000000000" || all[1].Version != "c00000000000" || all[1].Source != "eval gate" {
+		t.Fatalf("evidence %+v", all)
+	}
+	// The baseline's score is recorded now: only the candidate runs.
+	c.Content, c.Candidate = []byte("---\nname: deploy\n---\nRun the checks, then deploy.\n"), "d00000000000"
+	if v, err = gate(context.Background(), c); err != nil || !v.Held {
+		t.Fatalf("a passing candidate: %+v %v", v, err)
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "\n") != 3 {
+		t.Errorf("claude calls:\n%s", b)
+	}
+}

@@ -1,0 +1,102 @@
+package evals
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// skillDir writes a project skill with a suite of one case, a script and a
+// past result, and returns its SKILL.md.
+func skillDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), ".claude", "skills", "Deploy_App")
+	for name, body := range map[string]string{
+		"SKILL.md":                         "---\nname: deploy\n---\nbaseline\n",
+		"scripts/check.sh":                 "#!/bin/sh\necho ok\n",
+		"evals/ships/prompt.md":            "Deploy\n",
+		"evals/ships/graders/answer.md":    "---\ntype: regex\n---\n",
+		"evals/results/old/aggregate.json": "{}",
+		".claude-plugin/plugin.json":       `{"name":"not-copied"}`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "SKILL.md")
+}
+
+func TestSuiteDir(t *testing.T) {
+	p := skillDir(t)
+	if d, ok := SuiteDir(p); !ok || d != filepath.Join(filepath.Dir(p), "evals") {
+		t.Errorf("SuiteDir = %q, %v", d, ok)
+	}
+	if _, ok := SuiteDir(filepath.Join(filepath.Dir(p), "other.md")); ok {
+		t.Error("a prompt file that is not a SKILL.md has a suite")
+	}
+	os.RemoveAll(filepath.Join(filepath.Dir(p), "evals", "ships"))
+	if _, ok := SuiteDir(p); ok {
+		t.Error("an evals directory with results only is a suite")
+	}
+}
+
+// TestRunSuite runs a stand-in for claude (a shell script) that records
+// the plugin it was given and answers with a real result.
+func TestRunSuite(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in for claude is a shell script")
+	}
+	p := skillDir(t)
+	seen := filepath.Join(t.TempDir(), "seen")
+	result, err := filepath.Abs("testdata/aggregate-result.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "claude")
+	script := "#!/bin/sh\n# plugin eval DIR --json FILE ...\n" +
+		"{ echo \"$@\"; ls -A \"$3\" \"$3/evals\" \"$3/scripts\"; cat \"$3/SKILL.md\" \"$3/.claude-plugin/plugin.json\"; stat -c %a \"$(dirname \"$3\")\" \"$3/scripts/check.sh\"; } > " + seen + "\n" +
+		"cp " + result + " \"$5\"\necho progress >&2\nexit 1\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var progress strings.Builder
+	e, code, err := RunSuite(context.Background(), RunOptions{Claude: bin, Prompt: p, Content: []byte("---\nname: deploy\n---\ncandidate\n"), Args: []string{"--threshold", "0.5"}, Progress: &progress})
+	if err != nil || code != 1 {
+		t.Fatalf("RunSuite: %v, exit %d", err, code)
+	}
+	if e.Score != 1 || len(e.Cases) != 1 || e.Plugin != "" {
+		t.Errorf("evidence %+v", e)
+	}
+	b, _ := os.ReadFile(seen)
+	got := string(b)
+	for _, w := range []string{"--no-publish --trust-plugin --threshold 0.5", "/deploy-app --json ", "candidate\n", `"name":"deploy-app"`, "\n700\n", "\n700\n", "ships", "check.sh"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the plugin lacks %q:\n%s", w, got)
+		}
+	}
+	for _, w := range []string{"baseline", "not-copied", "results"} {
+		if strings.Contains(got, w) {
+			t.Errorf("the plugin has %q:\n%s", w, got)
+		}
+	}
+	if progress.String() != "progress\n" {
+		t.Errorf("progress %q", progress.String())
+	}
+	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "baseline") {
+		t.Errorf("the skill's own file changed: %s", b)
+	}
+	if _, _, err := RunSuite(context.Background(), RunOptions{Claude: bin, Prompt: filepath.Join(t.TempDir(), "SKILL.md")}); !errors.Is(err, ErrNoSuite) {
+		t.Errorf("no suite: %v", err)
+	}
+	if _, _, err := RunSuite(context.Background(), RunOptions{Claude: "/bin/false", Prompt: p}); err == nil || !strings.Contains(err.Error(), "exited 1 and wrote no result") {
+		t.Errorf("a claude that writes nothing: %v", err)
+	}
+}
