@@ -194,18 +194,7 @@ func TestDashboard(t *testing.T) {
 	}
 
 	// deploy's page: three versions side by side, the rejection explained.
-	var decisions query.Decisions
-	d.api(t, "/v1/decisions?skill=deploy", &decisions)
-	var rejection string
-	for _, dd := range decisions.Decisions {
-		p, _ := dd.Payload.(map[string]any)
-		if dec, ok := p["decision"].(map[string]any); ok && dec["outcome"] == "reject" {
-			rejection, _ = p["words"].(string)
-		}
-	}
-	if rejection == "" {
-		t.Fatalf("the demo made no rejection: %+v", decisions)
-	}
+	rejection := demoRejection(t, d)
 	// Keyboard: the first Tab reaches the skip link; every control is
 	// labelled; deploy's page opens from its link with Enter.
 	browse(t, ctx, "Tab", chromedp.KeyEvent("\t"))
