@@ -68,6 +68,10 @@ type Execution struct {
 	ID        string `json:"id"`
 	SessionID string `json:"session_id"`
 	AgentID   string `json:"agent_id,omitempty"`
+	// ForkAgents are the subagents that ran this skill (`context:
+	// fork`): their calls are this execution's, and so are the tokens in
+	// their transcripts.
+	ForkAgents []string `json:"fork_agents,omitempty"`
 	// Skill is the skill name (or SessionSkill, or the agent type).
 	Skill string `json:"skill"`
 	// Kind is "skill", "agent" or "session".

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -235,7 +236,7 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 			t.Started = true
 			if t.current() == nil && t.Fork == "" {
 				if x := g.forkOf(t); x != nil {
-					t.Fork = x.ID
+					linkFork(t, x)
 					break
 				}
 				g.startPart(t, ev, g.baseSkill(t), "agent", "")
@@ -297,7 +298,7 @@ func (g *Grouper) toolEvent(t *thread, ev *event.Event) {
 	}
 	if t.Agent != "" && t.Fork == "" && t.current() == nil {
 		if x := g.forkOf(t); x != nil {
-			t.Fork = x.ID
+			linkFork(t, x)
 		}
 	}
 	var cur *Execution
@@ -808,6 +809,15 @@ func (g *Grouper) forkOf(t *thread) *Execution {
 		}
 	}
 	return skill
+}
+
+// linkFork charges the subagent t's work to x, the execution of the
+// skill it runs (`context: fork`).
+func linkFork(t *thread, x *Execution) {
+	t.Fork = x.ID
+	if !slices.Contains(x.ForkAgents, t.Agent) {
+		x.ForkAgents = append(x.ForkAgents, t.Agent)
+	}
 }
 
 // forkTarget returns the main thread's execution a fork subagent works

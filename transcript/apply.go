@@ -193,18 +193,10 @@ func (t *Tracker) Enrich(x *execution.Execution, now func() time.Time, sleep fun
 		wait = 2 * time.Second
 	}
 	deadline := x.EndedAt.Add(wait)
-	st, ok := t.states[path]
-	if !ok && t.Load != nil {
-		var err error
-		if st, ok, err = t.Load(path); err != nil {
-			// Reading from the start would count the file's earlier
-			// executions again.
-			x.UsageReason = "the transcript's read position cannot be loaded: " + err.Error()
-			return
-		}
-	}
-	if !ok {
-		st = State{Path: path}
+	st, err := t.position(path)
+	if err != nil {
+		x.UsageReason = "the transcript's read position cannot be loaded: " + err.Error()
+		return
 	}
 	for {
 		w, nst, reason := ReadFile(t.ClaudeDir, st, Options{Until: x.EndedAt, MaxLine: t.MaxLine})
@@ -213,21 +205,81 @@ func (t *Tracker) Enrich(x *execution.Execution, now func() time.Time, sleep fun
 			sleep(min(100*time.Millisecond, deadline.Sub(now())))
 			continue
 		}
-		if nst != st {
-			t.states[path] = nst
-			if t.dirty == nil {
-				t.dirty = map[string]bool{}
-			}
-			t.dirty[path] = true
-		}
+		t.moved(st, nst)
 		if reason != "" {
 			x.Usage, x.UsageReason = nil, reason
 			return
 		}
+		forkReason := t.addForks(x, &w)
 		Apply(x, w, t.prices())
 		if w.Partial && w.Messages == 0 {
 			x.UsageReason = "transcript ends in an incomplete line"
 		}
+		if forkReason != "" {
+			x.UsageReason = forkReason
+		}
 		return
 	}
+}
+
+// addForks adds to w the transcripts of the subagents that ran x's
+// skill (`context: fork`): a forked skill's model calls are written
+// there, not in the session's transcript. Each subagent's file is read
+// from its remembered position up to x's end, like any transcript; the
+// subagent has finished by then (its result is the Skill call's). It
+// returns why a fork's tokens are missing, or "".
+func (t *Tracker) addForks(x *execution.Execution, w *Window) string {
+	var missing []string
+	for _, agent := range x.ForkAgents {
+		path := Locate(x.TranscriptPath, x.SessionID, agent)
+		if path == "" {
+			missing = append(missing, agent+": no transcript path")
+			continue
+		}
+		st, err := t.position(path)
+		if err != nil {
+			missing = append(missing, agent+": the read position cannot be loaded: "+err.Error())
+			continue
+		}
+		fw, nst, reason := ReadFile(t.ClaudeDir, st, Options{Until: x.EndedAt, MaxLine: t.MaxLine})
+		t.moved(st, nst)
+		if reason != "" {
+			missing = append(missing, agent+": "+reason)
+			continue
+		}
+		w.Merge(fw)
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return "the forked skill's transcript was not read (" + strings.Join(missing, "; ") + "): its tokens are not counted"
+}
+
+// position is where the next read of path starts: remembered, loaded
+// from the store, or the file's start when it was never read. A position
+// that cannot be loaded is an error: reading from the start would count
+// the file's earlier executions again.
+func (t *Tracker) position(path string) (State, error) {
+	if st, ok := t.states[path]; ok {
+		return st, nil
+	}
+	if t.Load != nil {
+		st, ok, err := t.Load(path)
+		if err != nil || ok {
+			return st, err
+		}
+	}
+	return State{Path: path}, nil
+}
+
+// moved remembers a read that moved from st to nst, for Dirty.
+func (t *Tracker) moved(st, nst State) {
+	if nst == st {
+		return
+	}
+	t.states[nst.Path] = nst
+	if t.dirty == nil {
+		t.dirty = map[string]bool{}
+	}
+	t.dirty[nst.Path] = true
 }

@@ -121,3 +121,58 @@ func TestTrackerSetPrices(t *testing.T) {
 		t.Errorf("after the reload: %d nano-USD, want %d", second.CostNanoUSD, want)
 	}
 }
+
+// A `context: fork` skill's model calls are written in its subagent's
+// transcript: the skill's execution counts them beside the session's,
+// once (a later execution does not count them again), and an execution
+// whose fork transcript is missing keeps the session's tokens and says
+// what it left out.
+func TestTrackerForkTokens(t *testing.T) {
+	dir, proj := claudeDir(t)
+	main := filepath.Join(proj, "s.jsonl")
+	body := []byte(strings.Join(lines(t, "session.jsonl"), ""))
+	if err := os.WriteFile(main, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fork := Locate(main, "s", "a1")
+	if err := os.MkdirAll(filepath.Dir(fork), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fork, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	end := ts("2026-11-24T04:49:04.81865119Z")
+	late := func() time.Time { return end.Add(time.Hour) }
+	nosleep := func(time.Duration) {}
+	enrich := func(tr *Tracker, agents ...string) *execution.Execution {
+		x := &execution.Execution{SessionID: "s", TranscriptPath: main, EndedAt: end, ForkAgents: agents}
+		tr.Enrich(x, late, nosleep)
+		if x.Usage == nil {
+			t.Fatalf("no usage: %s", x.UsageReason)
+		}
+		return x
+	}
+	alone := enrich(&Tracker{Wait: time.Second, ClaudeDir: dir}).Usage
+
+	tr := &Tracker{Wait: time.Second, ClaudeDir: dir}
+	x := enrich(tr, "a1")
+	if u := x.Usage; u.InputTokens != 2*alone.InputTokens || u.OutputTokens != 2*alone.OutputTokens ||
+		u.Messages != 2*alone.Messages || x.UsageReason != "" {
+		t.Errorf("with its fork: %+v (%q); the session alone: %+v", u, x.UsageReason, alone)
+	}
+	paths := map[string]bool{}
+	for _, st := range tr.Dirty() {
+		paths[st.Path] = true
+	}
+	if !paths[main] || !paths[fork] || len(paths) != 2 {
+		t.Errorf("positions to store: %v, want the session's and the fork's", paths)
+	}
+	if again := enrich(tr, "a1"); again.Usage.Messages != 0 {
+		t.Errorf("the same windows counted twice: %+v", again.Usage)
+	}
+
+	y := enrich(&Tracker{Wait: time.Second, ClaudeDir: dir}, "a2")
+	if y.Usage.InputTokens != alone.InputTokens || !strings.Contains(y.UsageReason, "a2: transcript missing") {
+		t.Errorf("a missing fork transcript: %+v %q", y.Usage, y.UsageReason)
+	}
+}

@@ -272,6 +272,24 @@ func Read(r io.Reader, start int64, o Options) (Window, error) {
 }
 
 // Models returns the window's models, sorted, without the empty name.
+// Merge adds another file's window to w: its usage, messages, failures
+// and skipped lines (the offsets stay w's).
+func (w *Window) Merge(o Window) {
+	w.Usage.add(o.Usage)
+	for m, u := range o.ByModel {
+		if w.ByModel == nil {
+			w.ByModel = map[string]Usage{}
+		}
+		v := w.ByModel[m]
+		v.add(u)
+		w.ByModel[m] = v
+	}
+	w.Messages += o.Messages
+	w.Failures = append(w.Failures, o.Failures...)
+	w.Skipped += o.Skipped
+	w.Malformed += o.Malformed
+}
+
 func (w *Window) Models() []string {
 	var out []string
 	for m := range w.ByModel {

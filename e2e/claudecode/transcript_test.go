@@ -239,3 +239,57 @@ func waitExplain(t *testing.T, e *env, id string) (txExplain, bool) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// TestForkSkillTokens: a `context: fork` skill's model calls are written
+// in its subagent's transcript, not the session's. The skill's execution
+// counts both: the session's messages of the turn and the fork's, each
+// token once.
+func TestForkSkillTokens(t *testing.T) {
+	for _, c := range clients(t) {
+		t.Run(c.Version, func(t *testing.T) {
+			e := newEnv(t, c)
+			cfg := filepath.Join(e.Root, "sepa.yaml")
+			if err := os.WriteFile(cfg, []byte(txConfig), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			e.Env = append(e.Env, "SEPA_CONFIG="+cfg)
+			e.write(".claude/skills/audit/SKILL.md", "---\nname: audit\ndescription: Audit the repo. Use when asked to audit.\ncontext: fork\nagent: general-purpose\n---\n# Audit\n\nCheck everything. @@forktx@@\n")
+			e.API.Set("forkmain", fakeclaude.Script{
+				{Tools: []fakeclaude.Tool{skillCall("audit")}, Usage: &txUsage[0], Model: txModel},
+				{Text: answer, Usage: &txUsage[1], Model: txModel},
+			})
+			e.API.Set("forktx", fakeclaude.Script{
+				{Tools: []fakeclaude.Tool{bash("echo auditing")}, Usage: &txUsage[2], Model: txModel},
+				{Text: "## Audit\n\n- one finding\n", Usage: &txUsage[3], Model: txModel},
+			})
+			e.claude("-p", "audit please @@forkmain@@")
+			var want usageJSON
+			for _, u := range txUsage {
+				want.InputTokens += int64(u.Input)
+				want.OutputTokens += int64(u.Output)
+				want.CacheReadTokens += int64(u.CacheRead)
+				want.CacheCreationTokens += int64(u.CacheCreation)
+			}
+			want.Messages, want.Models, want.CostKnown = len(txUsage), []string{txModel}, true
+			want.CostNanoUSD = want.InputTokens*3000 + want.OutputTokens*15000 + want.CacheReadTokens*300 + want.CacheCreationTokens*3750
+			xs := scoreTx(t, e, filepath.Join(e.State, "events.jsonl"))
+			var audit *txScored
+			for i := range xs {
+				if xs[i].Skill == "audit" {
+					audit = &xs[i]
+				}
+			}
+			if audit == nil {
+				t.Fatalf("no audit execution: %+v", xs)
+			}
+			if audit.Usage == nil || !sameUsage(*audit.Usage, want) {
+				t.Errorf("audit usage %+v (%s), want %+v (the session's two messages and the fork's two)", audit.Usage, audit.UsageReason, want)
+			}
+			for _, x := range xs {
+				if x.Skill != "audit" && x.Usage != nil && x.Usage.Messages > 0 {
+					t.Errorf("%s took %d messages of the turn: %+v", x.Skill, x.Usage.Messages, x.Usage)
+				}
+			}
+		})
+	}
+}
