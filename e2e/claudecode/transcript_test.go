@@ -72,16 +72,7 @@ func TestTranscriptTokensCostAndHiddenFailures(t *testing.T) {
 				{Text: answer, Usage: &txUsage[3], Model: txModel},
 			})
 			e.claude("-p", "look around @@tx@@")
-			var want usageJSON
-			for _, u := range txUsage {
-				want.InputTokens += int64(u.Input)
-				want.OutputTokens += int64(u.Output)
-				want.CacheReadTokens += int64(u.CacheRead)
-				want.CacheCreationTokens += int64(u.CacheCreation)
-			}
-			want.Messages, want.Models, want.CostKnown = len(txUsage), []string{txModel}, true
-			// $ per Mtok = 1000 nano-$ per token.
-			want.CostNanoUSD = want.InputTokens*3000 + want.OutputTokens*15000 + want.CacheReadTokens*300 + want.CacheCreationTokens*3750
+			want := txWant()
 
 			spool := filepath.Join(e.State, "events.jsonl")
 			with := scoreTx(t, e, spool)
@@ -143,6 +134,21 @@ func TestTranscriptTokensCostAndHiddenFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// txWant is the usage of all of txUsage's messages, priced by txConfig.
+func txWant() usageJSON {
+	var w usageJSON
+	for _, u := range txUsage {
+		w.InputTokens += int64(u.Input)
+		w.OutputTokens += int64(u.Output)
+		w.CacheReadTokens += int64(u.CacheRead)
+		w.CacheCreationTokens += int64(u.CacheCreation)
+	}
+	w.Messages, w.Models, w.CostKnown = len(txUsage), []string{txModel}, true
+	// $ per Mtok = 1000 nano-$ per token.
+	w.CostNanoUSD = w.InputTokens*3000 + w.OutputTokens*15000 + w.CacheReadTokens*300 + w.CacheCreationTokens*3750
+	return w
 }
 
 func sameUsage(a, b usageJSON) bool {
@@ -263,15 +269,7 @@ func TestForkSkillTokens(t *testing.T) {
 				{Text: "## Audit\n\n- one finding\n", Usage: &txUsage[3], Model: txModel},
 			})
 			e.claude("-p", "audit please @@forkmain@@")
-			var want usageJSON
-			for _, u := range txUsage {
-				want.InputTokens += int64(u.Input)
-				want.OutputTokens += int64(u.Output)
-				want.CacheReadTokens += int64(u.CacheRead)
-				want.CacheCreationTokens += int64(u.CacheCreation)
-			}
-			want.Messages, want.Models, want.CostKnown = len(txUsage), []string{txModel}, true
-			want.CostNanoUSD = want.InputTokens*3000 + want.OutputTokens*15000 + want.CacheReadTokens*300 + want.CacheCreationTokens*3750
+			want := txWant()
 			xs := scoreTx(t, e, filepath.Join(e.State, "events.jsonl"))
 			var audit *txScored
 			for i := range xs {
