@@ -51,8 +51,8 @@ func CheckInvariants(db *DB) error {
 				return fmt.Errorf("by_version %q names missing execution %s", k, id)
 			}
 			var s Scored
-			if err := json.Unmarshal(v, &s); err != nil {
-				return err
+			if err := decodeExec(v, &s); err != nil {
+				return fmt.Errorf("decode execution %s: %w", id, err)
 			}
 			if !bytes.HasPrefix(k, []byte(s.SkillKey+"\x00"+s.Version+"\x00")) {
 				return fmt.Errorf("execution %s indexed under %q, stored as %s@%s", id, k, s.SkillKey, s.Version)

@@ -56,7 +56,7 @@ func describe(session, agent, skill string, started time.Time) string {
 // again (a replayed batch), rather than another execution with its ID.
 func sameExecution(stored []byte, x *execution.Execution) bool {
 	var id storedIdentity
-	if json.Unmarshal(stored, &id) != nil {
+	if decodeExec(stored, &id) != nil {
 		return false
 	}
 	return id.Exec.SessionID == x.SessionID && id.Exec.AgentID == x.AgentID &&
@@ -65,7 +65,7 @@ func sameExecution(stored []byte, x *execution.Execution) bool {
 
 func collision(stored []byte, s *Scored) *CollisionError {
 	var id storedIdentity
-	_ = json.Unmarshal(stored, &id)
+	_ = decodeExec(stored, &id)
 	raw, _ := json.Marshal(s)
 	x := &s.Exec
 	return &CollisionError{ID: x.ID,

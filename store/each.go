@@ -61,7 +61,7 @@ func (db *DB) Each(fn func(s *Scored, label *reward.Label) error) error {
 					continue
 				}
 				var it item
-				if err := json.Unmarshal(v, &it.s); err != nil {
+				if err := decodeExec(v, &it.s); err != nil {
 					return fmt.Errorf("decode execution %s: %w", id, err)
 				}
 				if lb != nil {

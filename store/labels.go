@@ -45,7 +45,7 @@ func (db *DB) PutLabel(l reward.Label, rescore func(fitness.Result, reward.Label
 			return fmt.Errorf("execution %q: %w", l.ExecutionID, ErrNotFound)
 		}
 		var s Scored
-		if err := json.Unmarshal(v, &s); err != nil {
+		if err := decodeExec(v, &s); err != nil {
 			return fmt.Errorf("decode execution %s: %w", l.ExecutionID, err)
 		}
 		meta := tx.Bucket(bMeta)
@@ -69,7 +69,7 @@ func (db *DB) PutLabel(l reward.Label, rescore func(fitness.Result, reward.Label
 			if nr := rescore(s.Result, l); !reflect.DeepEqual(nr, s.Result) {
 				old := s.Result
 				s.Result = nr
-				if err := putJSON(ex, []byte(l.ExecutionID), s); err != nil {
+				if err := putExec(ex, &s); err != nil {
 					return err
 				}
 				if err := db.reaggregate(tx, &s, old); err != nil {
@@ -140,8 +140,8 @@ func (db *DB) recount(tx *bolt.Tx, skill, version, rubric string) (*aggState, er
 			return nil, fmt.Errorf("by_version %q names missing execution %s", k, id)
 		}
 		var s Scored
-		if err := json.Unmarshal(v, &s); err != nil {
-			return nil, err
+		if err := decodeExec(v, &s); err != nil {
+			return nil, fmt.Errorf("decode execution %s: %w", id, err)
 		}
 		if s.Result.Scored && s.Result.RubricVersion == rubric {
 			xs = append(xs, s)

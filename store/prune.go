@@ -54,7 +54,7 @@ func (db *DB) Prune(t time.Time) (Pruned, error) {
 		ex := tx.Bucket(bExec)
 		return tx.Bucket(bBySeq).ForEach(func(k, id []byte) error {
 			var s pruneView
-			if err := json.Unmarshal(ex.Get(id), &s); err != nil {
+			if err := decodeExec(ex.Get(id), &s); err != nil {
 				return err
 			}
 			// The later of when it ran and when sepad stored it: a replay

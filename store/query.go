@@ -73,8 +73,8 @@ func (db *DB) Execution(id string) (*Scored, error) {
 			return fmt.Errorf("execution %q: %w", id, ErrNotFound)
 		}
 		var s Scored
-		if err := json.Unmarshal(v, &s); err != nil {
-			return err
+		if err := decodeExec(v, &s); err != nil {
+			return fmt.Errorf("decode execution %q: %w", id, err)
 		}
 		out = &s
 		return nil
@@ -98,7 +98,7 @@ func (db *DB) Executions(f Filter) ([]Scored, error) {
 				return fmt.Errorf("index names missing execution %s", id)
 			}
 			var s Scored
-			if err := json.Unmarshal(v, &s); err != nil {
+			if err := decodeExec(v, &s); err != nil {
 				return fmt.Errorf("decode execution %s: %w", id, err)
 			}
 			if !f.match(&s) {

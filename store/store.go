@@ -546,7 +546,7 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 		stored.Exec.Calls[i] = c
 	}
 	stored.Exec.Instructions = nil // the version's content holds them
-	if err := putJSON(ex, []byte(x.ID), stored); err != nil {
+	if err := putExec(ex, &stored); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bBySeq).Put(u64(^seq), []byte(x.ID)); err != nil {

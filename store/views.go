@@ -134,7 +134,7 @@ func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored
 					return fmt.Errorf("index names missing execution %s", id)
 				}
 				var l scoredLite
-				if err := json.Unmarshal(v, &l); err != nil {
+				if err := decodeExec(v, &l); err != nil {
 					return fmt.Errorf("decode execution %s: %w", id, err)
 				}
 				chunk = append(chunk, Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
@@ -371,7 +371,7 @@ func (db *DB) ExecutionsLite(ids []string) ([]Scored, error) {
 				continue
 			}
 			var l scoredLite
-			if err := json.Unmarshal(v, &l); err != nil {
+			if err := decodeExec(v, &l); err != nil {
 				return fmt.Errorf("decode execution %s: %w", id, err)
 			}
 			out = append(out, Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
