@@ -32,7 +32,7 @@ func TestExecCodecRoundTrip(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	s := benchScored(7, "deploy", "aaaaaaaaaaaa", t0)
 	s.SkillKey, s.Version, s.Seq, s.Stored = s.Exec.Key(), "aaaaaaaaaaaa", 7, t0
-	data, err := encodeExec(&s)
+	data, err := new(execCodec).encode(&s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestExecJSONRecordsStillRead(t *testing.T) {
 // FuzzDecodeExec: no stored bytes make decodeExec panic.
 func FuzzDecodeExec(f *testing.F) {
 	s := benchScored(1, "deploy", "aaaaaaaaaaaa", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
-	data, _ := encodeExec(&s)
+	data, _ := new(execCodec).encode(&s)
 	plain, _ := json.Marshal(&s)
 	f.Add(data)
 	f.Add(plain)
@@ -153,10 +153,10 @@ func BenchmarkExecutionBytes(b *testing.B) {
 	}
 	for _, enc := range []struct {
 		name string
-		fn   func(*Scored) ([]byte, error)
-	}{{"json", func(s *Scored) ([]byte, error) { return json.Marshal(s) }}, {"deflate", encodeExec}} {
+		fn   func(*execCodec, *Scored) ([]byte, error)
+	}{{"json", func(_ *execCodec, s *Scored) ([]byte, error) { return json.Marshal(s) }}, {"deflate", (*execCodec).encode}} {
 		b.Run(enc.name, func(b *testing.B) {
-			defer func(f func(*Scored) ([]byte, error)) { execEncoder = f }(execEncoder)
+			defer func(f func(*execCodec, *Scored) ([]byte, error)) { execEncoder = f }(execEncoder)
 			execEncoder = enc.fn
 			var file, pages, records int64
 			for i := 0; i < b.N; i++ {
@@ -200,7 +200,8 @@ func BenchmarkExecutionBytes(b *testing.B) {
 func BenchmarkExecCodec(b *testing.B) {
 	s := benchScored(7, "deploy", "aaaaaaaaaaaa", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	plain, _ := json.Marshal(&s)
-	data, _ := encodeExec(&s)
+	var c execCodec
+	data, _ := c.encode(&s)
 	b.Run("encode/json", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := json.Marshal(&s); err != nil {
@@ -210,7 +211,7 @@ func BenchmarkExecCodec(b *testing.B) {
 	})
 	b.Run("encode/deflate", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := encodeExec(&s); err != nil {
+			if _, err := c.encode(&s); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -10,8 +10,9 @@ import (
 	"github.com/sepad/sepad/reward"
 )
 
-// eachChunk is how many executions Each decodes per read transaction.
-const eachChunk = 512
+// eachChunk is how many executions Each and EachOfVersion decode per
+// read transaction (a variable for the tests' small chunks).
+var eachChunk = 512
 
 // Each calls fn with every stored execution in commit order (oldest
 // first) and its newest label (nil when it has none), until fn returns an
@@ -90,6 +91,81 @@ func (db *DB) Each(fn func(s *Scored, label *reward.Label) error) error {
 		}
 		for i := range chunk {
 			if err := fn(&chunk[i].s, chunk[i].l); err != nil {
+				return err
+			}
+		}
+		if len(chunk) < eachChunk {
+			return nil
+		}
+	}
+}
+
+// EachOfVersion calls fn with the executions of one version of a skill
+// (its exact hash, "unknown" included) committed up to maxSeq, in commit
+// order (oldest first), until fn returns an error, which it returns. With
+// maxSeq 0 it stops at the version's newest execution when the walk
+// started. Like Each, it decodes at most eachChunk records per short read
+// transaction and calls fn between transactions, so its memory does not
+// grow with the version's history (the mutation engine rebuilds a
+// version's sample with it after a restart).
+func (db *DB) EachOfVersion(skillKey, version string, maxSeq uint64, fn func(*Scored) error) error {
+	prefix := []byte(skillKey + "\x00" + version + "\x00")
+	// Keys end with ^seq: older is greater. end is the smallest key (the
+	// newest execution) the walk hands out.
+	var end, last []byte
+	if maxSeq > 0 {
+		end = append(bytes.Clone(prefix), u64(^maxSeq)...)
+	}
+	first := true
+	for {
+		var chunk []Scored
+		err := db.view(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bByVersion).Cursor()
+			ex := tx.Bucket(bExec)
+			if first && end == nil {
+				k, _ := c.Seek(prefix)
+				if k == nil || !bytes.HasPrefix(k, prefix) {
+					return nil // no executions
+				}
+				end = bytes.Clone(k)
+			}
+			var k, id []byte
+			if first {
+				k, id = c.Seek(append(bytes.Clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+			} else {
+				k, id = c.Seek(last)
+			}
+			// The key found is last itself, or (last was pruned, or this
+			// is the first chunk) the next older one, or nothing: what
+			// comes next is before it.
+			if k != nil {
+				k, id = c.Prev()
+			} else {
+				k, id = c.Last()
+			}
+			for ; k != nil && bytes.HasPrefix(k, prefix) && len(chunk) < eachChunk; k, id = c.Prev() {
+				if bytes.Compare(k, end) < 0 {
+					break // newer than maxSeq or than the walk
+				}
+				v := ex.Get(id)
+				if v == nil {
+					return fmt.Errorf("by_version %q names missing execution %s", k, id)
+				}
+				var s Scored
+				if err := decodeExec(v, &s); err != nil {
+					return fmt.Errorf("decode execution %s: %w", id, err)
+				}
+				chunk = append(chunk, s)
+				last = bytes.Clone(k)
+			}
+			return nil
+		})
+		first = false
+		if err != nil {
+			return err
+		}
+		for i := range chunk {
+			if err := fn(&chunk[i]); err != nil {
 				return err
 			}
 		}

@@ -69,7 +69,7 @@ func (db *DB) PutLabel(l reward.Label, rescore func(fitness.Result, reward.Label
 			if nr := rescore(s.Result, l); !reflect.DeepEqual(nr, s.Result) {
 				old := s.Result
 				s.Result = nr
-				if err := putExec(ex, &s); err != nil {
+				if err := db.putExec(ex, &s); err != nil {
 					return err
 				}
 				if err := db.reaggregate(tx, &s, old); err != nil {

@@ -232,6 +232,8 @@ type DB struct {
 	lite *liteMemo
 	// changes records the skills each write touched (changes.go).
 	changes *changes
+	// enc deflates execution records (codec.go), in write transactions.
+	enc execCodec
 }
 
 // Open opens (creating if needed, unless read-only) the database at path.
@@ -546,7 +548,7 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 		stored.Exec.Calls[i] = c
 	}
 	stored.Exec.Instructions = nil // the version's content holds them
-	if err := putExec(ex, &stored); err != nil {
+	if err := db.putExec(ex, &stored); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bBySeq).Put(u64(^seq), []byte(x.ID)); err != nil {
