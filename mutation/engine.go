@@ -641,7 +641,9 @@ func (v *versionSample) sample(ver *store.Version) Sample {
 }
 
 // sampleOf returns the cached sample of a version, loading from the store
-// the executions committed before seq on first use.
+// the executions committed before seq on first use (after a restart, the
+// version's whole history: walked in chunks, oldest first, so that only a
+// chunk of it is decoded at a time).
 func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, error) {
 	ck := key + "\x00" + version
 	if s, ok := e.samples[ck]; ok {
@@ -650,12 +652,12 @@ func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, erro
 	ao := e.db.AggregateOptions()
 	s := &versionSample{o: ao, keep: max(e.keep, ao.Window), rubric: e.db.Rubric()}
 	if seq > 1 {
-		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: version, MaxSeq: seq - 1})
+		err := e.db.EachOfVersion(key, version, seq-1, func(x *store.Scored) error {
+			s.add(x)
+			return nil
+		})
 		if err != nil {
 			return nil, err
-		}
-		for i := len(xs) - 1; i >= 0; i-- {
-			s.add(&xs[i])
 		}
 	}
 	e.samples[ck] = s
