@@ -41,7 +41,7 @@ var checkCases = []struct {
 func TestCheckLine(t *testing.T) {
 	for _, tc := range checkCases {
 		t.Run(tc.name, func(t *testing.T) {
-			line, reason := rewrite([]byte(tc.in), t0, Options{NoFiles: true})
+			line, _, _, reason := rewrite([]byte(tc.in), t0, Options{NoFiles: true})
 			if reason != "" {
 				t.Fatalf("rewrite: %s", reason)
 			}
@@ -65,7 +65,7 @@ func FuzzCheckLine(f *testing.F) {
 	}
 	opts := Options{NoFiles: true, MaxField: 200}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		line, reason := rewrite(in, time.Unix(1, 0), opts)
+		line, _, _, reason := rewrite(in, time.Unix(1, 0), opts)
 		if reason != "" {
 			return
 		}

@@ -157,12 +157,12 @@ func TestEnrichQuarantines(t *testing.T) {
 		{"blank", " \n\t", "empty payload"},
 		{"not json", "hello world", "not a JSON object"},
 		{"array", `[{"session_id":"s"}]`, "not a JSON object"},
-		{"truncated", `{"session_id":"s","hook_event_name":"Stop","x":"abc`, "unterminated string"},
+		{"truncated", `{"session_id":"s","hook_event_name":"Stop","x":"abc`, "unexpected end of payload"},
 		{"trailing data", `{"session_id":"s","hook_event_name":"Stop"} {"b":1}`, "data after the JSON object"},
-		{"missing comma", `{"session_id":"s" "hook_event_name":"Stop"}`, "expected ',' or '}'"},
-		{"trailing comma", `{"session_id":"s",}`, "expected a member name"},
-		{"bad number", `{"session_id":"s","n":01}`, "expected ',' or '}'"},
-		{"bad literal", `{"session_id":"s","n":tru}`, "invalid literal"},
+		{"missing comma", `{"session_id":"s" "hook_event_name":"Stop"}`, "after object key:value pair"},
+		{"trailing comma", `{"session_id":"s",}`, "looking for beginning of object key string"},
+		{"bad number", `{"session_id":"s","n":01}`, "after object key:value pair"},
+		{"bad literal", `{"session_id":"s","n":tru}`, "in literal true"},
 		{"missing session", `{"hook_event_name":"Stop"}`, "missing session_id"},
 		{"empty object", `{}`, "missing session_id"},
 		{"missing event", `{"session_id":"s"}`, "missing hook_event_name"},
@@ -349,15 +349,16 @@ func TestEnrichTopLevelNeverDropped(t *testing.T) {
 	}
 }
 
-func TestCutEncodedStringBoundaries(t *testing.T) {
+func TestShortenBoundaries(t *testing.T) {
 	for _, content := range []string{
-		strings.Repeat(`\ud83d\ude00`, 100),
-		strings.Repeat(`\n`, 300),
-		strings.Repeat("😀", 200),
-		strings.Repeat(`a\u00e9`, 100),
+		strings.Repeat("\U0001F600", 100),
+		strings.Repeat("\n", 300),
+		strings.Repeat("\x1b[0m", 100),
+		strings.Repeat("a\u00e9", 100),
+		strings.Repeat("\xff", 300), // invalid UTF-8: \ufffd, six bytes each
 	} {
-		q := []byte(`"` + content + `"`)
-		out := cutEncodedString(append([]byte(nil), q...), 256)
+		cut := shorten(content, 256)
+		out := appendJSON(nil, cut)
 		var s string
 		if err := json.Unmarshal(out, &s); err != nil || !utf8.ValidString(s) {
 			t.Fatalf("cut %q -> %q: %v", content[:20], out, err)
@@ -365,8 +366,12 @@ func TestCutEncodedStringBoundaries(t *testing.T) {
 		if len(out) > 256 {
 			t.Fatalf("cut to %d bytes, max 256", len(out))
 		}
-		if strings.Contains(string(out), `\ud83d"`) || strings.Contains(string(out), `\ud83d`+CutMarker) {
-			t.Fatalf("surrogate pair split: %s", out)
+		head, tail, ok := strings.Cut(cut, CutMarker)
+		if !ok || head == "" || tail == "" || !strings.HasPrefix(content, head) || !strings.HasSuffix(content, tail) {
+			t.Fatalf("head %q tail %q of %q", head, tail, content[:20])
+		}
+		if utf8.ValidString(content) && (!utf8.ValidString(head) || !utf8.ValidString(tail)) {
+			t.Fatalf("a UTF-8 sequence split: %q %q", head, tail)
 		}
 	}
 }

@@ -23,9 +23,9 @@ type Result struct {
 	// Bytes is the length of the line written, newline included.
 	Bytes int
 	// sessionStart is set for a SessionStart event; project is its
-	// sepa.project, JSON-escaped (notice.go).
+	// sepa.project (notice.go).
 	sessionStart bool
-	project      []byte
+	project      string
 }
 
 func (o Options) now() time.Time {
@@ -54,20 +54,16 @@ func (o Options) lockTimeout() time.Duration {
 // transport both call it, so both write the same line.
 // A panic while enriching (a bug) still keeps the payload, quarantined.
 func Handle(payload []byte, opts Options) (Result, error) {
-	now := opts.now()
-	line, q := safeEnrich(payload, now, opts)
-	res, err := write(line, q, opts)
-	if !q {
-		res.project, res.sessionStart = sessionStartProject(line)
-	}
+	e := safeEnrich(payload, opts.now(), opts)
+	res, err := write(e.line, e.quarantined, opts)
+	res.sessionStart, res.project = e.event == evSessionStart, e.project
 	return res, err
 }
 
-func safeEnrich(payload []byte, now time.Time, opts Options) (line []byte, quarantined bool) {
+func safeEnrich(payload []byte, now time.Time, opts Options) (e enriched) {
 	defer func() {
 		if p := recover(); p != nil {
-			line = quarantine(payload, "internal error: "+fmt.Sprint(p), now, opts, int64(len(payload)), nil)
-			quarantined = true
+			e = enriched{line: quarantine(payload, "internal error: "+fmt.Sprint(p), now, opts, int64(len(payload)), nil), quarantined: true}
 		}
 	}()
 	return enrich(payload, now, opts)

@@ -28,47 +28,23 @@ const (
 // the sha256 of its content ("" when it could not be read or is over
 // 4 MiB).
 type InstructionFile struct {
-	Path string
-	Hash string
+	Path string `json:"path"`
+	Hash string `json:"hash"`
 }
 
 // instructionSet is sepa.instructions: the manifest and its version at
 // SessionStart, one file at InstructionsLoaded (no version).
 type instructionSet struct {
-	version string
-	files   []InstructionFile
-}
-
-func (s *instructionSet) appendTo(b []byte) []byte {
-	if s == nil {
-		return b
-	}
-	b = append(b, `,"instructions":{`...)
-	if s.version != "" {
-		b = append(b, `"version":"`...)
-		b = append(b, s.version...)
-		b = append(b, `",`...)
-	}
-	b = append(b, `"files":[`...)
-	for i, f := range s.files {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"path":`...)
-		b = appendString(b, []byte(f.Path))
-		b = append(b, `,"hash":"`...)
-		b = append(b, f.Hash...)
-		b = append(b, `"}`...)
-	}
-	return append(b, "]}"...)
+	Version string            `json:"version,omitempty"`
+	Files   []InstructionFile `json:"files"`
 }
 
 // instructions fills sepa.instructions for SessionStart (the manifest) and
 // InstructionsLoaded (the named file's hash).
-func (w *walker) instructions(s *sepaObj, cwd string, opts Options) {
-	switch w.topString(topEvent) {
+func (f *facts) instructions(s *sepaObj, cwd string, opts Options) {
+	switch f.event {
 	case evSessionStart:
-		if cwd == "" || w.topString(topAgentType) != "" {
+		if cwd == "" || f.agentType != "" {
 			return
 		}
 		home := opts.UserHome
@@ -80,13 +56,16 @@ func (w *walker) instructions(s *sepaObj, cwd string, opts Options) {
 			cfg = claudeConfigDir(getenv, home)
 		}
 		version, files := ScanInstructions(cwd, cfg)
-		s.instructions = &instructionSet{version: version, files: files}
+		if files == nil {
+			files = []InstructionFile{}
+		}
+		s.Instructions = &instructionSet{Version: version, Files: files}
 	case evInstructionsLoaded:
-		p := w.topString(topFilePath)
+		p := f.filePath
 		if !isAbsPath(p) || !strings.HasSuffix(p, ".md") {
 			return
 		}
-		s.instructions = &instructionSet{files: []InstructionFile{{Path: p, Hash: hashFile(p)}}}
+		s.Instructions = &instructionSet{Files: []InstructionFile{{Path: p, Hash: hashFile(p)}}}
 	}
 }
 

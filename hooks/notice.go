@@ -2,10 +2,12 @@ package hooks
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,10 +20,12 @@ import (
 // user and does not add to the model's context. It is the only time the
 // hook prints anything; a notice is shown once.
 //
-// The file holds one notice per line: the time (Unix nanoseconds), the
-// project and the text, separated by tabs, the project and the text as
-// JSON strings without their quotes (appendString: no raw tab or newline
-// can occur in them). An empty project is shown in any project.
+// The file holds one notice per line, as JSON:
+// {"time":"<RFC 3339>","project":"<project>","text":"<text>"}. An empty
+// project is shown in any project. (Lines written before 2026-11-24 are
+// the time in Unix nanoseconds, the project and the text, separated by
+// tabs, the project and the text JSON strings without their quotes; they
+// are still read.)
 const noticesName = "notices.pending"
 
 // maxNotices bounds the file: beyond it the oldest notices are dropped.
@@ -42,6 +46,13 @@ type Notice struct {
 	Time    time.Time
 	Project string
 	Text    string
+}
+
+// noticeLine is a notice as the file holds it.
+type noticeLine struct {
+	Time    time.Time `json:"time"`
+	Project string    `json:"project"`
+	Text    string    `json:"text"`
 }
 
 // AppendNotice adds a notice for project ("" for any) to home's pending
@@ -67,11 +78,7 @@ func AppendNotice(home, project, text string, at time.Time, timeout time.Duratio
 	for _, l := range lines {
 		b = append(append(b, l...), '\n')
 	}
-	b = strconv.AppendInt(b, at.UnixNano(), 10)
-	b = append(b, '\t')
-	b = unquoted(appendString(nil, []byte(project)), b)
-	b = append(b, '\t')
-	b = unquoted(appendString(nil, []byte(text)), b)
+	b = appendJSON(b, noticeLine{at.UTC(), project, text})
 	b = append(b, '\n')
 	return rewriteNotices(home, b)
 }
@@ -97,7 +104,7 @@ func PendingNotices(home string) ([]Notice, error) {
 // showNotices writes the SessionStart answer for project, if it has
 // pending notices, to w, and removes them from the file. Any failure
 // shows nothing and keeps the notices for a later session.
-func showNotices(w io.Writer, home string, project []byte) {
+func showNotices(w io.Writer, home, project string) {
 	if _, ok := statRegular(NoticesPath(home)); !ok {
 		return // the common case: nothing pending, no lock taken
 	}
@@ -110,11 +117,12 @@ func showNotices(w io.Writer, home string, project []byte) {
 	if err != nil {
 		return
 	}
-	var keep, show [][]byte
+	var keep [][]byte
+	var show []string
 	for _, l := range noticeLines(b) {
-		_, p, text, ok := splitNotice(l)
-		if ok && (len(p) == 0 || bytes.Equal(p, project)) {
-			show = append(show, text)
+		n, ok := parseNotice(l)
+		if ok && (n.Project == "" || n.Project == project) {
+			show = append(show, n.Text)
 		} else {
 			keep = append(keep, l)
 		}
@@ -131,15 +139,10 @@ func showNotices(w io.Writer, home string, project []byte) {
 	if rewriteNotices(home, rest) != nil {
 		return
 	}
-	out := append([]byte(nil), `{"systemMessage":"`...)
-	for i, t := range show {
-		if i > 0 {
-			out = append(out, `\n`...)
-		}
-		out = append(out, t...)
-	}
-	out = append(out, "\"}\n"...)
-	w.Write(out)
+	answer := struct {
+		SystemMessage string `json:"systemMessage"`
+	}{strings.Join(show, "\n")}
+	w.Write(append(appendJSON(nil, answer), '\n'))
 }
 
 // rewriteNotices replaces the file's content with b (the caller holds
@@ -191,90 +194,20 @@ func noticeLines(b []byte) [][]byte {
 	return out
 }
 
-// splitNotice splits a line into its time, project and text (both still
-// JSON-escaped).
-func splitNotice(l []byte) (t int64, project, text []byte, ok bool) {
-	i := bytes.IndexByte(l, '\t')
-	if i < 0 {
-		return 0, nil, nil, false
-	}
-	j := bytes.IndexByte(l[i+1:], '\t')
-	if j < 0 {
-		return 0, nil, nil, false
-	}
-	t, err := strconv.ParseInt(string(l[:i]), 10, 64)
-	if err != nil {
-		return 0, nil, nil, false
-	}
-	return t, l[i+1 : i+1+j], l[i+2+j:], true
-}
-
+// parseNotice reads one line of the file.
 func parseNotice(l []byte) (Notice, bool) {
-	t, p, text, ok := splitNotice(l)
-	if !ok {
+	var n noticeLine
+	if json.Unmarshal(l, &n) == nil {
+		return Notice{n.Time.UTC(), n.Project, n.Text}, true
+	}
+	// A line written before 2026-11-24: time, project, text.
+	f := strings.Split(string(l), "\t")
+	if len(f) != 3 {
 		return Notice{}, false
 	}
-	var n Notice
-	n.Time = time.Unix(0, t).UTC()
-	if jsonUnquote(quoted(p), &n.Project) != nil || jsonUnquote(quoted(text), &n.Text) != nil {
+	t, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || json.Unmarshal([]byte(`"`+f[1]+`"`), &n.Project) != nil || json.Unmarshal([]byte(`"`+f[2]+`"`), &n.Text) != nil {
 		return Notice{}, false
 	}
-	return n, true
-}
-
-func quoted(b []byte) []byte { return append(append([]byte{'"'}, b...), '"') }
-
-// unquoted appends the JSON string q without its quotes to b.
-func unquoted(q, b []byte) []byte { return append(b, q[1:len(q)-1]...) }
-
-// sessionStartProject reports whether line (an enriched line, compact
-// JSON) is a SessionStart event and returns its sepa.project, still
-// JSON-escaped as appendString wrote it.
-func sessionStartProject(line []byte) (project []byte, ok bool) {
-	if len(line) < 2 || line[0] != '{' {
-		return nil, false
-	}
-	var sepa []byte
-	for i := 1; i < len(line) && line[i] == '"'; {
-		ke := skipString(line, i)
-		end := skipValue(line, i, true)
-		if end > len(line) || ke >= end {
-			return nil, false
-		}
-		key, val := line[i:ke], line[ke+1:end]
-		switch string(key) {
-		case `"hook_event_name"`:
-			if string(val) != `"SessionStart"` {
-				return nil, false
-			}
-			ok = true
-		case `"sepa"`:
-			sepa = val
-		}
-		if end >= len(line) || line[end] != ',' {
-			break
-		}
-		i = end + 1
-	}
-	if !ok || len(sepa) < 2 || sepa[0] != '{' {
-		return nil, ok
-	}
-	for i := 1; i < len(sepa) && sepa[i] == '"'; {
-		ke := skipString(sepa, i)
-		end := skipValue(sepa, i, true)
-		if end > len(sepa) || ke >= end {
-			break
-		}
-		if string(sepa[i:ke]) == `"project"` {
-			v := sepa[ke+1 : end]
-			if len(v) >= 2 && v[0] == '"' {
-				return v[1 : len(v)-1], true
-			}
-		}
-		if end >= len(sepa) || sepa[end] != ',' {
-			break
-		}
-		i = end + 1
-	}
-	return nil, true
+	return Notice{time.Unix(0, t).UTC(), n.Project, n.Text}, true
 }

@@ -64,36 +64,7 @@ func TestSessionStartShowsNoticesOnce(t *testing.T) {
 	}
 }
 
-func TestSessionStartProject(t *testing.T) {
-	for _, c := range []struct {
-		line, project string
-		ok            bool
-	}{
-		{`{"hook_event_name":"SessionStart","tool_input":{"hook_event_name":"x"},"sepa":{"v":1,"project":"/a/b"}}`, "/a/b", true},
-		{`{"session_id":"s","hook_event_name":"PreToolUse","sepa":{"project":"/a"}}`, "", false},
-		{`{"tool_input":{"hook_event_name":"SessionStart"},"hook_event_name":"Stop","sepa":{"project":"/a"}}`, "", false},
-		{`{"hook_event_name":"SessionStart","sepa":{"v":1}}`, "", true},
-		{`not json`, "", false},
-	} {
-		p, ok := sessionStartProject([]byte(c.line))
-		if ok != c.ok || string(p) != c.project {
-			t.Errorf("%s: %q %v, want %q %v", c.line, p, ok, c.project, c.ok)
-		}
-	}
-}
-
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
-
-// BenchmarkSessionStartProject is what every event pays for the notices:
-// reading the event name of the enriched line (a PostToolUse here).
-func BenchmarkSessionStartProject(b *testing.B) {
-	line := []byte(`{"session_id":"s1","transcript_path":"/home/u/.claude/projects/x/s1.jsonl","cwd":"/home/u/src/shop","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"make test"},"tool_response":{"stdout":"` + strings.Repeat("ok ", 600) + `","stderr":""},"tool_use_id":"toolu_1","sepa":{"v":1,"ts":"2026-05-01T12:00:00Z","project":"/home/u/src/shop"}}`)
-	for b.Loop() {
-		if _, ok := sessionStartProject(line); ok {
-			b.Fatal("not a SessionStart")
-		}
-	}
-}
 
 // BenchmarkShowNotices is a SessionStart with three pending notices, one
 // of them for its project: lock, read, rewrite, answer.
@@ -109,7 +80,7 @@ func BenchmarkShowNotices(b *testing.B) {
 		}
 		out.Reset()
 		b.StartTimer()
-		showNotices(&out, home, []byte("/p"))
+		showNotices(&out, home, "/p")
 		if out.Len() == 0 {
 			b.Fatal("nothing shown")
 		}
@@ -154,5 +125,27 @@ func TestNoticesReadersNeverSeeAPart(t *testing.T) {
 			}
 		}
 		last = len(ns)
+	}
+}
+
+// TestNoticesOldFormat: a notice written before the file held JSON lines
+// (time, project and text separated by tabs) is still read and shown.
+func TestNoticesOldFormat(t *testing.T) {
+	home := t.TempDir()
+	old := "1777636800000000000\t/p\tsepad rolled back \\\"deploy\\\"\\tv3\n"
+	if err := os.WriteFile(NoticesPath(home), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendNotice(home, "/q", "new", time.Unix(1, 0), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := PendingNotices(home)
+	if err != nil || len(ns) != 2 || ns[0].Project != "/p" || ns[0].Text != "sepad rolled back \"deploy\"\tv3" || ns[0].Time.Unix() != 1777636800 || ns[1].Text != "new" {
+		t.Fatalf("notices %+v %v", ns, err)
+	}
+	var out bytes.Buffer
+	showNotices(&out, home, "/p")
+	if want := `{"systemMessage":"sepad rolled back \"deploy\"\tv3"}` + "\n"; out.String() != want {
+		t.Fatalf("answer %q, want %q", out.String(), want)
 	}
 }

@@ -261,24 +261,25 @@ func baseName(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
 // maxSnapshotFiles bounds the plugin prompts hashed at SessionStart.
 const maxSnapshotFiles = 512
 
-// promptHash is one plugin prompt file and its version when the session
-// started.
-type promptHash struct{ path, version string }
-
 // pluginSnapshot hashes the prompt files of every plugin the session
 // loads (SessionStart): Claude Code does not reload a plugin's skills
 // within a session, so a plugin prompt's version is its content then,
 // whatever the file holds when the call comes (docs/claude-code.md,
 // "Plugin skills").
-func pluginSnapshot(cfg string) []promptHash {
-	var out []promptHash
+//
+// It returns the version of each file by path (nil when there is none).
+func pluginSnapshot(cfg string) map[string]string {
+	var out map[string]string
 	add := func(root, file string) {
 		if len(out) >= maxSnapshotFiles {
 			return
 		}
 		if p, c, ok := readPrompt(root, file); ok && c != nil {
 			sum := sha256.Sum256(c)
-			out = append(out, promptHash{p, hex.EncodeToString(sum[:6])})
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[p] = hex.EncodeToString(sum[:6])
 		}
 	}
 	for _, pl := range sessionPlugins(cfg) {
@@ -308,22 +309,4 @@ func pluginSnapshot(cfg string) []promptHash {
 		}
 	}
 	return out
-}
-
-// appendPluginPrompts writes sepa.plugin_prompts: {"PATH":"VERSION",…}.
-func appendPluginPrompts(b []byte, ps []promptHash) []byte {
-	if ps == nil {
-		return b
-	}
-	b = append(b, `,"plugin_prompts":{`...)
-	for i, p := range ps {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, []byte(p.path))
-		b = append(b, ':', '"')
-		b = append(b, p.version...)
-		b = append(b, '"')
-	}
-	return append(b, '}')
 }

@@ -18,35 +18,35 @@ const maxSkillFile = 4 << 20
 
 // attribute fills sepa.project and, for events that invoke a skill,
 // command or agent, sepa.skill and its prompt file.
-func (w *walker) attribute(s *sepaObj, opts Options) {
+func (f *facts) attribute(s *sepaObj, opts Options) {
 	goos := opts.GOOS
 	if goos == "" {
 		goos = runtime.GOOS
 	}
 	var cwd, root string // native absolute directory we may look in, its repo root
-	if raw := w.topString(topCwd); raw != "" {
+	if raw := f.cwd; raw != "" {
 		norm := NormalizePath(raw, goos)
-		s.project = norm
+		s.Project = norm
 		if goos == runtime.GOOS && !opts.NoFiles {
 			if native := fromSlash(norm); isAbsPath(native) {
 				cwd = native
 				if root = repoRoot(cwd); root != "" {
-					s.project = NormalizePath(root, goos)
+					s.Project = NormalizePath(root, goos)
 				}
 			}
 		}
 	}
 	if !opts.NoFiles {
-		w.instructions(s, cwd, opts)
-		if w.topString(topEvent) == evSessionStart {
-			s.pluginPrompts = pluginSnapshot(w.claudeDir(opts))
+		f.instructions(s, cwd, opts)
+		if f.event == evSessionStart {
+			s.PluginPrompts = pluginSnapshot(claudeDir(opts))
 		}
 	}
-	name, agent := w.invoked()
+	name, agent := f.invoked()
 	if name == "" {
 		return
 	}
-	s.skill = name
+	s.Skill = name
 	if opts.NoFiles {
 		return
 	}
@@ -54,7 +54,7 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 	if home == "" {
 		home = userHome()
 	}
-	cfg := w.claudeDir(opts)
+	cfg := claudeDir(opts)
 	p, content, ok := resolveSkill(name, agent, cwd, root, home, cfg)
 	var pl pluginRef
 	switch {
@@ -70,22 +70,22 @@ func (w *walker) attribute(s *sepaObj, opts Options) {
 		if ok && !scoped {
 			// A bare name Claude Code resolved to a plugin's prompt is
 			// that plugin's PLUGIN:NAME.
-			s.skill = pl.name + ":" + name
+			s.Skill = pl.name + ":" + name
 		}
 	}
 	if !ok {
 		return
 	}
-	s.skillPath = p
-	s.plugin, s.pluginVersion = pl.name, pl.version
+	s.SkillPath = p
+	s.Plugin, s.PluginVersion = pl.name, pl.version
 	if content != nil {
 		sum := sha256.Sum256(content)
-		s.skillVersion = hex.EncodeToString(sum[:6])
+		s.SkillVersion = hex.EncodeToString(sum[:6])
 	}
 }
 
 // claudeDir is the user's Claude Code configuration directory for opts.
-func (w *walker) claudeDir(opts Options) string {
+func claudeDir(opts Options) string {
 	if opts.ClaudeDir != "" {
 		return opts.ClaudeDir
 	}
@@ -117,20 +117,18 @@ func claudeConfigDir(getenv func(string) string, home string) string {
 
 // invoked returns the name of the skill, command or agent the event
 // invokes (agent is set for subagents), as event.SkillInvocation names it.
-func (w *walker) invoked() (name string, agent bool) {
+func (f *facts) invoked() (name string, agent bool) {
 	trim := func(n string) string { return strings.TrimPrefix(strings.TrimSpace(n), "/") }
-	switch w.topString(topEvent) {
+	switch f.event {
 	case evPreToolUse, evPostToolUse, evPostToolUseFailure:
-		tool := w.topString(topTool)
-		if tool != "Skill" && tool != "Agent" && tool != "Task" {
+		if f.tool != "Skill" && f.tool != "Agent" && f.tool != "Task" {
 			return "", false
 		}
-		sp := w.top[topInput]
-		if sp.end == 0 {
+		if f.toolInput == nil {
 			return "", false
 		}
-		skill, command, subagent := toolInputNames(w.out[sp.start:sp.end])
-		if tool == "Skill" {
+		skill, command, subagent := toolInputNames(f.toolInput)
+		if f.tool == "Skill" {
 			n := trim(skill)
 			if n == "" {
 				n = trim(command)
@@ -139,12 +137,12 @@ func (w *walker) invoked() (name string, agent bool) {
 		}
 		return strings.TrimSpace(subagent), true
 	case evUserPromptSubmit:
-		n, _ := slashCommand(w.topString(topPrompt))
+		n, _ := slashCommand(f.prompt)
 		return n, false
 	case evUserPromptExpansion:
-		return trim(w.topString(topCommand)), false
+		return trim(f.command), false
 	case evSubagentStart:
-		return strings.TrimSpace(w.topString(topAgentType)), true
+		return strings.TrimSpace(f.agentType), true
 	}
 	return "", false
 }
