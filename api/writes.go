@@ -177,6 +177,9 @@ func refusal(r *http.Request, e *mutation.RefusalError) string {
 	switch r.Pattern {
 	case "/v1/skills/{skill}/propose":
 		what = "proposal refused"
+		if e.Rule == mutation.RuleEvalGate {
+			what = "proposal refused by the eval gate"
+		}
 	case "/v1/skills/{skill}/rollback", "/v1/skills/{skill}/reject":
 		what = "nothing rolled back"
 	case "/v1/skills/{skill}/accept":

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
@@ -21,7 +22,7 @@ import (
 )
 
 func init() {
-	register("eval", "run a plugin skill's eval suite (claude plugin eval) and record it as evidence for the skill's version", runEval)
+	register("eval", "run a skill's eval suite (claude plugin eval: its plugin's, or evals/ beside its SKILL.md) and record it as evidence for its version", runEval)
 }
 
 // errPromptChanged: the prompt file changed while its suite ran, so the
@@ -42,7 +43,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	claudeBin := fs.String("claude", "", "the Claude Code CLI (default $SEPAD_CLAUDE, else claude on PATH)")
+	claudeBin := fs.String("claude", "", "the Claude Code CLI (default $SEPAD_CLAUDE, else mutation.claude: claude on PATH)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: sepad eval SKILL [--claude BIN] [--json] [-- CLAUDE_PLUGIN_EVAL_ARGS…]")
 		fs.PrintDefaults()
@@ -52,7 +53,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("eval takes one SKILL (a plugin's skill: PLUGIN:NAME, or its prompt file's path)")
+		return usageErrorf("eval takes one SKILL (a name, a plugin's PLUGIN:NAME, or its prompt file's path)")
 	}
 	bin := *claudeBin
 	if bin == "" {
@@ -60,6 +61,9 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if bin == "" {
 		bin = "claude"
+		if cfg, err := config.Load(config.Path(qf.config)); err == nil {
+			bin = cfg.Mutation.Claude // the eval gate's too
+		}
 	}
 	key, name, path, err := evalTarget(qf, pos[0])
 	if err != nil {
