@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/internal/testbin"
 )
 
 // sepadBin is the binary built once for all tests.
@@ -24,13 +26,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	sepadBin = filepath.Join(dir, "sepad")
-	build := exec.Command("go", "build", "-o", sepadBin, "../cmd/sepad")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
+	// Linked at most once per source tree (internal/testbin): unchanged
+	// since the last run, or built by another package's tests, it is
+	// not linked again.
+	bins, err := testbin.Build(dir, "sepad")
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "build sepad:", err)
 		os.Exit(1)
 	}
+	sepadBin = bins[0]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/hooks/settings"
+	"github.com/sepad/sepad/internal/testbin"
 )
 
 var (
@@ -69,9 +70,9 @@ func holdLock(home string) {
 	os.Exit(0)
 }
 
-// buildBin builds cmd/<name> once per test run, into one temporary
-// directory, so that sepad and sepad-hook sit side by side as go install
-// puts them.
+// buildBin builds cmd/<name> once per test run (linked at most once per
+// source tree, internal/testbin), into one temporary directory, so that
+// sepad and sepad-hook sit side by side as go install puts them.
 func buildBin(t testing.TB, name string) string {
 	t.Helper()
 	binMu.Lock()
@@ -84,12 +85,12 @@ func buildBin(t testing.TB, name string) string {
 			}
 			binDir = d
 		}
-		p := filepath.Join(binDir, name)
-		out, err := exec.Command("go", "build", "-o", p, "github.com/sepad/sepad/cmd/"+name).CombinedOutput()
+		ps, err := testbin.Build(binDir, name)
 		if err != nil {
-			binErrs[name] = fmt.Errorf("go build: %v\n%s", err, out)
+			binErrs[name] = err
+		} else {
+			bins[name] = ps[0]
 		}
-		bins[name] = p
 	}
 	if err := binErrs[name]; err != nil {
 		t.Fatal(err)
@@ -399,21 +400,23 @@ func hammer(t *testing.T, workers, calls int, home string, command func() *exec.
 // `sepad hook` and through sepad-hook. SEPAD_HEAVY=1 runs the full 16 x
 // 2,000 calls for each.
 func TestHookConcurrent(t *testing.T) {
-	calls := 100
+	workers, calls := 16, 100
 	if heavyRun {
 		calls = 2000
 	} else if testing.Short() {
-		calls = 25
+		// Still eight hooks at once on the lock, 40 processes a binary
+		// instead of 400: -short is the contributor's loop.
+		workers, calls = 8, 5
 	}
 	t.Run("sepad", func(t *testing.T) {
 		bin, home := sepadBin(t), t.TempDir()
-		hammer(t, 16, calls, home, func() *exec.Cmd { return exec.Command(bin, "hook", "--home", home) }, true)
+		hammer(t, workers, calls, home, func() *exec.Cmd { return exec.Command(bin, "hook", "--home", home) }, true)
 	})
 	// sepad-hook as `sepad install` writes it: exec form, the state
 	// directory from the environment.
 	t.Run("sepad-hook", func(t *testing.T) {
 		bin, home := hookOnlyBin(t), t.TempDir()
-		hammer(t, 16, calls, home, func() *exec.Cmd {
+		hammer(t, workers, calls, home, func() *exec.Cmd {
 			c := exec.Command(bin, "hook")
 			c.Env = append(os.Environ(), "SEPA_HOME="+home)
 			return c

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/internal/fakeclaude"
+	"github.com/sepad/sepad/internal/testbin"
 )
 
 var update = flag.Bool("update", false, "re-record the spools and golden executions under testdata/claude-code")
@@ -51,17 +52,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	sepadBin = filepath.Join(dir, "sepad")
-	hookBin = filepath.Join(dir, "sepad-hook")
-	for _, b := range [][2]string{{sepadBin, "../../cmd/sepad"}, {hookBin, "../../cmd/sepad-hook"}} {
-		build := exec.Command("go", "build", "-o", b[0], b[1])
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build:", err)
-			os.Exit(1)
-		}
+	// Linked at most once per source tree (internal/testbin).
+	bins, err := testbin.Build(dir, "sepad", "sepad-hook")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "build:", err)
+		os.Exit(1)
 	}
+	sepadBin, hookBin = bins[0], bins[1]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
