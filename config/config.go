@@ -150,6 +150,29 @@ const DefaultEvalGateTimeout = 4 * time.Minute
 // On reports whether the gate is configured.
 func (g EvalGate) On() bool { return g.Threshold != nil || g.MaxDrop != nil }
 
+// EvalGateTimeout is the longest the eval gate may take on one candidate
+// of any skill now (0: the gate is off for every skill).
+func (c *Config) EvalGateTimeout() time.Duration {
+	var d time.Duration
+	gates := []EvalGate{c.Mutation.EvalGate}
+	for _, o := range c.SkillMutation {
+		if o.EvalGate != nil {
+			gates = append(gates, *o.EvalGate)
+		}
+	}
+	for _, g := range gates {
+		if !g.On() {
+			continue
+		}
+		t := g.Timeout
+		if t <= 0 {
+			t = DefaultEvalGateTimeout
+		}
+		d = max(d, t)
+	}
+	return d
+}
+
 // Pricing is the price table of the models, for the cost of executions
 // read from their transcripts.
 type Pricing struct {
@@ -312,6 +335,16 @@ func decodeNode(file string, n *yaml.Node, v reflect.Value, path string, lines m
 		}
 		return nil
 	}
+	if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct {
+		// An optional mapping (skills.NAME.mutation.eval_gate): decoded
+		// key by key like any mapping, into a fresh value.
+		fresh := reflect.New(v.Type().Elem())
+		if err := decodeNode(file, n, fresh.Elem(), path, lines); err != nil {
+			return err
+		}
+		v.Set(fresh)
+		return nil
+	}
 	fresh := reflect.New(v.Type())
 	if err := n.Decode(fresh.Interface()); err != nil {
 		return &Error{File: file, Line: n.Line, Key: path, Msg: typeMsg(err, v.Type())}
@@ -403,15 +436,6 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		return bad("mutation.mutator_timeout", "must be a positive duration")
 	case m.Claude == "":
 		return bad("mutation.claude", "must name the claude command (a name on PATH or a path)")
-	}
-	if g := m.EvalGate; g.Threshold != nil && !(*g.Threshold >= 0 && *g.Threshold <= 1) {
-		return bad("mutation.eval_gate.threshold", "must be a score in [0, 1] that each eval case must reach, got %v", *g.Threshold)
-	} else if g.MaxDrop != nil && !(*g.MaxDrop >= 0 && *g.MaxDrop <= 1) {
-		return bad("mutation.eval_gate.max_drop", "must be in [0, 1]: how far the candidate's eval score may fall below the baseline's, got %v", *g.MaxDrop)
-	} else if g.Timeout < 0 {
-		return bad("mutation.eval_gate.timeout", "must be a positive duration (0s: %v)", DefaultEvalGateTimeout)
-	} else if g.Timeout > 0 && !g.On() {
-		return bad("mutation.eval_gate.timeout", "the gate is off: set threshold or max_drop to turn it on")
 	}
 	if err := c.validateSkills(bad); err != nil {
 		return err

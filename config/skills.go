@@ -29,6 +29,9 @@ type MutationOverride struct {
 	RollbackEdits      *string  `yaml:"rollback_edits"`
 	Evolve             *string  `yaml:"evolve"`
 	EvolveBelow        *string  `yaml:"evolve_below"`
+	// EvalGate replaces the whole of mutation.eval_gate for the skill
+	// ({} turns it off).
+	EvalGate *EvalGate `yaml:"eval_gate"`
 }
 
 // skillEntry is the long form of a skills.<name> entry: a mapping with
@@ -150,6 +153,17 @@ func validateMutation(m Mutation, prefix string, bad func(key, format string, a 
 		return bad(prefix+"evolve", "%q is not off or auto", m.Evolve)
 	case !slices.Contains([]string{"A+", "A", "B", "C", "D"}, m.EvolveBelow):
 		return bad(prefix+"evolve_below", "%q is not a grade A+, A, B, C or D (a version graded below it evolves)", m.EvolveBelow)
+	}
+	g := m.EvalGate
+	switch {
+	case g.Threshold != nil && !(*g.Threshold >= 0 && *g.Threshold <= 1):
+		return bad(prefix+"eval_gate.threshold", "must be a score in [0, 1] that each eval case must reach, got %v", *g.Threshold)
+	case g.MaxDrop != nil && !(*g.MaxDrop >= 0 && *g.MaxDrop <= 1):
+		return bad(prefix+"eval_gate.max_drop", "must be in [0, 1]: how far the candidate's eval score may fall below the baseline's, got %v", *g.MaxDrop)
+	case g.Timeout < 0:
+		return bad(prefix+"eval_gate.timeout", "must be a positive duration (0s: %v)", DefaultEvalGateTimeout)
+	case g.Timeout > 0 && !g.On():
+		return bad(prefix+"eval_gate.timeout", "the gate is off: set threshold or max_drop to turn it on")
 	}
 	return nil
 }

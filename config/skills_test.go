@@ -123,3 +123,45 @@ func TestEvalGate(t *testing.T) {
 		}
 	}
 }
+
+// skills.NAME.mutation.eval_gate replaces the whole gate for the skill:
+// on for one skill, off ({}) for another; located errors under its key.
+func TestEvalGatePerSkill(t *testing.T) {
+	base, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("user.yaml", []byte("mutation:\n  eval_gate: {threshold: 0.8, timeout: 1m}\nskills:\n  deploy:\n    mutation:\n      eval_gate:\n        max_drop: 0.2\n        timeout: 6m\n  lint:\n    mutation:\n      eval_gate: {}\n"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := c.MutationFor("deploy").EvalGate; !g.On() || g.Threshold != nil || *g.MaxDrop != 0.2 {
+		t.Errorf("deploy's gate %+v", g)
+	}
+	if g := c.MutationFor("lint").EvalGate; g.On() {
+		t.Errorf("lint's gate is on: %+v", g)
+	}
+	if g := c.MutationFor("other").EvalGate; !g.On() || *g.Threshold != 0.8 {
+		t.Errorf("the global gate %+v", g)
+	}
+	if d := c.EvalGateTimeout(); d != 6*time.Minute {
+		t.Errorf("the longest gate: %v", d)
+	}
+	if d := base.EvalGateTimeout(); d != 0 {
+		t.Errorf("no gate: %v", d)
+	}
+	for _, tc := range []struct {
+		src, key string
+		line     int
+	}{
+		{"skills:\n  deploy:\n    mutation:\n      eval_gate:\n        threshold: 2\n", "skills.deploy.mutation.eval_gate.threshold", 5},
+		{"skills:\n  deploy:\n    mutation:\n      eval_gate:\n        max_dropp: 0.1\n", "skills.deploy.mutation.eval_gate.max_dropp", 5},
+		{"skills:\n  deploy:\n    mutation:\n      eval_gate: yes\n", "skills.deploy.mutation.eval_gate", 4},
+	} {
+		_, err := Parse("user.yaml", []byte(tc.src), base)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line != tc.line {
+			t.Errorf("%q: error %v, want one at line %d key %s", tc.src, err, tc.line, tc.key)
+		}
+	}
+}

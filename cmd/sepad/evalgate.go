@@ -11,8 +11,9 @@ import (
 	"github.com/sepad/sepad/mutation"
 )
 
-// evalGate is the eval gate as configured (mutation.eval_gate, read at
-// each proposal: a reload applies): for a skill with an eval suite beside
+// evalGate is the eval gate as configured (mutation.eval_gate, or the
+// skill's skills.NAME.mutation.eval_gate; read at each proposal: a reload
+// applies): for a skill with an eval suite beside
 // its SKILL.md, it runs the suite on the candidate's text with
 // mutation.claude (evals.RunSuite, a private temporary plugin) and judges
 // it against the threshold and the baseline's recorded score
@@ -23,7 +24,7 @@ import (
 func evalGate(cfg func() *config.Config, home string) mutation.EvalGate {
 	return func(ctx context.Context, c mutation.GateCandidate) (*evals.Verdict, error) {
 		conf := cfg()
-		g := conf.Mutation.EvalGate
+		g := conf.MutationFor(c.Skill).EvalGate
 		if !g.On() {
 			return nil, nil
 		}
@@ -74,7 +75,7 @@ func evalGate(cfg func() *config.Config, home string) mutation.EvalGate {
 	}
 }
 
-// gateTimeout is mutation.eval_gate.timeout, or its default.
+// gateTimeout is an eval gate's timeout, or the default.
 func gateTimeout(g config.EvalGate) time.Duration {
 	if g.Timeout > 0 {
 		return g.Timeout

@@ -76,3 +76,26 @@ printf '{"schemaVersion":1,"suite":{"threshold":1},"cases":[{"name":"rollback","
 		t.Errorf("claude calls:\n%s", b)
 	}
 }
+
+// TestEvalGatePerSkillWiring: skills.NAME.mutation.eval_gate turns the
+// gate off for one skill while it is on for the others.
+func TestEvalGatePerSkillWiring(t *testing.T) {
+	base, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse("user.yaml", []byte("mutation:\n  claude: /nonexistent/claude\n  eval_gate: {threshold: 1}\nskills:\n  lint:\n    mutation:\n      eval_gate: {}\n"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(t.TempDir(), "deploy", "SKILL.md")
+	os.MkdirAll(filepath.Join(filepath.Dir(skill), "evals", "a"), 0o755)
+	os.WriteFile(filepath.Join(filepath.Dir(skill), "evals", "a", "prompt.md"), []byte("x\n"), 0o644)
+	gate := evalGate(func() *config.Config { return cfg }, t.TempDir())
+	if v, err := gate(context.Background(), mutation.GateCandidate{Skill: "lint", Path: skill}); v != nil || err != nil {
+		t.Errorf("lint's gate is off: %+v %v", v, err)
+	}
+	if _, err := gate(context.Background(), mutation.GateCandidate{Skill: "deploy", Path: skill}); err == nil || !strings.Contains(err.Error(), "/nonexistent/claude") {
+		t.Errorf("deploy's gate runs the configured claude: %v", err)
+	}
+}

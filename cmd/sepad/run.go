@@ -175,12 +175,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		mo.RollbackEdits = f.rollbackEdits
 	}
 	mo.EvalGate = evalGate(d.cfg.Load, d.home) // the configuration in force
-	mo.GateTimeout = func() time.Duration {
-		if g := d.cfg.Load().Mutation.EvalGate; g.On() {
-			return gateTimeout(g)
-		}
-		return 0
-	}
+	mo.GateTimeout = func() time.Duration { return d.cfg.Load().EvalGateTimeout() }
 	d.mut = mutation.NewEngine(d.db, mo)
 	if err := d.mut.Open(ctx); err != nil {
 		d.db.Close()
@@ -349,14 +344,9 @@ func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 		UserHome: userHome, ClaudeDir: claudedir.From(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
 		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
 		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg), Notify: noticeWriter(home), Home: home,
-		Rescore:  rescoreLabel(weightsOf(cfg)),
-		EvalGate: evalGate(func() *config.Config { return cfg }, home),
-		GateTimeout: func() time.Duration {
-			if !cfg.Mutation.EvalGate.On() {
-				return 0
-			}
-			return gateTimeout(cfg.Mutation.EvalGate)
-		},
+		Rescore:     rescoreLabel(weightsOf(cfg)),
+		EvalGate:    evalGate(func() *config.Config { return cfg }, home),
+		GateTimeout: cfg.EvalGateTimeout,
 	}
 }
 
