@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sepad/sepad/internal/fakeclaude"
 )
@@ -58,7 +59,9 @@ func TestEvalGateRefusesCandidate(t *testing.T) {
 		spool := len(e.spool())
 
 		// sepad eval on the project skill: the baseline's recorded score.
+		start := time.Now()
 		out, errOut, code := e.sepad("eval", "deploy")
+		t.Logf("sepad eval (1 case × 1 run, two arms): %v", time.Since(start).Round(time.Millisecond))
 		if code != 0 || !strings.Contains(out, "pass ships") || !strings.Contains(out, "evals 1.00 over 1 case × 1 run, +1.00 against no skill") {
 			t.Fatalf("sepad eval: exit %d\n%s%s", code, out, errOut)
 		}
@@ -87,7 +90,9 @@ func TestEvalGateRefusesCandidate(t *testing.T) {
 
 		// A candidate that drops the step the suite checks: refused, by
 		// hand and evolved.
+		start = time.Now()
 		out, errOut, code = e.sepad("propose", "deploy", bad)
+		t.Logf("a proposal refused by the gate: %v", time.Since(start).Round(time.Millisecond))
 		if code == 0 || !strings.Contains(errOut, "proposal refused by the eval gate: case ships (0.00) is below the threshold 1.00") || !strings.Contains(errOut, "case ships (0.00) is below the threshold 1.00") ||
 			!strings.Contains(errOut, "baseline 1.00, drop 1.00 (allowed 0.00)") {
 			t.Fatalf("a failing candidate: exit %d\n%s%s\ndaemon:\n%s", code, out, errOut, d.log.String())
@@ -113,7 +118,9 @@ func TestEvalGateRefusesCandidate(t *testing.T) {
 
 		// A candidate that keeps it: the gate holds, it is the candidate.
 		good := e.write(filepath.Join(e.Root, "good.md"), gateSkill(" and stop at the first failure; say which check failed"))
+		start = time.Now()
 		out, errOut, code = e.sepad("propose", "deploy", good)
+		t.Logf("a proposal the gate let through: %v", time.Since(start).Round(time.Millisecond))
 		if code != 0 || !strings.Contains(out, "it is the candidate; eval gate held: 1.00 over 1 case × 1 run, every case at least 1.00; baseline 1.00, drop 0.00 (allowed 0.00)") {
 			t.Fatalf("a passing candidate: exit %d\n%s%s\ndaemon:\n%s", code, out, errOut, d.log.String())
 		}
