@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // A skill that is not in a plugin keeps its eval suite beside its
@@ -67,6 +68,10 @@ type RunOptions struct {
 	Progress io.Writer
 }
 
+// waitDelay bounds the wait for a killed claude's output (a variable for
+// tests).
+var waitDelay = 5 * time.Second
+
 // ErrNoSuite: the prompt file has no eval suite beside it.
 var ErrNoSuite = errors.New("no eval suite (an evals directory with cases beside the SKILL.md)")
 
@@ -110,6 +115,9 @@ func RunSuite(ctx context.Context, o RunOptions) (*Evidence, int, error) {
 	args := append([]string{"plugin", "eval", plugin, "--json", out, "--no-publish", "--trust-plugin"}, o.Args...)
 	cmd := exec.CommandContext(ctx, o.Claude, args...)
 	cmd.Env, cmd.Dir = o.Env, tmp
+	// Cancelled, claude is killed; its eval sessions may hold the output
+	// pipe a while longer: Wait gives up on them after this.
+	cmd.WaitDelay = waitDelay
 	progress := o.Progress
 	if progress == nil {
 		progress = io.Discard

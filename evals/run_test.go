@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // skillDir writes a project skill with a suite of one case, a script and a
@@ -98,5 +99,26 @@ func TestRunSuite(t *testing.T) {
 	}
 	if _, _, err := RunSuite(context.Background(), RunOptions{Claude: "/bin/false", Prompt: p}); err == nil || !strings.Contains(err.Error(), "exited 1 and wrote no result") {
 		t.Errorf("a claude that writes nothing: %v", err)
+	}
+}
+
+// TestRunSuiteCancelled: a cancelled context stops claude and its
+// children promptly, and says so.
+func TestRunSuiteCancelled(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in for claude is a shell script")
+	}
+	defer func(d time.Duration) { waitDelay = d }(waitDelay)
+	waitDelay = 200 * time.Millisecond
+	p := skillDir(t)
+	bin := filepath.Join(t.TempDir(), "claude")
+	// A child that outlives claude and keeps its output open.
+	os.WriteFile(bin, []byte("#!/bin/sh\nsleep 3 &\nsleep 60\n"), 0o755)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err := RunSuite(ctx, RunOptions{Claude: bin, Prompt: p, Progress: &strings.Builder{}})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Fatalf("RunSuite cancelled: %v after %v", err, time.Since(start))
 	}
 }
