@@ -113,7 +113,7 @@ func TestRunSuiteCancelled(t *testing.T) {
 	p := skillDir(t)
 	bin := filepath.Join(t.TempDir(), "claude")
 	// A child that outlives claude and keeps its output open.
-	os.WriteFile(bin, []byte("#!/bin/sh\nsleep 3 &\nsleep 60\n"), 0o755)
+	os.WriteFile(bin, []byte("#!/bin/sh\nsleep 3 &\nexec sleep 60\n"), 0o755)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
