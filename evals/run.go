@@ -166,8 +166,10 @@ func pluginName(s string) string {
 }
 
 // copySkill copies the regular files of a skill's directory into dst,
-// leaving out the suite's past results and any plugin manifest; symbolic
-// links are not followed.
+// leaving out the suite's past results, any plugin manifest, and what
+// would make the private plugin run code of its own beside the skill (a
+// hooks directory, MCP and LSP server files at the top); symbolic links
+// are not followed.
 func copySkill(src, dst string) error {
 	files, total := 0, int64(0)
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -177,12 +179,12 @@ func copySkill(src, dst string) error {
 		rel, _ := filepath.Rel(src, p)
 		slash := filepath.ToSlash(rel)
 		if d.IsDir() {
-			if slash == "evals/results" || slash == ".claude-plugin" {
+			if slash == "evals/results" || slash == ".claude-plugin" || slash == "hooks" {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || slash == ".mcp.json" || slash == ".lsp.json" {
 			return nil
 		}
 		fi, err := d.Info()

@@ -23,6 +23,8 @@ func skillDir(t *testing.T) string {
 		"evals/ships/graders/answer.md":    "---\ntype: regex\n---\n",
 		"evals/results/old/aggregate.json": "{}",
 		".claude-plugin/plugin.json":       `{"name":"not-copied"}`,
+		"hooks/hooks.json":                 `{"hooks":"not-copied"}`,
+		".mcp.json":                        `{"mcpServers":"not-copied"}`,
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -63,7 +65,7 @@ func TestRunSuite(t *testing.T) {
 	}
 	bin := filepath.Join(t.TempDir(), "claude")
 	script := "#!/bin/sh\n# plugin eval DIR --json FILE ...\n" +
-		"{ echo \"$@\"; ls -A \"$3\" \"$3/evals\" \"$3/scripts\"; cat \"$3/SKILL.md\" \"$3/.claude-plugin/plugin.json\"; stat -c %a \"$(dirname \"$3\")\" \"$3/scripts/check.sh\"; } > " + seen + "\n" +
+		"{ echo \"$@\"; ls -A \"$3\" \"$3/evals\" \"$3/scripts\"; cat \"$3/SKILL.md\" \"$3/.claude-plugin/plugin.json\"; cat \"$3/hooks/hooks.json\" \"$3/.mcp.json\" 2>/dev/null; stat -c %a \"$(dirname \"$3\")\" \"$3/scripts/check.sh\"; } > " + seen + "\n" +
 		"cp " + result + " \"$5\"\necho progress >&2\nexit 1\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -83,7 +85,7 @@ func TestRunSuite(t *testing.T) {
 			t.Errorf("the plugin lacks %q:\n%s", w, got)
 		}
 	}
-	for _, w := range []string{"baseline", "not-copied", "results"} {
+	for _, w := range []string{"baseline", "not-copied", "results", "hooks", ".mcp.json"} {
 		if strings.Contains(got, w) {
 			t.Errorf("the plugin has %q:\n%s", w, got)
 		}
