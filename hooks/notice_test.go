@@ -94,6 +94,7 @@ func BenchmarkShowNotices(b *testing.B) {
 // while notices are appended must hold whole lines, as many as were
 // appended before it or after (never fewer than the read before it).
 func TestNoticesReadersNeverSeeAPart(t *testing.T) {
+	t.Parallel() // seconds of appends and reads, beside the process tests
 	home := t.TempDir()
 	done := make(chan struct{})
 	go func() {

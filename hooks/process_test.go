@@ -159,11 +159,19 @@ func readLines(t testing.TB, home string) [][]byte {
 	return lines
 }
 
+// The tests that wait on processes (fixtures, the bounded wait, the
+// environment table, the script's lock) run in parallel with each other:
+// each has its own state directory, and -short is the contributor's loop.
+
 func TestHookProcessFixtures(t *testing.T) {
+	t.Parallel()
 	// `sepad hook`, and sepad-hook as `sepad install` writes it (exec form:
 	// the binary with the one argument "hook").
 	for name, bin := range map[string]string{"sepad": sepadBin(t), "sepad-hook": hookOnlyBin(t)} {
-		t.Run(name, func(t *testing.T) { testHookFixtures(t, bin) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testHookFixtures(t, bin)
+		})
 	}
 }
 
@@ -285,6 +293,7 @@ func TestHookOversizedPayload(t *testing.T) {
 // TestHookBoundedWait: with the lock held by another process the hook
 // still returns, and the line is in the fallback file.
 func TestHookBoundedWait(t *testing.T) {
+	t.Parallel()
 	bin := sepadBin(t)
 	home := t.TempDir()
 	holder := exec.Command(os.Args[0])
@@ -511,6 +520,7 @@ func TestScriptFindsHookOnPath(t *testing.T) {
 // TestScriptAndHookShareTheLock: post-execution.sh must wait for the lock
 // sepad holds, then fall back like the hook does.
 func TestScriptAndHookShareTheLock(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("flock"); err != nil {
 		t.Skip("flock(1) not installed")
 	}
@@ -681,6 +691,7 @@ func TestHookExitsBeforeHeavyInits(t *testing.T) {
 // $HOME/.local/state/sepa) and the user-level skills ($CLAUDE_CONFIG_DIR,
 // else $HOME/.claude) as Home and Enrich do in process.
 func TestHookEnvironment(t *testing.T) {
+	t.Parallel()
 	bins := map[string][]string{"sepad hook": {sepadBin(t), "hook"}, "sepad-hook": {hookOnlyBin(t)}, "sepad-hook hook": {hookOnlyBin(t), "hook"}}
 	for name, argv := range bins {
 		for _, tc := range []struct {
