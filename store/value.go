@@ -110,6 +110,9 @@ func (db *DB) putValue(tx *bolt.Tx, tc *txCache, s *Scored) error {
 	if err != nil {
 		return err
 	}
+	// A skill's vectors are appended in commit order (its oldest goes
+	// from the front): full pages, not bbolt's half-full default.
+	nb.FillPercent = 1
 	prefix := []byte(s.SkillKey + "\x00")
 	raw := make([]byte, len(vec))
 	for i, x := range vec {
