@@ -129,25 +129,21 @@ func trendsOf(db *store.DB, ss []store.Skill, n int) (map[string][]TrendPoint, e
 		trendCache.db, trendCache.m = db, map[string]trendEntry{}
 	}
 	trendCache.Unlock()
-	seq := &seqs{db: db, m: make(map[string]map[string]int, len(ss))}
 	out := make(map[string][]TrendPoint, len(ss))
 	for i := range ss {
 		sk := &ss[i]
-		vm := make(map[string]int, len(sk.Versions))
-		for _, v := range sk.Versions {
-			vm[v.Hash] = v.Seq
-		}
-		seq.m[sk.Key] = vm
 		vs := append([]store.Version(nil), sk.Versions...)
 		sort.Slice(vs, func(a, b int) bool { return vs[a].Seq > vs[b].Seq })
 		var ids []string
 		var sq []uint64
+		version := map[string]int{} // the version (number) of each run
 		for _, v := range vs {
 			if len(ids) >= n {
 				break
 			}
 			if err := db.WalkExecutionIDs(sk.Key, v.Hash, n-len(ids), func(id string, s uint64) bool {
 				ids, sq = append(ids, id), append(sq, s)
+				version[id] = v.Seq
 				return len(ids) < n
 			}); err != nil {
 				return nil, fmt.Errorf("trend of %s: %w", sk.Key, err)
@@ -160,13 +156,18 @@ func trendsOf(db *store.DB, ss []store.Skill, n int) (map[string][]TrendPoint, e
 			out[sk.Key] = e.pts
 			continue
 		}
-		rows, err := rowsCache.get(db, ids, sq, seq.of)
+		// Only the scores: the trend shows nothing else of a run.
+		scores, err := db.ExecutionScores(ids)
 		if err != nil {
 			return nil, fmt.Errorf("trend of %s: %w", sk.Key, err)
 		}
-		pts := make([]TrendPoint, 0, len(rows))
-		for j := len(rows) - 1; j >= 0; j-- { // oldest first
-			pts = append(pts, TrendPoint{Score: rows[j].row.Score, Version: rows[j].row.Version})
+		pts := make([]TrendPoint, 0, len(scores))
+		for j := len(scores) - 1; j >= 0; j-- { // oldest first
+			p := TrendPoint{Version: version[scores[j].ID]}
+			if scores[j].Scored {
+				p.Score = ptr(scores[j].Score)
+			}
+			pts = append(pts, p)
 		}
 		trendCache.Lock()
 		if len(trendCache.m) >= maxCachedRows {

@@ -382,6 +382,41 @@ func (db *DB) ExecutionsLite(ids []string) ([]Scored, error) {
 	return out, err
 }
 
+// ExecScore is an execution's score alone (ExecutionScores).
+type ExecScore struct {
+	ID     string
+	Scored bool
+	Score  float64
+}
+
+// ExecutionScores returns the scores of the executions with these IDs, in
+// that order, read in one transaction; unknown IDs are skipped. Nothing
+// else of the records is decoded into values (a trend's points).
+func (db *DB) ExecutionScores(ids []string) ([]ExecScore, error) {
+	out := make([]ExecScore, 0, len(ids))
+	err := db.view(func(tx *bolt.Tx) error {
+		ex := tx.Bucket(bExec)
+		for _, id := range ids {
+			v := ex.Get([]byte(id))
+			if v == nil {
+				continue
+			}
+			var r struct {
+				Result struct {
+					Scored bool    `json:"scored"`
+					Score  float64 `json:"score"`
+				} `json:"result"`
+			}
+			if err := decodeExec(v, &r); err != nil {
+				return fmt.Errorf("decode execution %s: %w", id, err)
+			}
+			out = append(out, ExecScore{ID: id, Scored: r.Result.Scored, Score: r.Result.Score})
+		}
+		return nil
+	})
+	return out, err
+}
+
 // resume positions c for a chunked index walk: just past after (the last
 // key of the previous chunk) when set, else at prefix, else at the start.
 // Chunks read in separate transactions, so a walk never holds one long.
