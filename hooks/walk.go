@@ -70,18 +70,26 @@ func walk(payload []byte, max int) (w *walker, repairs int, reason string) {
 	if mayNeedRepair(p) {
 		p, repairs = repair(p)
 	}
-	w = &walker{in: p, max: max, out: make([]byte, 0, min(len(p), 4*max)+256)}
-	reason = w.document()
+	w, reason = walkOnce(p, max)
 	if reason != "" && repairs == 0 {
 		if q, r := repair(p); r != 0 {
-			w = &walker{in: q, max: max, out: make([]byte, 0, min(len(q), 4*max)+256)}
-			repairs, reason = r, w.document()
+			repairs = r
+			w, reason = walkOnce(q, max)
 		}
 	}
-	if reason == "" && w.toolInput.end > 0 {
+	return w, repairs, reason
+}
+
+// walkOnce rewrites p as it is.
+func walkOnce(p []byte, max int) (*walker, string) {
+	w := &walker{in: p, max: max, out: make([]byte, 0, min(len(p), 4*max)+256)}
+	if reason := w.document(); reason != "" {
+		return w, reason
+	}
+	if w.toolInput.end > 0 {
 		w.facts.toolInput = w.out[w.toolInput.start:w.toolInput.end]
 	}
-	return w, repairs, reason
+	return w, ""
 }
 
 // document rewrites in, which must be one JSON object, and returns "" or
