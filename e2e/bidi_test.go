@@ -2,17 +2,11 @@ package e2e
 
 import (
 	"bufio"
-	"crypto/rand"
-	"crypto/sha1"
+	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,14 +15,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // Firefox is driven through WebDriver BiDi, which it serves on a
 // websocket when started with --remote-debugging-port (no geckodriver:
-// Debian has none). The client below is test-only and small: a websocket
-// client on the standard library (RFC 6455: text frames, masked from the
-// client; fragments, pings and close handled) and the four BiDi commands
-// the dashboard's checks need. Without firefox the tests skip with one
+// Debian has none). The client below is test-only and small: the four
+// BiDi commands the dashboard's checks need, over github.com/coder/websocket. Without firefox the tests skip with one
 // line, unless SEPAD_REQUIRE_FIREFOX=1 (CI installs firefox-esr and sets
 // that).
 
@@ -69,9 +63,7 @@ var bidiListening = regexp.MustCompile(`WebDriver BiDi listening on (ws://\S+)`)
 // bidi is a WebDriver BiDi session with one browsing context (the tab).
 type bidi struct {
 	t       *testing.T
-	conn    net.Conn
-	r       *bufio.Reader
-	wmu     sync.Mutex
+	conn    *websocket.Conn
 	mu      sync.Mutex
 	next    int
 	pending map[int]chan bidiReply
@@ -129,7 +121,7 @@ func firefox(t *testing.T) *bidi {
 	t.Cleanup(func() {
 		if b != nil {
 			b.call("browser.close", map[string]any{}, nil) // best effort
-			b.conn.Close()
+			b.conn.CloseNow()
 		}
 		select {
 		case <-exited:
@@ -169,125 +161,24 @@ func firefox(t *testing.T) *bidi {
 	return b
 }
 
-// dialBiDi opens the websocket (the handshake of RFC 6455, section 4).
+// dialBiDi opens the websocket session.
 func dialBiDi(t *testing.T, ws string) (*bidi, error) {
-	u, err := url.Parse(ws)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, ws, nil)
 	if err != nil {
 		return nil, err
 	}
-	conn, err := net.DialTimeout("tcp", u.Host, 10*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	key := make([]byte, 16)
-	rand.Read(key)
-	k := base64.StdEncoding.EncodeToString(key)
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n", u.RequestURI(), u.Host, k)
-	r := bufio.NewReaderSize(conn, 1<<16)
-	resp, err := http.ReadResponse(r, nil)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	sum := sha1.Sum([]byte(k + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-	if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Sec-WebSocket-Accept") != base64.StdEncoding.EncodeToString(sum[:]) {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		conn.Close()
-		return nil, fmt.Errorf("websocket handshake: %s %s", resp.Status, body)
-	}
-	b := &bidi{t: t, conn: conn, r: r, pending: map[int]chan bidiReply{}}
+	conn.SetReadLimit(256 << 20) // a full-page screenshot, base64
+	b := &bidi{t: t, conn: conn, pending: map[int]chan bidiReply{}}
 	go b.readLoop()
 	return b, nil
-}
-
-// writeFrame sends one masked frame (a client must mask).
-func (b *bidi) writeFrame(op byte, payload []byte) error {
-	b.wmu.Lock()
-	defer b.wmu.Unlock()
-	hdr := []byte{0x80 | op}
-	switch n := len(payload); {
-	case n < 126:
-		hdr = append(hdr, 0x80|byte(n))
-	case n <= 0xffff:
-		hdr = append(hdr, 0x80|126, byte(n>>8), byte(n))
-	default:
-		hdr = binary.BigEndian.AppendUint64(append(hdr, 0x80|127), uint64(n))
-	}
-	mask := make([]byte, 4)
-	rand.Read(mask)
-	hdr = append(hdr, mask...)
-	masked := make([]byte, len(payload))
-	for i, c := range payload {
-		masked[i] = c ^ mask[i%4]
-	}
-	_, err := b.conn.Write(append(hdr, masked...))
-	return err
-}
-
-// readMessage reads one message, joining fragments and answering pings.
-func (b *bidi) readMessage() ([]byte, error) {
-	var msg []byte
-	for {
-		var h [2]byte
-		if _, err := io.ReadFull(b.r, h[:]); err != nil {
-			return nil, err
-		}
-		fin, op, n := h[0]&0x80 != 0, h[0]&0x0f, uint64(h[1]&0x7f)
-		switch n {
-		case 126:
-			var e [2]byte
-			if _, err := io.ReadFull(b.r, e[:]); err != nil {
-				return nil, err
-			}
-			n = uint64(binary.BigEndian.Uint16(e[:]))
-		case 127:
-			var e [8]byte
-			if _, err := io.ReadFull(b.r, e[:]); err != nil {
-				return nil, err
-			}
-			n = binary.BigEndian.Uint64(e[:])
-		}
-		var mask [4]byte
-		if h[1]&0x80 != 0 { // a server does not mask, but allow it
-			if _, err := io.ReadFull(b.r, mask[:]); err != nil {
-				return nil, err
-			}
-		}
-		if n > 256<<20 {
-			return nil, fmt.Errorf("websocket frame of %d bytes", n)
-		}
-		p := make([]byte, n)
-		if _, err := io.ReadFull(b.r, p); err != nil {
-			return nil, err
-		}
-		if h[1]&0x80 != 0 {
-			for i := range p {
-				p[i] ^= mask[i%4]
-			}
-		}
-		switch op {
-		case 0x8: // close
-			b.writeFrame(0x8, nil)
-			return nil, io.EOF
-		case 0x9: // ping
-			if err := b.writeFrame(0xA, p); err != nil {
-				return nil, err
-			}
-			continue
-		case 0xA: // pong
-			continue
-		}
-		msg = append(msg, p...)
-		if fin {
-			return msg, nil
-		}
-	}
 }
 
 // readLoop hands each command's reply to its caller; events are dropped.
 func (b *bidi) readLoop() {
 	for {
-		m, err := b.readMessage()
+		_, m, err := b.conn.Read(context.Background())
 		if err != nil {
 			b.mu.Lock()
 			b.err = err
@@ -328,7 +219,9 @@ func (b *bidi) call(method string, params any, out any) error {
 	if err != nil {
 		return err
 	}
-	if err := b.writeFrame(0x1, msg); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := b.conn.Write(ctx, websocket.MessageText, msg); err != nil {
 		return err
 	}
 	select {
