@@ -235,6 +235,7 @@ func TestPartialLine(t *testing.T) {
 }
 
 func TestRestart(t *testing.T) {
+	t.Parallel() // its own state directory and clock; fsyncs overlap with the other tests
 	r := newRig(t, func(o *Options) { o.BatchLines = 7 })
 	lines := gen(3, 20)
 	n := len(lines)
@@ -252,6 +253,7 @@ func TestRestart(t *testing.T) {
 }
 
 func TestRotationByDaemon(t *testing.T) {
+	t.Parallel() // its own state directory and clock; fsyncs overlap with the other tests
 	r := newRig(t, func(o *Options) { o.RotateBytes = 8 << 10; o.BatchLines = 50 })
 	lines := gen(4, 30)
 	for i := 0; i < len(lines); i += 40 {
@@ -293,6 +295,7 @@ func TestRotationByDaemonCrashBeforeDelete(t *testing.T) {
 }
 
 func TestRotationByOther(t *testing.T) {
+	t.Parallel() // its own state directory and clock; fsyncs overlap with the other tests
 	r := newRig(t, nil)
 	lines := gen(6, 20)
 	n := len(lines)
@@ -309,6 +312,7 @@ func TestRotationByOther(t *testing.T) {
 }
 
 func TestTruncateThenRegrow(t *testing.T) {
+	t.Parallel() // its own state directory and clock; fsyncs overlap with the other tests
 	r := newRig(t, nil)
 	a := gen(7, 5)
 	b := gen(8, 12) // longer than a: regrows past the old offset
@@ -437,6 +441,7 @@ func TestIdleExecution(t *testing.T) {
 }
 
 func TestConcurrentHooks(t *testing.T) {
+	t.Parallel() // its own state directory and clock; fsyncs overlap with the other tests
 	r := newRig(t, func(o *Options) { o.RotateBytes = 16 << 10 })
 	lines := gen(12, 40)
 	// 8 writers append through the hook's own Append (lock + O_APPEND)
@@ -550,6 +555,7 @@ func TestShortWriteTakenBack(t *testing.T) {
 // between two reads of one poll: the line is read whole, from the file,
 // not as the stale head followed by the new line's tail.
 func TestShortWriteReplaced(t *testing.T) {
+	t.Parallel() // its own state directory and clock; fsyncs overlap with the other tests
 	for _, between := range []string{"polls", "reads"} {
 		t.Run(between, func(t *testing.T) {
 			r := newRig(t, nil)

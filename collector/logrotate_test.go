@@ -96,6 +96,7 @@ func (r *rig) expectExact(written [][]byte) {
 // poll, and across restarts. Lines written before the copy are read once,
 // from the spool or from the copy; none twice.
 func TestLogrotateCopytruncate(t *testing.T) {
+	t.Parallel() // its own state directory and clock; fsyncs overlap with the other tests
 	for _, when := range []string{"copy-seen-first", "same-poll", "restart-between", "restart-after"} {
 		t.Run(when, func(t *testing.T) {
 			r := newRig(t, nil)
@@ -287,6 +288,7 @@ func logrotateCopytruncate(t *testing.T, spool string, n int, empty, chunk func(
 // TestLogrotate, 800 lines were doubled when the empty copy was taken for
 // a new file after three polls).
 func TestLogrotateCopyInTheMaking(t *testing.T) {
+	t.Parallel() // its own state directory and clock; fsyncs overlap with the other tests
 	for _, when := range []string{"polls-while-empty", "restart-while-empty", "polls-per-chunk", "restart-per-chunk"} {
 		t.Run(when, func(t *testing.T) {
 			r := newRig(t, nil)

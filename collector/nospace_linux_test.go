@@ -14,6 +14,7 @@ import (
 // backoff on the stepped clock (no attempt before the wait is over), and
 // once space is freed it commits everything: nothing read is lost.
 func TestStoreFull(t *testing.T) {
+	t.Parallel() // its own state directory and clock; fsyncs overlap with the other tests
 	home := tmpfs.Mount(t, "4m")
 	r := newRigAt(t, home, func(o *Options) {
 		o.BatchLines = 1 << 20

@@ -20,6 +20,7 @@ import (
 // live from every execution in commit order, for the whole history and
 // up to an execution in its middle, with another version interleaved.
 func TestSampleOfRebuiltInChunks(t *testing.T) {
+	t.Parallel() // its own database: 1,300 executions committed, beside the other tests
 	db, err := store.Open(filepath.Join(t.TempDir(), "sepa.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
