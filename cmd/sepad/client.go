@@ -99,8 +99,15 @@ func (c *client) getTyped(f queryFlags, path string) ([]byte, string, error) {
 				return nil, "", err
 			}
 			// Locked and no socket: a daemon may be starting (it takes the
-			// lock just before it opens the socket). Ask again briefly.
-			for i := 0; i < 10; i++ {
+			// lock just before it opens the socket). Ask again briefly: 1 s
+			// when the lock may be held by a process that serves no API, 5 s
+			// when the file is still empty (a daemon is initialising it,
+			// which takes seconds on a loaded machine).
+			tries := 10
+			if errors.Is(err, errEmptyDB) {
+				tries = 50
+			}
+			for i := 0; i < tries; i++ {
 				time.Sleep(100 * time.Millisecond)
 				if r, serr := c.viaSocket(path); serr == nil {
 					return r.answer()
