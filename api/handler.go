@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/sepad/sepad/dashboard"
@@ -41,6 +42,8 @@ type handler struct {
 	// hookSlots admits MaxHookPosts hook requests at a time: each may
 	// hold its whole body in memory.
 	hookSlots chan struct{}
+	// big lets one large body at a time be walked (hook).
+	big sync.Mutex
 	// dash is the web dashboard under /dashboard/ (login.go guards it on
 	// TCP).
 	dash *dashboard.Dashboard
@@ -52,9 +55,9 @@ type handler struct {
 // sessions; it bounds the daemon's memory to about four bodies.
 const DefaultMaxHookPosts = 4
 
-// bigBody is the body size past which the hook handler collects garbage
-// when it is done: rare (a tool output of megabytes), and each costs
-// about twice its size while it is handled.
+// bigBody is the body size past which the hook handler walks one body
+// at a time and collects garbage when it is done (handleBig): rare (a
+// tool output of megabytes).
 const bigBody = 8 << 20
 
 // hookWait is how long a hook request waits for a slot before 503.
@@ -445,14 +448,22 @@ func (h *handler) hook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("read the body: %w", err), nil)
 		return
 	}
-	res, err := hooks.Handle(payload, *h.o.Hook)
-	if len(payload) >= bigBody {
-		// Collect this body and its enriched copies now, before the next
-		// large request arrives: otherwise the garbage of finished
-		// requests adds to the live bodies of the next (the collector's
-		// pacing lets the heap reach twice what is live).
+	var res hooks.Result
+	if len(payload) < bigBody {
+		res, err = hooks.Handle(payload, *h.o.Hook)
+	} else {
+		// One large body is walked at a time: encoding/json's walk holds
+		// about three times a body's size besides the body (its buffer,
+		// the decoded string, the line), so four at once would cost
+		// twelve; the others wait in their slots, their bodies read.
+		// Then this body's garbage is collected before the next is
+		// walked: otherwise it adds to the next (the collector's pacing
+		// lets the heap reach twice what is live).
+		h.big.Lock()
+		res, err = hooks.Handle(payload, *h.o.Hook)
 		payload = nil
 		runtime.GC()
+		h.big.Unlock()
 	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("hook event not recorded: %w", err), nil)

@@ -168,10 +168,14 @@ func (w *walker) value(depth int) (string, error) {
 		}
 		return "", nil
 	case string:
-		w.out = append(w.out, w.raw(from)...)
-		if len(w.out)-start > w.max {
+		raw := w.raw(from)
+		if len(raw) > w.max {
+			// Cut from the decoded string: a long value is never
+			// copied into the line first.
 			w.cutString(start, tok)
+			return tok, nil
 		}
+		w.out = append(w.out, raw...)
 		return tok, nil
 	default: // json.Number, bool or nil
 		w.out = append(w.out, w.raw(from)...)
