@@ -1,0 +1,159 @@
+// Package fastquery prints `sepad grades`'s table from a package init,
+// before the rest of the sepad binary initialises, when a daemon answers
+// on the socket, and exits.
+//
+// The daemon draws the table (GET /v1/skills?format=text), so the client's
+// whole work is one request; what a fresh process cost was then Go's
+// package initialisation: 7.3 M instructions for the daemon's
+// dependencies (goldmark's regexps, protobuf, client_golang), against
+// about a tenth of that for this path (BENCHMARKS.md, "sepad grades
+// through the door"). It works as fasthook does for `sepad hook`: Go
+// initialises packages in import-path order as soon as their imports are
+// ready, so this package, imported by main and needing only hooks and the
+// standard library's net, runs before most of them.
+//
+// Only the plain forms are served here: `sepad grades [SKILL]
+// [--all-versions] [--home DIR]`, the daemon answering 200 with text.
+// Anything else (--json, --fail-under, --config, help, a SKILL given as a
+// path, no daemon, an error answer, a daemon that answers JSON) returns
+// from init and the command runs as usual, which asks again and says what
+// went wrong in its own words.
+package fastquery
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sepad/sepad/hooks"
+)
+
+// socketName is api.SocketName (a test keeps them equal): importing api
+// would initialise what this package exists to skip.
+const socketName = "sepad.sock"
+
+func init() {
+	if len(os.Args) < 2 || os.Args[1] != "grades" {
+		return
+	}
+	if Run(os.Args[2:], os.Stdout) {
+		os.Exit(0)
+	}
+}
+
+// Run serves `sepad grades ARGS` from the daemon's drawn table and
+// reports whether it did; when it did not, it wrote nothing. A failed
+// write to w counts as served (exit 0 would hide it): it exits 1 with
+// main's words instead.
+func Run(args []string, w io.Writer) bool {
+	home, query, ok := parse(args)
+	if !ok {
+		return false
+	}
+	if home == "" {
+		home = hooks.Home()
+	}
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs // as the client does: the daemon records absolute paths
+	}
+	body, ok := get(filepath.Join(home, socketName), "/v1/skills?"+query)
+	if !ok {
+		return false
+	}
+	if _, err := w.Write(body); err != nil {
+		os.Stderr.WriteString("sepad grades: write the output: " + err.Error() + "\n")
+		os.Exit(1)
+	}
+	return true
+}
+
+// parse accepts the plain forms of grades's arguments, as package flag
+// reads them with flags and the one SKILL in any order: --home DIR (or
+// -home, or =DIR), --all-versions (or -all-versions), and SKILL when it
+// is not a path (the client resolves an existing prompt file's path).
+// It returns the home flag and the request's query.
+func parse(args []string) (home, query string, ok bool) {
+	v := url.Values{"format": {"text"}}
+	skill := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-all-versions" || a == "--all-versions":
+			v.Set("all_versions", "true")
+		case a == "-home" || a == "--home":
+			if i+1 == len(args) {
+				return "", "", false
+			}
+			i++
+			home = args[i]
+		case strings.HasPrefix(a, "-home=") || strings.HasPrefix(a, "--home="):
+			_, home, _ = strings.Cut(a, "=")
+		case a == "" || strings.HasPrefix(a, "-"):
+			return "", "", false // --json, --fail-under, --config, help, --, -
+		case skill || (strings.ContainsRune(a, os.PathSeparator) && !strings.Contains(a, "#")):
+			return "", "", false // a second SKILL (an error), or a path
+		default:
+			skill = true
+			v.Set("match", a)
+		}
+	}
+	return home, v.Encode(), true
+}
+
+// get asks the socket for path over HTTP/1.1 and returns the body of a
+// 200 text/plain answer with its length stated.
+func get(sock, path string) ([]byte, bool) {
+	c, err := net.DialTimeout("unix", sock, time.Second)
+	if err != nil {
+		return nil, false
+	}
+	defer c.Close()
+	// The daemon may compute the answer first (seconds on a big store
+	// after a write); the usual client waits as long.
+	c.SetDeadline(time.Now().Add(5 * time.Minute))
+	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: sepad\r\nConnection: close\r\n\r\n"); err != nil {
+		return nil, false
+	}
+	r := bufio.NewReaderSize(c, 64<<10)
+	status, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 200 ") {
+		return nil, false
+	}
+	n, text := -1, false
+	for {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			return nil, false
+		}
+		l = strings.TrimRight(l, "\r\n")
+		if l == "" {
+			break
+		}
+		k, val, _ := strings.Cut(l, ":")
+		val = strings.TrimSpace(val)
+		switch strings.ToLower(k) {
+		case "content-type":
+			text = strings.HasPrefix(val, "text/plain")
+		case "content-length":
+			if n, err = strconv.Atoi(val); err != nil {
+				return nil, false
+			}
+		case "transfer-encoding":
+			return nil, false
+		}
+	}
+	if !text || n < 0 {
+		return nil, false
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, false
+	}
+	return body, true
+}
