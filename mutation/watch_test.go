@@ -183,6 +183,7 @@ func TestWatcherAddRootAndScan(t *testing.T) {
 }
 
 func TestWatcherEditorPatterns(t *testing.T) {
+	t.Parallel() // its own directories; seconds of quiet periods, overlapped
 	e := newWatchEnv(t)
 	if _, err := e.w.AddRoot(e.project, RootProject); err != nil {
 		t.Fatal(err)
@@ -250,6 +251,7 @@ func TestWatcherEditorPatterns(t *testing.T) {
 }
 
 func TestWatcherNewDirectories(t *testing.T) {
+	t.Parallel() // its own directories; seconds of quiet periods, overlapped
 	e := newWatchEnv(t)
 	bare := filepath.Join(filepath.Dir(e.project), "bare")
 	os.MkdirAll(bare, 0o755)
