@@ -409,6 +409,7 @@ func hammer(t *testing.T, workers, calls int, home string, command func() *exec.
 // `sepad hook` and through sepad-hook. SEPAD_HEAVY=1 runs the full 16 x
 // 2,000 calls for each.
 func TestHookConcurrent(t *testing.T) {
+	t.Parallel()
 	workers, calls := 16, 100
 	if heavyRun {
 		calls = 2000
