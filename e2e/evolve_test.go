@@ -14,6 +14,7 @@ import (
 
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/internal/fakeclaude"
+	"github.com/sepad/sepad/internal/testbin"
 )
 
 // startDaemonWith starts `sepad run` with the project's environment and
@@ -225,6 +226,7 @@ func startDaemonOffline(t *testing.T, p *project, env []string) *daemon {
 // environment env, killed when the test ends (its log shown on failure).
 func startDaemonExactEnv(t *testing.T, p *project, env []string) *daemon {
 	t.Helper()
+	testbin.Consult() // the result depends on the binary's sources
 	cmd := exec.Command(sepadBin, "run", "--home", p.home, "--log-level", "info")
 	cmd.Env = env
 	var e bytes.Buffer

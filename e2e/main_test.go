@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 // sepad runs one sepad command to completion.
 func sepad(t *testing.T, env []string, stdin []byte, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	testbin.Consult() // the result depends on the binary's sources
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sepadBin, args...)

@@ -203,6 +203,7 @@ func (e *env) baseEnv() []string {
 // sepad runs a sepad command in the scratch environment.
 func (e *env) sepad(args ...string) (stdout, stderr string, code int) {
 	e.t.Helper()
+	testbin.Consult() // the result depends on the binary's sources
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, sepadBin, args...)
@@ -334,6 +335,7 @@ type scored struct {
 // score runs `sepad score --json` over a spool file.
 func score(t *testing.T, spool string) []scored {
 	t.Helper()
+	testbin.Consult() // the result depends on the binary's sources
 	cmd := exec.Command(sepadBin, "score", "--json", spool)
 	cmd.Env = append(os.Environ(), "SEPA_CONFIG=", "XDG_CONFIG_HOME="+t.TempDir())
 	var o, er bytes.Buffer

@@ -15,6 +15,13 @@
 // The caller gets a hard link to the shared binary in its own directory,
 // so a later rebuild (which replaces the shared file) never changes a
 // binary a running test executes.
+//
+// Build also stats every file the commands are built from (their
+// packages' Go and embedded files in this module, go.mod, go.sum), and
+// Consult does again: `go test` keys a cached result on the files a test
+// consulted, so a test that runs the binary is run again after any of
+// them changes, instead of reporting the result it had for the old
+// binary.
 package testbin
 
 import (
@@ -27,6 +34,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 )
 
 // Build builds each cmd/NAME of the module (CGO_ENABLED=0) and puts it in
@@ -66,7 +75,58 @@ func Build(dir string, names ...string) ([]string, error) {
 		}
 		out = append(out, dst)
 	}
+	files, err := sources(root, names)
+	if err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	built = append(built, files...)
+	mu.Unlock()
+	Consult()
 	return out, nil
+}
+
+var (
+	mu    sync.Mutex
+	built []string // the files the commands built so far are built from
+)
+
+// Consult stats the files the commands built so far are built from. go
+// test records what a test consults only while tests run (from m.Run
+// on), so a TestMain that builds before m.Run calls this from the helpers
+// its tests run the binary through.
+func Consult() {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, f := range built {
+		os.Stat(f) // recorded by go test as an input of the result
+	}
+}
+
+// sources lists the files the commands are built from within the module:
+// each package's Go and embedded files, go.mod and go.sum.
+func sources(root string, names []string) ([]string, error) {
+	args := []string{"list", "-deps", "-f", `{{if .Module}}{{if .Module.Main}}{{.Dir}}|{{join .GoFiles "|"}}|{{join .CgoFiles "|"}}|{{join .SFiles "|"}}|{{join .EmbedFiles "|"}}{{end}}{{end}}`}
+	for _, n := range names {
+		args = append(args, "./cmd/"+n)
+	}
+	list := exec.Command("go", args...)
+	list.Dir = root
+	list.Env = append(os.Environ(), "CGO_ENABLED=0")
+	b, err := list.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list the commands' files: %v", err)
+	}
+	files := []string{filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum")}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.Split(line, "|")
+		for _, f := range parts[1:] {
+			if f != "" {
+				files = append(files, filepath.Join(parts[0], f))
+			}
+		}
+	}
+	return files, nil
 }
 
 // moduleRoot is the directory of the go.mod above the working directory

@@ -52,3 +52,38 @@ func TestModuleRoot(t *testing.T) {
 		t.Errorf("module root %s has no cmd/sepad: %v", root, err)
 	}
 }
+
+// TestSources: the files a result depends on include the commands' own
+// sources, a package they import, a file one embeds, and go.mod.
+func TestSources(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := sources(root, []string{"sepad", "sepad-hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := map[string]bool{}
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f)
+		has[filepath.ToSlash(rel)] = true
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("listed %s: %v", f, err)
+		}
+	}
+	for _, want := range []string{"go.mod", "cmd/sepad/main.go", "cmd/sepad-hook/main.go", "render/grades.go", "hooks/spool.go"} {
+		if !has[want] {
+			t.Errorf("%s is not among the %d files", want, len(files))
+		}
+	}
+	embedded := false
+	for f := range has {
+		if !strings.HasSuffix(f, ".go") && f != "go.mod" && f != "go.sum" {
+			embedded = true
+		}
+	}
+	if !embedded {
+		t.Error("no embedded file listed (config defaults, dashboard templates)")
+	}
+}
