@@ -193,7 +193,16 @@ func (h *handler) view(fn func(r *http.Request) (any, error), cacheable bool) ht
 			if t, ok := v.(text); ok {
 				return answer{status: http.StatusOK, ctype: textType, body: t}
 			}
-			return jsonAnswer(http.StatusOK, encode(v))
+			body := encode(v)
+			if r.URL.Query().Get("indent") == "true" {
+				// As `--json` prints it: a client copies it out instead of
+				// indenting 450 KB itself (cached like the rest).
+				var b bytes.Buffer
+				if json.Indent(&b, body, "", "  ") == nil {
+					body = b.Bytes()
+				}
+			}
+			return jsonAnswer(http.StatusOK, body)
 		}
 		var a answer
 		if h.cache != nil && cacheable {

@@ -69,3 +69,28 @@ func drawn(t *testing.T, body []byte, all bool) []byte {
 	render.Grades(&b, &doc, all)
 	return b.Bytes()
 }
+
+// TestIndentedJSON: indent=true is the same document indented by two
+// spaces, as `sepad grades --json` prints it; errors stay compact.
+func TestIndentedJSON(t *testing.T) {
+	home := t.TempDir()
+	db := testDB(t, home)
+	h := NewHandler(Options{DB: db, Home: home, Cache: true})
+	for _, q := range []string{"", "all_versions=true", "match=review"} {
+		_, compact, _ := get(t, h, http.MethodGet, "/v1/skills?"+q)
+		var want bytes.Buffer
+		if err := json.Indent(&want, compact, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 2; i++ { // computed, then cached
+			status, body, hdr := get(t, h, http.MethodGet, "/v1/skills?indent=true&"+q)
+			if status != 200 || hdr.Get("Content-Type") != "application/json" || !bytes.Equal(body, want.Bytes()) {
+				t.Fatalf("%s indented: %d %q\n%s", q, status, hdr.Get("Content-Type"), body)
+			}
+		}
+	}
+	status, body, _ := get(t, h, http.MethodGet, "/v1/skills?indent=true&match=nope")
+	if status != 404 || bytes.Contains(body, []byte("\n  ")) {
+		t.Fatalf("an error indented: %d %s", status, body)
+	}
+}

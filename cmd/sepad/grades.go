@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -74,6 +75,8 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	table := !qf.json && g == nil
 	if table {
 		v.Set("format", "text")
+	} else if g == nil {
+		v.Set("indent", "true") // --json alone: the document as it prints
 	}
 	path := "/v1/skills"
 	if len(v) > 0 {
@@ -94,6 +97,10 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	// A daemon older than format=text answers JSON: drawn here then.
 	if qf.json {
+		if g == nil && bytes.HasPrefix(body, []byte("{\n")) {
+			_, err := stdout.Write(body) // indented by the daemon (indent=true)
+			return err
+		}
 		if err := printJSON(stdout, body); err != nil || g == nil {
 			return err // --json alone decodes nothing: the document goes out as it came
 		}

@@ -13,9 +13,10 @@
 // standard library's net, runs before most of them.
 //
 // Only the plain forms are served here: `sepad grades [SKILL]
-// [--all-versions] [--home DIR]`, the daemon answering 200 with text.
-// Anything else (--json, --fail-under, --config, help, a SKILL given as a
-// path, no daemon, an error answer, a daemon that answers JSON) returns
+// [--all-versions] [--json] [--home DIR]`, the daemon answering 200 with
+// the table drawn (format=text) or the document indented (indent=true).
+// Anything else (--fail-under, --config, help, a SKILL given as a path,
+// no daemon, an error answer, a daemon without those parameters) returns
 // from init and the command runs as usual, which asks again and says what
 // went wrong in its own words.
 package fastquery
@@ -62,7 +63,7 @@ func Run(args []string, w io.Writer) bool {
 	if abs, err := filepath.Abs(home); err == nil {
 		home = abs // as the client does: the daemon records absolute paths
 	}
-	body, ok := get(filepath.Join(home, socketName), "/v1/skills?"+query)
+	body, ok := get(filepath.Join(home, socketName), "/v1/skills?"+query, !hasJSON(args))
 	if !ok {
 		return false
 	}
@@ -75,12 +76,16 @@ func Run(args []string, w io.Writer) bool {
 
 // parse accepts the plain forms of grades's arguments, as package flag
 // reads them with flags and the one SKILL in any order: --home DIR (or
-// -home, or =DIR), --all-versions (or -all-versions), and SKILL when it
-// is not a path (the client resolves an existing prompt file's path).
+// -home, or =DIR), --all-versions (or -all-versions), --json (or -json),
+// and SKILL when it is not a path (the client resolves an existing prompt
+// file's path).
 // It returns the home flag and the request's query.
 func parse(args []string) (home, query string, ok bool) {
 	v := url.Values{"format": {"text"}}
 	skill := false
+	if hasJSON(args) {
+		v = url.Values{"indent": {"true"}} // the document, indented by the daemon
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -94,6 +99,7 @@ func parse(args []string) (home, query string, ok bool) {
 			home = args[i]
 		case strings.HasPrefix(a, "-home=") || strings.HasPrefix(a, "--home="):
 			_, home, _ = strings.Cut(a, "=")
+		case a == "-json" || a == "--json":
 		case a == "" || strings.HasPrefix(a, "-"):
 			return "", "", false // --json, --fail-under, --config, help, --, -
 		case skill || (strings.ContainsRune(a, os.PathSeparator) && !strings.Contains(a, "#")):
@@ -106,9 +112,19 @@ func parse(args []string) (home, query string, ok bool) {
 	return home, v.Encode(), true
 }
 
+func hasJSON(args []string) bool {
+	for _, a := range args {
+		if a == "-json" || a == "--json" {
+			return true
+		}
+	}
+	return false
+}
+
 // get asks the socket for path over HTTP/1.1 and returns the body of a
-// 200 text/plain answer with its length stated.
-func get(sock, path string) ([]byte, bool) {
+// 200 answer with its length stated: text/plain when wantText, else JSON
+// the daemon indented.
+func get(sock, path string, wantText bool) ([]byte, bool) {
 	c, err := net.DialTimeout("unix", sock, time.Second)
 	if err != nil {
 		return nil, false
@@ -125,7 +141,7 @@ func get(sock, path string) ([]byte, bool) {
 	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 200 ") {
 		return nil, false
 	}
-	n, text := -1, false
+	n, text, json := -1, false, false
 	for {
 		l, err := r.ReadString('\n')
 		if err != nil {
@@ -140,6 +156,7 @@ func get(sock, path string) ([]byte, bool) {
 		switch strings.ToLower(k) {
 		case "content-type":
 			text = strings.HasPrefix(val, "text/plain")
+			json = val == "application/json"
 		case "content-length":
 			if n, err = strconv.Atoi(val); err != nil {
 				return nil, false
@@ -148,12 +165,15 @@ func get(sock, path string) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	if !text || n < 0 {
+	if n < 0 || text != wantText || json == wantText {
 		return nil, false
 	}
 	body := make([]byte, n)
 	if _, err := io.ReadFull(r, body); err != nil {
 		return nil, false
+	}
+	if json && !strings.HasPrefix(string(body[:min(len(body), 2)]), "{\n") {
+		return nil, false // not indented: a daemon without indent=true
 	}
 	return body, true
 }

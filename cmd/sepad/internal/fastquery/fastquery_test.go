@@ -38,7 +38,8 @@ func TestParse(t *testing.T) {
 		{[]string{"-home=/h", "deploy"}, "/h", "format=text&match=deploy", true},
 		{[]string{"deploy", "--all-versions", "--home=/h"}, "/h", "all_versions=true&format=text&match=deploy", true},
 		{[]string{"-all-versions", "shop#deploy"}, "", "all_versions=true&format=text&match=shop%23deploy", true},
-		{[]string{"--json"}, "", "", false},
+		{[]string{"--json"}, "", "indent=true", true},
+		{[]string{"deploy", "-json", "--all-versions"}, "", "all_versions=true&indent=true&match=deploy", true},
 		{[]string{"--fail-under", "B"}, "", "", false},
 		{[]string{"--config", "c.yaml"}, "", "", false},
 		{[]string{"-h"}, "", "", false},
@@ -113,7 +114,24 @@ func TestRun(t *testing.T) {
 		t.Errorf("no daemon: served %q", none.String())
 	}
 	if Run([]string{"--json", "--home", text}, &none) || none.Len() > 0 {
-		t.Errorf("--json: served %q", none.String())
+		t.Errorf("--json answered with text: served %q", none.String())
+	}
+	// --json: the document the daemon indented, as it came; a compact one
+	// (a daemon without indent=true) is left to main.
+	const doc = "{\n  \"grades\": []\n}\n"
+	for body, served := range map[string]bool{doc: true, `{"grades":[]}` + "\n": false} {
+		home := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			asked = r.URL.String()
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(body))
+		})
+		var b bytes.Buffer
+		if got := Run([]string{"--json", "--home", home}, &b); got != served || (served && b.String() != doc) || (!served && b.Len() > 0) {
+			t.Errorf("--json, answer %q: served %v %q", body, got, b.String())
+		}
+		if asked != "/v1/skills?indent=true" {
+			t.Errorf("--json asked %s", asked)
+		}
 	}
 }
 
