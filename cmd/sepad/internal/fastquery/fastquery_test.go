@@ -97,6 +97,12 @@ func TestRun(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`{"grades":[]}`))
 		},
+		"a chunked answer (no length)": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Write([]byte(table[:10]))
+			w.(http.Flusher).Flush()
+			w.Write([]byte(table[10:]))
+		},
 		"an error": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(404)
