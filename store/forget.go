@@ -26,7 +26,7 @@ func (db *DB) ForgetSkill(key string) (Forgotten, error) {
 	defer db.values.reset()
 	defer db.changes.touched(key)
 	out := Forgotten{Key: key}
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		if tx.Bucket(bSkills).Get([]byte(key)) == nil {
 			return fmt.Errorf("skill %q: %w", key, ErrNotFound)
 		}

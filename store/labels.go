@@ -38,7 +38,7 @@ type LabelApplied struct {
 func (db *DB) PutLabel(l reward.Label, rescore func(fitness.Result, reward.Label) fitness.Result) (*LabelApplied, error) {
 	var out *LabelApplied
 	defer db.changes.touchedAll()
-	err := noSpace(db.bolt.Update(func(tx *bolt.Tx) error {
+	err := noSpace(db.update(func(tx *bolt.Tx) error {
 		ex := tx.Bucket(bExec)
 		v := ex.Get([]byte(l.ExecutionID))
 		if v == nil {

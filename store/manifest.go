@@ -53,7 +53,7 @@ func fileKey(path, hash string) []byte { return []byte(path + "\x00" + hash) }
 // PutInstructionFile keeps the content of an instruction file at hash,
 // once.
 func (db *DB) PutInstructionFile(path, hash string, content []byte) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(bInstructionFiles)
 		if err != nil {
 			return err

@@ -83,7 +83,7 @@ func (db *DB) Prune(t time.Time) (Pruned, error) {
 	for len(vs) > 0 {
 		chunk := vs[:min(pruneChunk, len(vs))]
 		vs = vs[len(chunk):]
-		err := db.bolt.Update(func(tx *bolt.Tx) error {
+		err := db.update(func(tx *bolt.Tx) error {
 			pb, err := tx.CreateBucketIfNotExists(bPruned)
 			if err != nil {
 				return err
@@ -118,7 +118,7 @@ func (db *DB) Prune(t time.Time) (Pruned, error) {
 			return out, err
 		}
 	}
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx *bolt.Tx) error {
 		qb := tx.Bucket(bQuarantine)
 		var old [][]byte
 		err := qb.ForEach(func(k, v []byte) error {

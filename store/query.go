@@ -362,7 +362,7 @@ func (db *DB) Stats() (Stats, error) {
 func (db *DB) PutVersion(sk Skill, v Version) (Version, error) {
 	var out Version
 	defer db.changes.touched(sk.Key)
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		cur, err := getSkill(tx, sk.Key)
 		if err != nil {
 			return err
@@ -452,7 +452,7 @@ func (db *DB) PutDecision(skillKey string, t time.Time, payload any) error {
 		return err
 	}
 	defer db.changes.touched(skillKey)
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bDecisions)
 		seq, err := b.NextSequence()
 		if err != nil {
@@ -521,7 +521,7 @@ func (db *DB) SkillState(skillKey string) ([]byte, error) {
 // PutSkillState stores the mutation engine's state blob for a skill.
 func (db *DB) PutSkillState(skillKey string, state []byte) error {
 	defer db.changes.touched(skillKey)
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bSkillState).Put([]byte(skillKey), state)
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -234,6 +235,8 @@ type DB struct {
 	changes *changes
 	// enc deflates execution records (codec.go), in write transactions.
 	enc execCodec
+	// gen is the ID of the last committed write transaction (TxID).
+	gen atomic.Uint64
 }
 
 // Open opens (creating if needed, unless read-only) the database at path.
@@ -276,7 +279,26 @@ func Open(path string, o Options) (*DB, error) {
 		bdb.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	if err := bdb.View(func(tx *bolt.Tx) error { db.gen.Store(uint64(max(tx.ID(), 0))); return nil }); err != nil {
+		bdb.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	return db, nil
+}
+
+// update runs fn in a write transaction and, once it committed, makes its
+// ID the store's generation (TxID). Every write of the store goes through
+// it.
+func (db *DB) update(fn func(tx *bolt.Tx) error) error {
+	var id int
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		id = tx.ID()
+		return fn(tx)
+	})
+	if err == nil {
+		db.gen.Store(uint64(max(id, 0)))
+	}
+	return err
 }
 
 // migrations[n] upgrades a schema n database to n+1.
@@ -303,7 +325,7 @@ func (db *DB) init() error {
 			return nil
 		})
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *bolt.Tx) error {
 		m, err := tx.CreateBucketIfNotExists(bMeta)
 		if err != nil {
 			return err
@@ -357,7 +379,7 @@ func (db *DB) Commit(b *Batch) error {
 	var values map[string]*tracevalue.Cache
 	var touched []string
 	defer func() { db.changes.touched(touched...) }()
-	err := noSpace(db.bolt.Update(func(tx *bolt.Tx) error {
+	err := noSpace(db.update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bMeta)
 		offs := tx.Bucket(bOffsets)
 		for _, p := range b.OffsetDel {

@@ -28,12 +28,12 @@ const scanChunk = 512
 // whenever anything is written, so a reader can keep what it computed from
 // the database until it does (the API's cache).
 func (db *DB) TxID() (uint64, error) {
-	var id int
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		id = tx.ID()
-		return nil
-	})
-	return uint64(max(id, 0)), err
+	// Kept in memory, not read from a transaction: beginning one waits
+	// while a write grows the file (bbolt remaps it), up to tens of
+	// milliseconds, and every cached answer asks. This process is the
+	// only writer while it has the file open (bbolt's lock), and each of
+	// its writes sets it (update).
+	return db.gen.Load(), nil
 }
 
 // SkillKeys returns every skill key, in key order.

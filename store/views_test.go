@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	bolt "go.etcd.io/bbolt"
 )
 
 // The query helpers read the same records as the store's own queries,
@@ -197,5 +198,47 @@ func TestWalkIsExecutionLessTheBulk(t *testing.T) {
 		if !reflect.DeepEqual(recent[i], all[i]) {
 			t.Errorf("recent[%d] = %+v, want %+v", i, recent[i], all[i])
 		}
+	}
+}
+
+// TxID changes with every committed write and with nothing else: the
+// API's cache keys its answers by it, so a write it missed would serve a
+// stale answer. It equals bbolt's own transaction ID, here and after a
+// reopen.
+func TestTxIDFollowsWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sepa.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bolted := func() uint64 {
+		var id int
+		db.bolt.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+		return uint64(id)
+	}
+	g0, _ := db.TxID()
+	if g0 != bolted() {
+		t.Fatalf("at open: TxID %d, bbolt %d", g0, bolted())
+	}
+	if _, err := db.SkillKeys(); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := db.TxID(); g != g0 {
+		t.Errorf("a read changed TxID: %d -> %d", g0, g)
+	}
+	if _, err := db.Prune(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	g1, _ := db.TxID()
+	if g1 <= g0 || g1 != bolted() {
+		t.Errorf("after a write: TxID %d (was %d), bbolt %d", g1, g0, bolted())
+	}
+	db.Close()
+	if db, err = Open(path, Options{ReadOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if g, _ := db.TxID(); g != g1 {
+		t.Errorf("after a reopen: TxID %d, want %d", g, g1)
 	}
 }
