@@ -236,7 +236,7 @@ type DB struct {
 	// enc deflates execution records (codec.go), in write transactions.
 	enc execCodec
 	// gen is the ID of the last committed write transaction (TxID).
-	gen atomic.Uint64
+	gen *atomic.Uint64
 }
 
 // Open opens (creating if needed, unless read-only) the database at path.
@@ -274,7 +274,7 @@ func Open(path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	db := &DB{bolt: bdb, path: path, opts: o, values: &valueCaches{}, lite: &liteMemo{},
-		changes: &changes{mark: 1, all: 1}}
+		changes: &changes{mark: 1, all: 1}, gen: new(atomic.Uint64)}
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
