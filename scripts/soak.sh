@@ -40,8 +40,11 @@ export SEPA_CONFIG= XDG_CONFIG_HOME="$dir/none" HOME="$dir/user"
 "$dir/sepad" run --home "$dir/home" --log-level warn 2>"$dir/daemon.log" &
 pid=$!
 sleep 1
-"$dir/spoolgen" -rate "$rate" -n $((rate * 60 * minutes)) -o "$dir/home/events.jsonl" &
+# Two minutes more than the run, so the load goes on through the last
+# compared minute (the generator is stopped at the end).
+"$dir/spoolgen" -rate "$rate" -n $((rate * 60 * (minutes + 2))) -o "$dir/home/events.jsonl" &
 gen=$!
+start=$(date +%s)
 sock="$dir/home/sepad.sock"
 # go NAME: a go_memstats_NAME_bytes gauge in KiB ("" without curl).
 metrics=
@@ -56,7 +59,10 @@ end=$((minutes * 60))
 echo "seconds,rss_kib,anon_kib,go_heap_kib,go_goal_kib,lines_committed,lag_events"
 ref_win=() end_win=() ref_lag=() end_lag=()
 for ((t = 10; t <= end; t += 10)); do
-  sleep 10
+  # Sample t seconds after the generator started, by the clock: a loop
+  # of sleep 10 drifts by the time the samples take.
+  wait_s=$((start + t - $(date +%s)))
+  if [ "$wait_s" -gt 0 ]; then sleep "$wait_s"; fi
   kill -0 $pid 2>/dev/null || { echo "daemon exited:"; cat "$dir/daemon.log"; exit 1; }
   rss=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
   anon=$(awk '/^RssAnon/ {print $2}' /proc/$pid/status)
