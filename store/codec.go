@@ -16,8 +16,8 @@ import (
 // first byte execDeflated. JSON records (the first byte '{'), written
 // before, are read as they are, so a database needs no migration.
 // Deflating a record of about 3.6 KB with the dictionary leaves about
-// 0.75 KB (BenchmarkExecutionBytes): the record is most of what the
-// database grows by per execution.
+// 0.78 KB (BENCHMARKS.md): the record is most of what the database grows
+// by per execution.
 const execDeflated = 0x01
 
 // execLevel is flate's level for execution records: 2 compresses a
