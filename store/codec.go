@@ -32,7 +32,7 @@ var (
 	}}
 )
 
-// execCodec deflates execution records. Its writer (about 0.8 MB of
+// execCodec deflates execution records. Its writer (about 1.4 MB of
 // compressor state, allocated at the first record) is kept for the life
 // of the database: the DB's is used only inside write transactions, which
 // bbolt runs one at a time. (A sync.Pool lost it at almost every garbage
