@@ -3,10 +3,11 @@
 package collector
 
 import (
-	"github.com/sepad/sepad/internal/tmpfs"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/internal/tmpfs"
 )
 
 // TestStoreFull: the file system holding the database fills up under the
