@@ -106,6 +106,8 @@ func (db *DB) Commit(b *Batch) error {
 	}))
 	if err == nil {
 		db.values.install(values)
+	} else {
+		db.values.drop(values)
 	}
 	return err
 }

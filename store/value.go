@@ -57,6 +57,23 @@ func (vc *valueCaches) install(m map[string]*tracevalue.Cache) {
 	}
 }
 
+// drop forgets the in-memory copies of the caches m holds: a commit that
+// failed changed them, and its transaction was rolled back, so they are
+// read again from bNovelty when next needed.
+func (vc *valueCaches) drop(m map[string]*tracevalue.Cache) {
+	vc.mu.Lock()
+	defer vc.mu.Unlock()
+	for k := range m {
+		delete(vc.m, k)
+		for i, o := range vc.order {
+			if o == k {
+				vc.order = append(vc.order[:i], vc.order[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
 // reset forgets the in-memory copies (a forget changes bNovelty).
 func (vc *valueCaches) reset() {
 	vc.mu.Lock()
@@ -64,14 +81,18 @@ func (vc *valueCaches) reset() {
 	vc.m, vc.order = nil, nil
 }
 
-// valueCache returns the commit's working copy of a skill's cache.
+// valueCache returns a skill's cache for the commit to change: the one
+// held in memory itself, not a copy (a copy of a full cache is 384 KB
+// per skill per commit, a third of what the daemon allocated while
+// ingesting); a commit that fails drops the caches it changed
+// (valueCaches.drop), so none outlives a rolled-back transaction.
 func (db *DB) valueCache(tx *bolt.Tx, tc *txCache, key string) (*tracevalue.Cache, error) {
 	if c := tc.values[key]; c != nil {
 		return c, nil
 	}
 	var c *tracevalue.Cache
 	if held := db.values.get(key); held != nil {
-		c = held.Clone()
+		c = held
 	} else {
 		c = tracevalue.NewCache(0)
 		if nb := tx.Bucket(bNovelty); nb != nil {

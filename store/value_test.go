@@ -79,3 +79,46 @@ func TestValueReplay(t *testing.T) {
 		t.Errorf("claims %d, over-claims %d; want 12 and 3 (every fourth test run failed)", vs[0].Claims, vs[0].OverClaims)
 	}
 }
+
+// A commit that fails after it added vectors to a skill's novelty cache
+// leaves no trace of them: the transaction is rolled back, and the next
+// commit's values are those of a database that never saw the failed one
+// (the cache is changed in place, and dropped on failure).
+func TestValueAfterFailedCommit(t *testing.T) {
+	clean, _ := openTest(t, Options{})
+	failed, _ := openTest(t, Options{})
+	for i := 0; i < 5; i++ {
+		for _, db := range []*DB{clean, failed} {
+			if err := db.Commit(&Batch{Executions: []Scored{valueExec(i)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// An empty transcript path is a key bbolt refuses: the commit fails
+	// after the executions' values were computed.
+	bad := &Batch{Executions: []Scored{valueExec(5), valueExec(6)}, Transcripts: []TranscriptOffset{{Path: ""}}}
+	if err := failed.Commit(bad); err == nil {
+		t.Fatal("a commit with an empty transcript key succeeded")
+	}
+	if _, err := failed.Execution(valueExec(5).Exec.ID); err == nil {
+		t.Fatal("the failed commit's execution is stored")
+	}
+	for i := 5; i < 9; i++ {
+		for _, db := range []*DB{clean, failed} {
+			if err := db.Commit(&Batch{Executions: []Scored{valueExec(i)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, err := clean.Execution(valueExec(i).Exec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := failed.Execution(valueExec(i).Exec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a.Value, b.Value) {
+			t.Errorf("execution %d: value %+v after a failed commit, %+v without", i, b.Value, a.Value)
+		}
+	}
+}

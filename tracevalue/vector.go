@@ -185,12 +185,3 @@ func (c *Cache) MaxCosine(v Vector) float64 {
 	}
 	return best
 }
-
-// Clone returns an independent copy.
-func (c *Cache) Clone() *Cache {
-	out := &Cache{norms: append([]float64(nil), c.norms...), n: c.n, next: c.next, max: c.max}
-	for d := range c.cols {
-		out.cols[d] = append([]int8(nil), c.cols[d]...)
-	}
-	return out
-}
