@@ -40,25 +40,9 @@ func TestDashboardFirefox(t *testing.T) {
 	ff.navigate(d.url)
 	ff.waitFor("the overview", `document.querySelector("#skills") !== null`, time.Minute)
 	var rows []map[string]string
-	ff.eval(`[...document.querySelectorAll("#skills tbody tr")].map(r => ({skill: r.dataset.skill, grade: r.querySelector(".grade").textContent.trim(), href: r.querySelector("a").getAttribute("href")}))`, &rows)
+	ff.eval(overviewRowsJS, &rows)
 	ff.screenshot(shots, "overview")
-	got, hrefs := map[string]string{}, map[string]string{}
-	for _, r := range rows {
-		got[r["skill"]], hrefs[r["skill"]] = r["grade"], r["href"]
-	}
-	for _, want := range []string{"deploy", "review"} {
-		if _, ok := got[want]; !ok {
-			t.Fatalf("the overview lacks %s: %v", want, rows)
-		}
-	}
-	for _, g := range grades.Grades {
-		if got[g.Skill] != g.Grade && !(g.Grade == "" && got[g.Skill] == "–") {
-			t.Errorf("%s: the overview shows grade %q, the API %q", g.Skill, got[g.Skill], g.Grade)
-		}
-	}
-	if len(rows) != len(grades.Grades) {
-		t.Errorf("overview rows %d, API skills %d", len(rows), len(grades.Grades))
-	}
+	hrefs := checkOverview(t, rows, grades)
 
 	// deploy's page, by its link: three versions, the rejection explained.
 	rejection := demoRejection(t, d)

@@ -172,26 +172,9 @@ func TestDashboard(t *testing.T) {
 	var grades query.Grades
 	d.api(t, "/v1/skills", &grades)
 	browse(t, ctx, "log in", chromedp.Navigate(d.url), chromedp.WaitVisible(chromedp.CSS("#skills")))
-	rows := browseValue(t, ctx, "read the overview", chromedp.Evaluate[[]map[string]string](`[...document.querySelectorAll("#skills tbody tr")].map(r => ({skill: r.dataset.skill, grade: r.querySelector(".grade").textContent.trim(), href: r.querySelector("a").getAttribute("href")}))`))
+	rows := browseValue(t, ctx, "read the overview", chromedp.Evaluate[[]map[string]string](overviewRowsJS))
 	screenshot(t, ctx, shots, "overview")
-	got := map[string]string{}
-	hrefs := map[string]string{}
-	for _, r := range rows {
-		got[r["skill"]], hrefs[r["skill"]] = r["grade"], r["href"]
-	}
-	for _, want := range []string{"deploy", "review"} {
-		if _, ok := got[want]; !ok {
-			t.Fatalf("the overview lacks %s: %v", want, rows)
-		}
-	}
-	for _, g := range grades.Grades {
-		if got[g.Skill] != g.Grade && !(g.Grade == "" && got[g.Skill] == "–") {
-			t.Errorf("%s: the overview shows grade %q, the API %q", g.Skill, got[g.Skill], g.Grade)
-		}
-	}
-	if len(rows) != len(grades.Grades) {
-		t.Errorf("overview rows %d, API skills %d", len(rows), len(grades.Grades))
-	}
+	hrefs := checkOverview(t, rows, grades)
 
 	// deploy's page: three versions side by side, the rejection explained.
 	rejection := demoRejection(t, d)
@@ -331,4 +314,33 @@ func feedDeployRun(t *testing.T, d *demoServer) {
 			t.Fatalf("hook: %d %s", code, errOut)
 		}
 	}
+}
+
+// overviewRowsJS reads the overview's table in the page: each row's
+// skill, grade and link.
+const overviewRowsJS = `[...document.querySelectorAll("#skills tbody tr")].map(r => ({skill: r.dataset.skill, grade: r.querySelector(".grade").textContent.trim(), href: r.querySelector("a").getAttribute("href")}))`
+
+// checkOverview compares the overview's rows with the API's grades (the
+// demo's deploy and review among them) and returns each skill's link.
+func checkOverview(t *testing.T, rows []map[string]string, grades query.Grades) (hrefs map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	hrefs = map[string]string{}
+	for _, r := range rows {
+		got[r["skill"]], hrefs[r["skill"]] = r["grade"], r["href"]
+	}
+	for _, want := range []string{"deploy", "review"} {
+		if _, ok := got[want]; !ok {
+			t.Fatalf("the overview lacks %s: %v", want, rows)
+		}
+	}
+	for _, g := range grades.Grades {
+		if got[g.Skill] != g.Grade && !(g.Grade == "" && got[g.Skill] == "–") {
+			t.Errorf("%s: the overview shows grade %q, the API %q", g.Skill, got[g.Skill], g.Grade)
+		}
+	}
+	if len(rows) != len(grades.Grades) {
+		t.Errorf("overview rows %d, API skills %d", len(rows), len(grades.Grades))
+	}
+	return hrefs
 }
