@@ -70,29 +70,7 @@ func TestDashboardFirefox(t *testing.T) {
 	ff.waitFor("the overview again", `document.querySelector("#skills") !== null`, time.Minute)
 	var before int
 	ff.eval(`(window.notReloaded = true, +document.querySelector('#skills tr[data-skill="deploy"] td.runs').textContent)`, &before)
-	deployN := 0
-	for _, g := range grades.Grades {
-		if g.Skill == "deploy" {
-			deployN = g.N
-		}
-	}
-	if before != deployN {
-		t.Fatalf("deploy's runs on the page %d, the API %d", before, deployN)
-	}
-	feedDeployRun(t, d)
-	start := time.Now()
-	for {
-		var g query.Grades
-		d.api(t, "/v1/skills?match=deploy", &g)
-		if len(g.Grades) == 1 && g.Grades[0].N > deployN {
-			break
-		}
-		if time.Since(start) > time.Minute {
-			t.Fatal("the daemon did not record the new run")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	committed := time.Now()
+	committed := addDeployRun(t, d, grades, before)
 	ff.waitFor("the new run on the open page", fmt.Sprintf(`+document.querySelector('#skills tr[data-skill="deploy"] td.runs').textContent > %d`, before), time.Minute)
 	t.Logf("a new execution reached the open page in Firefox %v after the daemon recorded it (the issue asks for 2 s)", time.Since(committed).Round(time.Millisecond))
 	var after struct {

@@ -236,29 +236,7 @@ func TestDashboard(t *testing.T) {
 	// Live: a new deploy run appears on the open overview without a reload.
 	browse(t, ctx, "the overview again", chromedp.Navigate(d.base+"/dashboard/"), chromedp.WaitVisible(chromedp.CSS("#skills")))
 	before := browseValue(t, ctx, "deploy's runs", chromedp.Evaluate[int](`window.notReloaded = true; +document.querySelector('#skills tr[data-skill="deploy"] td.runs').textContent`))
-	var deployN int
-	for _, g := range grades.Grades {
-		if g.Skill == "deploy" {
-			deployN = g.N
-		}
-	}
-	if before != deployN {
-		t.Fatalf("deploy's runs on the page %d, the API %d", before, deployN)
-	}
-	feedDeployRun(t, d)
-	committed := time.Now()
-	for {
-		var g query.Grades
-		d.api(t, "/v1/skills?match=deploy", &g)
-		if len(g.Grades) == 1 && g.Grades[0].N > deployN {
-			committed = time.Now()
-			break
-		}
-		if time.Since(committed) > time.Minute {
-			t.Fatal("the daemon did not record the new run")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	committed := addDeployRun(t, d, grades, before)
 	browseValue(t, ctx, "the new run on the open page",
 		chromedp.Poll[bool](fmt.Sprintf(`+document.querySelector('#skills tr[data-skill="deploy"] td.runs').textContent > %d`, before), chromedp.WithPollingInterval(20*time.Millisecond)))
 	after := browseValue(t, ctx, "deploy's runs now", chromedp.Evaluate[int](`+document.querySelector('#skills tr[data-skill="deploy"] td.runs').textContent`))
@@ -343,4 +321,33 @@ func checkOverview(t *testing.T, rows []map[string]string, grades query.Grades) 
 		t.Errorf("overview rows %d, API skills %d", len(rows), len(grades.Grades))
 	}
 	return hrefs
+}
+
+// addDeployRun checks that the page shows deploy's runs as the API does
+// (before), feeds one more run, waits until the daemon has recorded it,
+// and returns when it had.
+func addDeployRun(t *testing.T, d *demoServer, grades query.Grades, before int) time.Time {
+	t.Helper()
+	deployN := 0
+	for _, g := range grades.Grades {
+		if g.Skill == "deploy" {
+			deployN = g.N
+		}
+	}
+	if before != deployN {
+		t.Fatalf("deploy's runs on the page %d, the API %d", before, deployN)
+	}
+	feedDeployRun(t, d)
+	start := time.Now()
+	for {
+		var g query.Grades
+		d.api(t, "/v1/skills?match=deploy", &g)
+		if len(g.Grades) == 1 && g.Grades[0].N > deployN {
+			return time.Now()
+		}
+		if time.Since(start) > time.Minute {
+			t.Fatal("the daemon did not record the new run")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
