@@ -116,7 +116,7 @@ func cachedBigStore(tb testing.TB, home string, skills, versions, n int) (time.D
 	if dir == "" || dir == "off" {
 		return buildBigStore(tb, home, skills, versions, n), ""
 	}
-	cache := filepath.Join(dir, fmt.Sprintf("bigstore-%dx%d-%d-schema%d.db", skills, versions, n, store.SchemaVersion))
+	cache := filepath.Join(dir, fmt.Sprintf("bigstore-%dx%d-%d-schema%d-page%d.db", skills, versions, n, store.SchemaVersion, store.PageSize))
 	dst := filepath.Join(home, "sepa.db")
 	start := time.Now()
 	if err := copyFile(cache, dst); err == nil {

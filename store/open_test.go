@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -303,4 +304,56 @@ func fileSum(t *testing.T, path string) [32]byte {
 		t.Fatal(err)
 	}
 	return sha256.Sum256(data)
+}
+
+// A database sepad creates has PageSize pages; a file created with 4 KiB
+// pages (every database before PageSize) keeps them: it opens, takes new
+// executions and reads them back unchanged.
+func TestPageSize(t *testing.T) {
+	dir := t.TempDir()
+	pageOf := func(db *DB) int { return db.bolt.Info().PageSize }
+	fresh := filepath.Join(dir, "new.db")
+	seed(t, fresh)
+	db, err := Open(fresh, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pageOf(db); got != PageSize || PageSize != 16<<10 {
+		t.Errorf("new database: page size %d, want %d", got, PageSize)
+	}
+	db.Close()
+
+	old := filepath.Join(dir, "old.db")
+	b, err := bolt.Open(old, 0o600, &bolt.Options{PageSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	for round := range 2 { // the second open finds the file sepad wrote
+		db, err := Open(old, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pageOf(db); got != 4096 {
+			t.Errorf("round %d: 4 KiB database opened with page size %d", round, got)
+		}
+		var batch Batch
+		for i := range 200 {
+			batch.Executions = append(batch.Executions, scored(fmt.Sprintf("e%02d%09d", round, i), "x", "aaaaaaaaaaaa", 75, at.Add(time.Duration(round*200+i)*time.Second)))
+		}
+		if err := db.Commit(&batch); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckInvariants(db); err != nil {
+			t.Fatal(err)
+		}
+		xs, err := db.Executions(Filter{})
+		if err != nil || len(xs) != 200*(round+1) {
+			t.Fatalf("round %d: %d executions, %v", round, len(xs), err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
