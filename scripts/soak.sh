@@ -15,6 +15,11 @@
 # from the rest of the anonymous memory.
 #
 # Usage: scripts/soak.sh [MINUTES=30] [RATE=1000] [REF=5]
+# SOAK_API_EVERY=SECONDS (a multiple of 10, default 10) asks the daemon's
+# API (/metrics and `sepad status`) only that often; RSS and RssAnon are
+# still read from /proc every 10 s. The API's own traffic costs memory
+# (the goroutines that serve it keep their stacks for reuse), so this
+# tells the daemon's growth under load from that of the observer.
 # SOAK_PROFILES=DIR also saves heap profiles (/debug/pprof/heap on the
 # socket) at REF minutes and at the end, with the binary, into DIR:
 #   go tool pprof -top -sample_index=inuse_space DIR/sepad DIR/heap-1800.pb.gz
@@ -56,6 +61,8 @@ profile() {
   curl -sS --unix-socket "$sock" -o "$SOAK_PROFILES/heap-$1.pb.gz" http://sepad/debug/pprof/heap || true
 }
 end=$((minutes * 60))
+every=${SOAK_API_EVERY:-10}
+lines=0 lag=0
 echo "seconds,rss_kib,anon_kib,go_heap_kib,go_goal_kib,lines_committed,lag_events"
 ref_win=() end_win=() ref_lag=() end_lag=()
 for ((t = 10; t <= end; t += 10)); do
@@ -66,12 +73,14 @@ for ((t = 10; t <= end; t += 10)); do
   kill -0 $pid 2>/dev/null || { echo "daemon exited:"; cat "$dir/daemon.log"; exit 1; }
   rss=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
   anon=$(awk '/^RssAnon/ {print $2}' /proc/$pid/status)
-  metrics=$(curl -sS --unix-socket "$sock" http://sepad/metrics 2>/dev/null || true)
-  # Lines committed: the sum of the status's event counts; the lag: the
-  # events written and not committed yet.
-  st=$("$dir/sepad" status --home "$dir/home" --json 2>/dev/null || true)
-  lines=$(awk -F'[:,]' '/"events": \{/ {in_ev = 1; next} in_ev && /\}/ {in_ev = 0} in_ev {s += $2} END {print s+0}' <<<"$st")
-  lag=$(awk -F'[:,]' '/^  "lag_events":/ {print $2 + 0}' <<<"$st")
+  if [ $((t % every)) -eq 0 ] || [ $t -eq $end ]; then
+    metrics=$(curl -sS --unix-socket "$sock" http://sepad/metrics 2>/dev/null || true)
+    # Lines committed: the sum of the status's event counts; the lag: the
+    # events written and not committed yet.
+    st=$("$dir/sepad" status --home "$dir/home" --json 2>/dev/null || true)
+    lines=$(awk -F'[:,]' '/"events": \{/ {in_ev = 1; next} in_ev && /\}/ {in_ev = 0} in_ev {s += $2} END {print s+0}' <<<"$st")
+    lag=$(awk -F'[:,]' '/^  "lag_events":/ {print $2 + 0}' <<<"$st")
+  fi
   echo "$t,$rss,$anon,$(gostat heap_inuse),$(gostat next_gc),$lines,${lag:-0}"
   if [ $t -gt $((ref * 60 - 60)) ] && [ $t -le $((ref * 60)) ]; then ref_win+=("$anon"); ref_lag+=("${lag:-0}"); fi
   if [ $t -gt $((end - 60)) ]; then end_win+=("$anon"); end_lag+=("${lag:-0}"); fi
