@@ -12,10 +12,8 @@ cd "$(dirname "$0")/.."
 n=${1:-1800000}
 dir=$(mktemp -d)
 trap 'kill $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
-go build -o "$dir/sepad" ./cmd/sepad
-go build -o "$dir/spoolgen" ./internal/sessiongen/spoolgen
-mkdir -p -m 700 "$dir/home" "$dir/user"
-export SEPA_CONFIG= XDG_CONFIG_HOME="$dir/none" HOME="$dir/user"
+. scripts/daemonenv.sh
+daemon_env "$dir"
 "$dir/spoolgen" -n "$n" -o "$dir/home/events.jsonl"
 "$dir/sepad" run --home "$dir/home" --log-level warn 2>"$dir/daemon.log" &
 pid=$!

@@ -38,10 +38,8 @@ rate=${2:-1000}
 ref=${3:-5}
 dir=$(mktemp -d)
 trap 'kill $gen $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
-go build -o "$dir/sepad" ./cmd/sepad
-go build -o "$dir/spoolgen" ./internal/sessiongen/spoolgen
-mkdir -p -m 700 "$dir/home" "$dir/user"
-export SEPA_CONFIG= XDG_CONFIG_HOME="$dir/none" HOME="$dir/user"
+. scripts/daemonenv.sh
+daemon_env "$dir"
 "$dir/sepad" run --home "$dir/home" --log-level warn 2>"$dir/daemon.log" &
 pid=$!
 sleep 1
