@@ -36,6 +36,11 @@ cd "$(dirname "$0")/.."
 minutes=${1:-30}
 rate=${2:-1000}
 ref=${3:-5}
+every=${SOAK_API_EVERY:-10}
+if ! [[ $every =~ ^[1-9][0-9]*$ ]] || [ $((every % 10)) -ne 0 ]; then
+  echo "soak.sh: SOAK_API_EVERY=$every: want a positive multiple of 10 (seconds)" >&2
+  exit 2
+fi
 dir=$(mktemp -d)
 trap 'kill $gen $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
 . scripts/daemonenv.sh
@@ -59,7 +64,6 @@ profile() {
   curl -sS --unix-socket "$sock" -o "$SOAK_PROFILES/heap-$1.pb.gz" http://sepad/debug/pprof/heap || true
 }
 end=$((minutes * 60))
-every=${SOAK_API_EVERY:-10}
 lines=0 lag=0
 echo "seconds,rss_kib,anon_kib,go_heap_kib,go_goal_kib,lines_committed,lag_events"
 ref_win=() end_win=() ref_lag=() end_lag=()
