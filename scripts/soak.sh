@@ -24,10 +24,10 @@
 # socket) at REF minutes and at the end, with the binary, into DIR:
 #   go tool pprof -top -sample_index=inuse_space DIR/sepad DIR/heap-1800.pb.gz
 # Prints the samples as CSV (seconds,rss_kib,anon_kib,go_heap_kib,
-# go_goal_kib,lines_committed,lag_events); exits 1 when the end anonymous
-# memory is more than 10% above the reference, 2 when the run does not
-# measure what it should: the daemon committed less than 95% of
-# RATE·MINUTES·60 lines, or in either compared minute it was catching up
+# go_goal_kib,go_stack_kib,lines_committed,lag_events); exits 1 when the
+# end anonymous memory is more than 10% above the reference, 2 when the
+# run does not measure what it should: the daemon committed less than
+# 95% of RATE·MINUTES·60 lines, or in either compared minute it was catching up
 # a backlog (median lag over RATE events, one second's worth: it then
 # reads full batches of collector.batch_lines, whose memory is not that
 # of a steady load). Both happen on a machine too loaded to run the soak.
@@ -65,7 +65,7 @@ profile() {
 }
 end=$((minutes * 60))
 lines=0 lag=0
-echo "seconds,rss_kib,anon_kib,go_heap_kib,go_goal_kib,lines_committed,lag_events"
+echo "seconds,rss_kib,anon_kib,go_heap_kib,go_goal_kib,go_stack_kib,lines_committed,lag_events"
 ref_win=() end_win=() ref_lag=() end_lag=()
 for ((t = 10; t <= end; t += 10)); do
   # Sample t seconds after the generator started, by the clock: a loop
@@ -83,7 +83,7 @@ for ((t = 10; t <= end; t += 10)); do
     lines=$(awk -F'[:,]' '/"events": \{/ {in_ev = 1; next} in_ev && /\}/ {in_ev = 0} in_ev {s += $2} END {print s+0}' <<<"$st")
     lag=$(awk -F'[:,]' '/^  "lag_events":/ {print $2 + 0}' <<<"$st")
   fi
-  echo "$t,$rss,$anon,$(gostat heap_inuse),$(gostat next_gc),$lines,${lag:-0}"
+  echo "$t,$rss,$anon,$(gostat heap_inuse),$(gostat next_gc),$(gostat stack_inuse),$lines,${lag:-0}"
   if [ $t -gt $((ref * 60 - 60)) ] && [ $t -le $((ref * 60)) ]; then ref_win+=("$anon"); ref_lag+=("${lag:-0}"); fi
   if [ $t -gt $((end - 60)) ]; then end_win+=("$anon"); end_lag+=("${lag:-0}"); fi
   if [ $t -eq $((ref * 60)) ]; then profile $t; fi
