@@ -20,6 +20,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/transcript"
 )
@@ -30,6 +31,9 @@ type Options struct {
 	Home string
 	// ExtraFiles are more JSONL files to follow; sepad never rotates them.
 	ExtraFiles []string
+	// Watch is the daemon's shared file watcher (package fswatch); nil:
+	// the collector opens one of its own.
+	Watch *fswatch.Watcher
 	// BatchLines bounds the lines committed in one transaction.
 	BatchLines int
 	// BatchInterval bounds how long a line waits before it is committed.
@@ -212,12 +216,23 @@ func (c *Collector) Open(ctx context.Context) error {
 	if err := c.restore(); err != nil {
 		return err
 	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("watch %s: %w", c.opts.Home, err)
+	fw, own := c.opts.Watch, false
+	if fw == nil {
+		var err error
+		if fw, err = fswatch.Open(ctx); err != nil {
+			return fmt.Errorf("watch %s: %w", c.opts.Home, err)
+		}
+		own = true
+	}
+	w := fw.Subscribe()
+	closeWatch := func() {
+		w.Close()
+		if own {
+			fw.Close()
+		}
 	}
 	if err := w.Add(c.opts.Home); err != nil {
-		w.Close()
+		closeWatch()
 		return fmt.Errorf("watch %s: %w", c.opts.Home, err)
 	}
 	for _, f := range c.opts.ExtraFiles {
@@ -225,7 +240,7 @@ func (c *Collector) Open(ctx context.Context) error {
 	}
 	ctx, c.cancel = context.WithCancel(ctx)
 	c.done = make(chan struct{})
-	go c.run(ctx, w)
+	go c.run(ctx, w, closeWatch)
 	return nil
 }
 
@@ -267,9 +282,9 @@ func (c *Collector) Health() Health {
 	return c.health
 }
 
-func (c *Collector) run(ctx context.Context, w *fsnotify.Watcher) {
+func (c *Collector) run(ctx context.Context, w *fswatch.Sub, closeWatch func()) {
 	defer close(c.done)
-	defer w.Close()
+	defer closeWatch()
 	tick := time.NewTicker(c.opts.BatchInterval)
 	defer tick.Stop()
 	for {
@@ -290,9 +305,11 @@ func (c *Collector) run(ctx context.Context, w *fsnotify.Watcher) {
 		case j := <-c.imports:
 			rep, err := c.runImport(j.recs)
 			j.reply <- importDone{rep, err}
-		case <-w.Events:
-		case err := <-w.Errors:
-			c.log.Warn("file watch error", "err", err)
+		case <-w.Events():
+		case err := <-w.Errors():
+			if !errors.Is(err, fsnotify.ErrEventOverflow) { // the next step reads everything anyway
+				c.log.Warn("file watch error", "err", err)
+			}
 		case <-tick.C:
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -91,8 +92,11 @@ type EngineOptions struct {
 	// roots it writes in (owner.go); "" makes no claims.
 	Home     string
 	Debounce time.Duration
-	Now      func() time.Time
-	Logger   *slog.Logger
+	// Watch is the daemon's shared file watcher (package fswatch); nil:
+	// the engine's watcher opens one of its own.
+	Watch  *fswatch.Watcher
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // SkillState is the engine's per-skill state, stored as JSON in the store.
@@ -185,6 +189,7 @@ func NewEngine(db *store.DB, o EngineOptions) *Engine {
 	e := &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
 		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{},
 		bestOther: map[string]bestOther{}, kept: map[string]bool{}}
+	e.w.SetShared(o.Watch)
 	e.keep = keepFor(o)
 	for name := range o.Skills {
 		e.keep = max(e.keep, keepFor(e.optsFor(name)))

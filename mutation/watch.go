@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/sepad/sepad/internal/fswatch"
 )
 
 // Change is a prompt file's new version, or its removal, after the
@@ -56,8 +58,12 @@ type Watcher struct {
 	quiet time.Duration
 	out   chan Change
 
+	// shared is the daemon's file watcher (SetShared); own is the one
+	// Open starts when there is none.
+	shared, own *fswatch.Watcher
+
 	mu      sync.Mutex
-	fw      *fsnotify.Watcher
+	fw      *fswatch.Sub
 	roots   map[string]RootKind
 	watched map[string]bool
 	last    map[string]string // path -> hash last reported ("" = absent)
@@ -82,6 +88,10 @@ func NewWatcher(quiet time.Duration) *Watcher {
 		watched: map[string]bool{}, last: map[string]string{}, deb: NewDebouncer(quiet)}
 }
 
+// SetShared makes Open subscribe to the daemon's file watcher instead of
+// starting one of its own (package fswatch says why). Call it before Open.
+func (w *Watcher) SetShared(sw *fswatch.Watcher) { w.shared = sw }
+
 // Changes delivers changes in the order they settled. It is never closed:
 // consumers stop on their own context.
 func (w *Watcher) Changes() <-chan Change { return w.out }
@@ -94,10 +104,15 @@ func (w *Watcher) Open(ctx context.Context) error {
 	if w.state != 0 {
 		return fmt.Errorf("open watcher: %w", ErrWatcherClosed)
 	}
-	fw, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("open watcher: %w", err)
+	sw := w.shared
+	if sw == nil {
+		var err error
+		if sw, err = fswatch.Open(ctx); err != nil {
+			return fmt.Errorf("open watcher: %w", err)
+		}
+		w.own = sw
 	}
+	fw := sw.Subscribe()
 	w.fw, w.state = fw, 1
 	for root := range w.roots {
 		w.watchRootLocked(root)
@@ -123,7 +138,11 @@ func (w *Watcher) Close() error {
 	w.mu.Unlock()
 	cancel()
 	<-done
-	return fw.Close()
+	fw.Close()
+	if w.own != nil {
+		return w.own.Close()
+	}
+	return nil
 }
 
 // AddRoot watches dir as a root of the given kind and returns the current
@@ -265,7 +284,7 @@ func (w *Watcher) rootOf(p string) (string, RootKind, bool) {
 	return best, kind, best != ""
 }
 
-func (w *Watcher) run(ctx context.Context, fw *fsnotify.Watcher) {
+func (w *Watcher) run(ctx context.Context, fw *fswatch.Sub) {
 	defer close(w.done)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -284,12 +303,12 @@ func (w *Watcher) run(ctx context.Context, fw *fsnotify.Watcher) {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-fw.Events:
+		case ev, ok := <-fw.Events():
 			if !ok {
 				return
 			}
 			w.handle(ev)
-		case err, ok := <-fw.Errors:
+		case err, ok := <-fw.Errors():
 			if !ok {
 				return
 			}
@@ -368,7 +387,7 @@ func (w *Watcher) dropDir(dir string) bool {
 	for d := range w.watched {
 		if d == dir || strings.HasPrefix(d, dir+string(filepath.Separator)) {
 			delete(w.watched, d)
-			_ = w.fw.Remove(d) // already gone when deleted
+			w.fw.Remove(d) // harmless when already gone
 		}
 	}
 	return true

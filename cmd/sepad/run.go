@@ -22,6 +22,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/transcript"
@@ -107,6 +108,9 @@ type daemon struct {
 	// onCommit are called after every collector commit (metrics,
 	// mutation decisions), in order, on the collector's goroutine.
 	onCommit []func(collector.CommitInfo)
+	// watch is the one file watcher the collector and the mutation
+	// engine share (package fswatch).
+	watch *fswatch.Watcher
 	// retention applies collector.retention (retention.go).
 	retention *retention
 	// tracker reads transcripts (nil when collector.transcripts is off);
@@ -143,9 +147,14 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	}
 	logger.Info("sepad started", "home", d.home, "db", dbPath, "config", cfgName(d.cfgPath), "rubric", rubricOf(cfg), "pid", os.Getpid())
 	d.tracker = transcriptTracker(cfg, f.userHome)
+	if d.watch, err = fswatch.Open(ctx); err != nil {
+		d.db.Close()
+		return nil, err
+	}
 	d.col = collector.New(d.db, collector.Options{
 		Home:          d.home,
 		ExtraFiles:    cfg.Collector.ExtraFiles,
+		Watch:         d.watch,
 		BatchLines:    cfg.Collector.BatchLines,
 		BatchInterval: cfg.Collector.BatchInterval,
 		IdleTimeout:   cfg.Collector.IdleTimeout,
@@ -159,10 +168,10 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 			}
 		},
 	})
-	// Start order: store, mutation engine, API (so commit hooks and
-	// queries exist before the first commit), collector. Close stops the
-	// API, then the collector (committing its batch), then the engine,
-	// then the store.
+	// Start order: store, file watcher, mutation engine, API (so commit
+	// hooks and queries exist before the first commit), collector. Close
+	// stops the API, then the collector (committing its batch), then the
+	// engine, the file watcher and the store.
 	uh := f.userHome
 	if uh == "" {
 		uh, _ = os.UserHomeDir()
@@ -176,8 +185,10 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	}
 	mo.EvalGate = evalGate(d.cfg.Load, d.home) // the configuration in force
 	mo.GateTimeout = func() time.Duration { return d.cfg.Load().EvalGateTimeout() }
+	mo.Watch = d.watch
 	d.mut = mutation.NewEngine(d.db, mo)
 	if err := d.mut.Open(ctx); err != nil {
+		d.watch.Close()
 		d.db.Close()
 		return nil, err
 	}
@@ -191,12 +202,14 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	})
 	if d.api, err = openAPI(ctx, d, f); err != nil {
 		d.mut.Close()
+		d.watch.Close()
 		d.db.Close()
 		return nil, err
 	}
 	if err := d.col.Open(ctx); err != nil {
 		d.api.Close()
 		d.mut.Close()
+		d.watch.Close()
 		d.db.Close()
 		return nil, err
 	}
@@ -263,8 +276,8 @@ func isLive(key string) bool {
 }
 
 // Close stops the components in reverse start order: the API first (no new
-// queries), then the collector commits its last batch, then the store
-// closes.
+// queries), then the collector commits its last batch, then the engine,
+// the file watcher and the store close.
 func (d *daemon) Close() error {
 	var errs []error
 	d.retention.stop()
@@ -279,6 +292,9 @@ func (d *daemon) Close() error {
 	}
 	if d.mut != nil {
 		errs = append(errs, d.mut.Close())
+	}
+	if d.watch != nil {
+		errs = append(errs, d.watch.Close())
 	}
 	if d.db != nil {
 		errs = append(errs, d.db.Close())
