@@ -303,15 +303,9 @@ func (w *Watcher) run(ctx context.Context, fw *fswatch.Sub) {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-fw.Events():
-			if !ok {
-				return
-			}
+		case ev := <-fw.Events(): // never closed (fswatch): ctx ends the loop
 			w.handle(ev)
-		case err, ok := <-fw.Errors():
-			if !ok {
-				return
-			}
+		case err := <-fw.Errors():
 			w.noteErr(err)
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				w.rescan() // events were lost: look at everything
