@@ -23,8 +23,11 @@
 # SOAK_PROFILES=DIR also saves heap profiles (/debug/pprof/heap on the
 # socket) at REF minutes and at the end, with the binary, into DIR:
 #   go tool pprof -top -sample_index=inuse_space DIR/sepad DIR/heap-1800.pb.gz
+# The daemon's log is saved there too at the end (daemon.log; with
+# GODEBUG=gctrace=1 in the environment it holds a line per collection).
 # Prints the samples as CSV (seconds,rss_kib,anon_kib,go_heap_kib,
-# go_goal_kib,go_stack_kib,lines_committed,lag_events); exits 1 when the
+# go_goal_kib,go_stack_kib,cpu_s,lines_committed,lag_events), cpu_s being
+# the daemon's user and system CPU seconds so far; exits 1 when the
 # end anonymous memory is more than 10% above the reference, 2 when the
 # run does not measure what it should: the daemon committed less than
 # 95% of RATE·MINUTES·60 lines, or in either compared minute it was catching up
@@ -62,10 +65,15 @@ profile() {
   mkdir -p "$SOAK_PROFILES"
   cp "$dir/sepad" "$SOAK_PROFILES/sepad"
   curl -sS --unix-socket "$sock" -o "$SOAK_PROFILES/heap-$1.pb.gz" http://sepad/debug/pprof/heap || true
+  cp "$dir/daemon.log" "$SOAK_PROFILES/daemon.log"
 }
+# cpu: the daemon's user and system CPU seconds (/proc/PID/stat fields 14
+# and 15, in clock ticks).
+tck=$(getconf CLK_TCK)
+cpu() { awk -v t="$tck" '{sub(/^.*\) /, ""); printf "%.1f", ($12 + $13) / t}' /proc/$pid/stat; }
 end=$((minutes * 60))
 lines=0 lag=0
-echo "seconds,rss_kib,anon_kib,go_heap_kib,go_goal_kib,go_stack_kib,lines_committed,lag_events"
+echo "seconds,rss_kib,anon_kib,go_heap_kib,go_goal_kib,go_stack_kib,cpu_s,lines_committed,lag_events"
 ref_win=() end_win=() ref_lag=() end_lag=()
 for ((t = 10; t <= end; t += 10)); do
   # Sample t seconds after the generator started, by the clock: a loop
@@ -83,7 +91,7 @@ for ((t = 10; t <= end; t += 10)); do
     lines=$(awk -F'[:,]' '/"events": \{/ {in_ev = 1; next} in_ev && /\}/ {in_ev = 0} in_ev {s += $2} END {print s+0}' <<<"$st")
     lag=$(awk -F'[:,]' '/^  "lag_events":/ {print $2 + 0}' <<<"$st")
   fi
-  echo "$t,$rss,$anon,$(gostat heap_inuse),$(gostat next_gc),$(gostat stack_inuse),$lines,${lag:-0}"
+  echo "$t,$rss,$anon,$(gostat heap_inuse),$(gostat next_gc),$(gostat stack_inuse),$(cpu),$lines,${lag:-0}"
   if [ $t -gt $((ref * 60 - 60)) ] && [ $t -le $((ref * 60)) ]; then ref_win+=("$anon"); ref_lag+=("${lag:-0}"); fi
   if [ $t -gt $((end - 60)) ]; then end_win+=("$anon"); end_lag+=("${lag:-0}"); fi
   if [ $t -eq $((ref * 60)) ]; then profile $t; fi
