@@ -11,6 +11,8 @@ import (
 // Validation of a decoded Config: every error names the file, the line
 // and the dotted key (lines come from the decoder, decode.go).
 
+// validate checks a decoded Config as a whole; file and lines (each
+// dotted key's line, from decodeNode) locate every error it returns.
 func (c *Config) validate(file string, lines map[string]int) error {
 	bad := func(key, format string, a ...any) error {
 		line := lines[key]
@@ -132,6 +134,7 @@ func isComplexity(s string) bool {
 	return false
 }
 
+// validate checks the price table; bad builds the located error.
 func (p *Pricing) validate(bad func(key, format string, a ...any) error) error {
 	if _, err := time.Parse("2006-01-02", p.Taken); err != nil {
 		return bad("pricing.taken", "%q is not a date such as 2025-11-24", p.Taken)
