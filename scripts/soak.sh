@@ -79,8 +79,6 @@ lines=0 lag=0
 echo "seconds,rss_kib,anon_kib,go_heap_kib,go_goal_kib,go_stack_kib,cpu_s,lines_committed,lag_events"
 ref_win=() end_win=() ref_lag=() end_lag=()
 for ((t = 10; t <= end; t += 10)); do
-  # Sample t seconds after the generator started, by the clock: a loop
-  # of sleep 10 drifts by the time the samples take.
   # In a compared minute, four more samples of RssAnon between two rows.
   if { [ $t -gt $((ref * 60 - 60)) ] && [ $t -le $((ref * 60)) ]; } || [ $t -gt $((end - 60)) ]; then
     for ((s = t - 8; s < t; s += 2)); do
@@ -91,6 +89,8 @@ for ((t = 10; t <= end; t += 10)); do
       if [ $t -gt $((end - 60)) ]; then end_win+=("$a"); else ref_win+=("$a"); fi
     done
   fi
+  # Sample t seconds after the generator started, by the clock: a loop
+  # of sleep 10 drifts by the time the samples take.
   wait_s=$((start + t - $(date +%s)))
   if [ "$wait_s" -gt 0 ]; then sleep "$wait_s"; fi
   kill -0 $pid 2>/dev/null || { echo "daemon exited:"; cat "$dir/daemon.log"; exit 1; }
