@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 }
 
 // sepad runs one sepad command to completion.
-func sepad(t *testing.T, env []string, stdin []byte, args ...string) (stdout, stderr string, code int) {
+func sepad(t testing.TB, env []string, stdin []byte, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	testbin.Consult() // the result depends on the binary's sources
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -70,7 +70,7 @@ type daemon struct {
 	done   chan error
 }
 
-func startDaemon(t *testing.T, home string, extra ...string) *daemon {
+func startDaemon(t testing.TB, home string, extra ...string) *daemon {
 	t.Helper()
 	args := append([]string{"run", "--home", home, "--log-level", "warn"}, extra...)
 	cmd := exec.Command(sepadBin, args...)
@@ -97,7 +97,7 @@ func (d *daemon) kill() {
 }
 
 // stop sends SIGTERM and waits for a clean exit.
-func (d *daemon) stop(t *testing.T) {
+func (d *daemon) stop(t testing.TB) {
 	t.Helper()
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -110,7 +110,7 @@ func (d *daemon) stop(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)

@@ -105,7 +105,7 @@ func waitCaughtUp(t *testing.T, home string, quarantined int64) statusDoc {
 }
 
 // writeSpool writes lines to home's spool.
-func writeSpool(t *testing.T, home string, lines [][]byte) {
+func writeSpool(t testing.TB, home string, lines [][]byte) {
 	t.Helper()
 	var b bytes.Buffer
 	for _, l := range lines {
@@ -342,7 +342,7 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 	contains(t, q, "events.jsonl")
 }
 
-func shortTempDir(t *testing.T) string {
+func shortTempDir(t testing.TB) string {
 	// Unix socket paths are limited to about 100 bytes.
 	d, err := os.MkdirTemp("", "sepa")
 	if err != nil {
