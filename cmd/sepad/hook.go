@@ -15,9 +15,9 @@ func init() {
 // but a SessionStart's pending notices (hooks.MainOut), and at most one
 // short line on stderr.
 //
-// A real `sepad hook` process does not get here: package fasthook runs the
-// same hooks.Main from its init and exits before the daemon's dependencies
-// initialise. This entry serves in-process callers (tests).
+// `sepad install` prefers the small sepad-hook binary (the same hooks code
+// without the daemon's dependencies); this entry is the same code for a
+// settings file that names sepad itself.
 func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	hooks.MainOut(args, stdin, stdout, stderr)
 	return nil

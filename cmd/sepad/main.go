@@ -20,12 +20,6 @@ import (
 	"io"
 	"os"
 	"sort"
-
-	// `sepad hook` runs and exits in this package's init, before the
-	// daemon's dependencies initialise (see its doc).
-	_ "github.com/sepad/sepad/cmd/sepad/internal/fasthook"
-	// So does `sepad grades` when the daemon answers with its table.
-	_ "github.com/sepad/sepad/cmd/sepad/internal/fastquery"
 )
 
 // Exit codes.

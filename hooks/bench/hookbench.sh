@@ -38,8 +38,6 @@ trap 'rm -rf "$work"' EXIT INT TERM
 #  - goempty: a Go program that does nothing;
 #  - appender: the smallest Go hook, which reads stdin and appends it under
 #    flock with plain system calls (no JSON, no enrichment);
-#  - floor: the sepad binary (all of cmd/sepad) exiting in its first package
-#    init, before any work: what a binary of sepad's size costs to start;
 #  - hookonly: sepad-hook, the same hook code as `sepad hook` in a binary
 #    that links only package hooks (what `sepad install` uses when present).
 mkdir -p "$work/ref/appender"
@@ -115,29 +113,15 @@ func main() {
 GO
 (cd "$work/ref/stdhook" && printf 'module stdhook\n\ngo 1.22\n' >go.mod && CGO_ENABLED=0 go build -o "$work/stdhook" .)
 (cd "$work/ref/appender" && printf 'module appender\n\ngo 1.22\n' >go.mod && CGO_ENABLED=0 go build -o "$work/appender" .)
-# The floor: a copy of cmd/sepad whose fast-hook package exits at once. It
-# must live inside the module to import sepad's packages; _hookbench is
-# ignored by ./... and removed on exit.
-fl="$root/_hookbench"
-trap 'rm -rf "$work" "$fl"' EXIT INT TERM
-rm -rf "$fl" && mkdir -p "$fl/sepadfloor/exitnow"
-for f in "$root"/cmd/sepad/*.go; do case $f in *_test.go) ;; *) cp "$f" "$fl/sepadfloor/" ;; esac; done
-sed -i 's#github.com/sepad/sepad/cmd/sepad/internal/fasthook#github.com/sepad/sepad/_hookbench/sepadfloor/exitnow#' "$fl/sepadfloor/main.go"
-printf 'package exitnow\n\nimport "syscall"\n\nfunc init() { syscall.Exit(0) }\n' >"$fl/sepadfloor/exitnow/exitnow.go"
-# nofast: cmd/sepad without its fast-hook package, so `sepad hook` runs
-# after every package init, from main (does the early exit pay?).
-mkdir -p "$fl/sepadnofast"
-for f in "$root"/cmd/sepad/*.go; do case $f in *_test.go) ;; *) cp "$f" "$fl/sepadnofast/" ;; esac; done
-sed -i '/github.com\/sepad\/sepad\/cmd\/sepad\/internal\/fasthook/d' "$fl/sepadnofast/main.go"
-(cd "$root" && CGO_ENABLED=0 go build -o "$work/goempty" "$work/ref/empty.go" && CGO_ENABLED=0 go build -o "$work/hookonly" ./cmd/sepad-hook && CGO_ENABLED=0 go build -o "$work/floor" ./_hookbench/sepadfloor && CGO_ENABLED=0 go build -o "$work/nofast" ./_hookbench/sepadnofast)
-rm -rf "$fl"
+trap 'rm -rf "$work"' EXIT INT TERM
+(cd "$root" && CGO_ENABLED=0 go build -o "$work/goempty" "$work/ref/empty.go" && CGO_ENABLED=0 go build -o "$work/hookonly" ./cmd/sepad-hook)
 command -v jq >/dev/null || { echo "jq is needed (apt-get install -y jq)" >&2; exit 1; }
 
 # A typical PostToolUse (Bash) payload of about 2 KB.
 out=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "ok  \\tgithub.com/acme/shop/pkg%02d\\t0.%03ds\\n", i, i * 7 }')
 printf '{"session_id":"9a1f0c3e-5b7d-4e2a-8c61-2f3d4e5a6b7c","transcript_path":"/home/ana/.claude/projects/-home-ana-src-shop/9a1f0c3e-5b7d-4e2a-8c61-2f3d4e5a6b7c.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run the tests"},"tool_response":{"stdout":"%s","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_01ABCDEF","duration_ms":2300}\n' "$root" "$out" >"$work/payload.json"
 jq -e . "$work/payload.json" >/dev/null
-mkdir -p "$work/n" "$work/t" "$work/s" "$work/j" "$work/c" "$work/o" "$work/g" "$work/a" "$work/d" "$work/cs" "$work/js" "$work/os" "$work/ss"
+mkdir -p "$work/t" "$work/s" "$work/j" "$work/c" "$work/o" "$work/g" "$work/a" "$work/d" "$work/cs" "$work/js" "$work/os" "$work/ss"
 
 echo "== machine"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //') x $(nproc 2>/dev/null || echo ?)"
@@ -162,12 +146,10 @@ run() { # name
 	sepadcgo) "$work/sepadcgo" hook --home "$work/g" <"$p" ;;
 	goempty) "$work/goempty" <"$p" ;;
 	appender) SPOOL="$work/a/spool" "$work/appender" <"$p" ;;
-	floor) "$work/floor" hook <"$p" ;;
-	nofast) "$work/nofast" hook --home "$work/n" <"$p" ;;
 	stdhook) SPOOLDIR="$work/t" "$work/stdhook" <"$p" ;;
 	esac
 }
-all="cat_sh jq_sh hookonly sepad hookonly_sh sepad_sh cat dd jq goempty appender stdhook floor nofast sepadcgo"
+all="cat_sh jq_sh hookonly sepad hookonly_sh sepad_sh cat dd jq goempty appender stdhook sepadcgo"
 for n in $all; do run $n; run $n; done # warm the page cache
 
 echo "== loop: $rounds rounds x $calls calls per command"
@@ -192,8 +174,8 @@ row() { # label name cat_ref jq_ref
 }
 cs=$(med cat_sh) js=$(med jq_sh) c=$(med cat) j=$(med jq)
 st=$(med stdhook) se=$(med sepad)
-echo "== issue 21's budget: sepad-hook / the standard-library hook (<= 1.25), sepad hook without / with the early exit"
-awk -v a="$(med hookonly)" -v b="$st" -v n="$(med nofast)" -v s="$se" 'BEGIN { printf "  sepad-hook / stdhook: %.2f\n  sepad hook without / with fasthook: %.2f\n", a / b, n / s }'
+echo "== issue 21's budget: sepad-hook / the standard-library hook (<= 1.25)"
+awk -v a="$(med hookonly)" -v b="$st" 'BEGIN { printf "  sepad-hook / stdhook: %.2f\n", a / b }'
 echo "== as Claude Code runs each hook (targets: <= 1.5 x the cat hook, <= 0.2 x the jq hook)"
 row "cat >> spool (shell form)" cat_sh "$cs" "$js"
 row "jq -c . >> spool (shell form)" jq_sh "$cs" "$js"
@@ -208,15 +190,13 @@ row "empty Go program" goempty "$c" "$j"
 row "minimal Go appender (flock, no JSON)" appender "$c" "$j"
 row "minimal standard-library hook (json, sha256, os)" stdhook "$c" "$j"
 row "sepad-hook hook" hookonly "$c" "$j"
-row "sepad binary exiting in its first package init" floor "$c" "$j"
 row "sepad hook" sepad "$c" "$j"
-row "sepad hook without the early exit (fasthook)" nofast "$c" "$j"
 row "sepad hook, cgo build" sepadcgo "$c" "$j"
 row "jq -c . >> spool" jq "$c" "$j"
 
 # Every call must have produced exactly one line.
 want=$((rounds * calls + 2))
-for d in s j c o g a d t n cs js os ss; do
+for d in s j c o g a d t cs js os ss; do
 	f=$work/$d/spool
 	case $d in s | o | g | n | os | ss) f=$work/$d/events.jsonl ;; esac
 	got=$(wc -l <"$f")
