@@ -253,11 +253,8 @@ func ParseLine(line []byte) (Event, error) {
 		return Event{}, fmt.Errorf("%w: not a JSON object", ErrMalformed)
 	}
 	var p payload
-	if !fastDecode(line, &p) {
-		p = payload{}
-		if err := json.Unmarshal(line, &p); err != nil {
-			return Event{}, fmt.Errorf("%w: invalid JSON: %s", ErrMalformed, shortErr(err))
-		}
+	if err := json.Unmarshal(line, &p); err != nil {
+		return Event{}, fmt.Errorf("%w: invalid JSON: %s", ErrMalformed, shortErr(err))
 	}
 	if p.HookEventName == nil && p.SessionID == nil && p.Tool != nil {
 		return parseLegacy(&p)

@@ -175,6 +175,20 @@ func TestFixturesParse(t *testing.T) {
 	}
 }
 
+// TestSepaPluginFields: the hook's plugin fields are read on every event,
+// not only on SessionStart (a hand-written decoder once skipped them).
+func TestSepaPluginFields(t *testing.T) {
+	line := `{"session_id":"s","hook_event_name":"Stop","sepa":{"v":1,"ts":"2026-01-01T00:00:00Z","via":"http","plugin":"p","plugin_version":"1.2.0","plugin_prompts":{"skill:x":"/p/skills/x/SKILL.md"}}}`
+	ev, err := ParseLine([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ev.Sepa
+	if s == nil || s.Via != "http" || s.Plugin != "p" || s.PluginVersion != "1.2.0" || s.PluginPrompts["skill:x"] != "/p/skills/x/SKILL.md" {
+		t.Fatalf("plugin fields not read: %+v", s)
+	}
+}
+
 func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_input":{"skill":"x"},"tool_name":"Skill"}`))
 	f.Add([]byte(`{"ts":"1","tool":"a","exit":"1","session":"s"}`))
