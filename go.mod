@@ -9,8 +9,8 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/yuin/goldmark v1.8.7
 	go.etcd.io/bbolt v1.5.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/text v0.42.0
-	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"slices"
 
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/sepad/sepad/checks"
 )

@@ -20,7 +20,7 @@ const module = "github.com/sepad/sepad"
 // to their import path prefixes.
 var thirdParty = map[string]string{
 	"goldmark":                 "github.com/yuin/goldmark",
-	"yaml.v3":                  "gopkg.in/yaml.v3",
+	"yaml/v3":                  "go.yaml.in/yaml/v3",
 	"fsnotify":                 "github.com/fsnotify/fsnotify",
 	"bbolt":                    "go.etcd.io/bbolt",
 	"prometheus/client_golang": "github.com/prometheus/client_golang",
