@@ -90,6 +90,10 @@ func TestBadCheckLocated(t *testing.T) {
 		{"skills:\n  a:\n    checks:\n      - exact_match\n", "skills.a.checks[0]", 4, "mapping"},
 		{"scoring:\n  label_weight: 1.5\n", "scoring.label_weight", 2, "[0, 1]"},
 		{"scoring:\n  checks_weight: -1\n", "scoring.checks_weight", 2, "[0, 1]"},
+		{"scoring:\n  outcome_weight: 2\n", "scoring.outcome_weight", 2, "[0, 1]"},
+		{"outcome:\n  verify:\n    - '^just test'\n    - '(x'\n", "outcome.verify", 2, "not a regular expression"},
+		{"outcome:\n  verify: ['']\n", "outcome.verify", 2, "empty"},
+		{"outcome:\n  verfy: []\n", "outcome.verfy", 2, "unknown key"},
 	} {
 		_, err := Parse("user.yaml", []byte(tc.yaml), base)
 		var ce *Error

@@ -37,6 +37,7 @@ type Config struct {
 	Mutation          Mutation          `yaml:"mutation"`
 	Pricing           Pricing           `yaml:"pricing"`
 	Scoring           Scoring           `yaml:"scoring"`
+	Outcome           Outcome           `yaml:"outcome"`
 
 	// SkillMutation holds the per-skill mutation overrides
 	// (skills.<name>.mutation), by skill name.
@@ -90,6 +91,17 @@ type Collector struct {
 type Scoring struct {
 	LabelWeight  float64 `yaml:"label_weight"`
 	ChecksWeight float64 `yaml:"checks_weight"`
+	// OutcomeWeight is the nominal weight of the outcome signal: the
+	// execution's verification and its claims (package outcome).
+	OutcomeWeight float64 `yaml:"outcome_weight"`
+}
+
+// Outcome configures how an execution's work is read (docs/outcome.md).
+type Outcome struct {
+	// Verify are regular expressions (RE2) matched on each command a
+	// Bash call runs: a match is a verification run (a test run), beside
+	// the default runners.
+	Verify []string `yaml:"verify"`
 }
 
 // Hook configures `sepad hook`.

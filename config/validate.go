@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -106,9 +107,17 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	for _, w := range []struct {
 		key string
 		v   float64
-	}{{"scoring.label_weight", c.Scoring.LabelWeight}, {"scoring.checks_weight", c.Scoring.ChecksWeight}} {
+	}{{"scoring.label_weight", c.Scoring.LabelWeight}, {"scoring.checks_weight", c.Scoring.ChecksWeight}, {"scoring.outcome_weight", c.Scoring.OutcomeWeight}} {
 		if !(w.v >= 0 && w.v <= 1) {
 			return bad(w.key, "must be a nominal weight in [0, 1] (the five SEPA signals weigh 1 together), got %v", w.v)
+		}
+	}
+	for _, p := range c.Outcome.Verify {
+		if strings.TrimSpace(p) == "" {
+			return bad("outcome.verify", "a pattern is empty (it would match every command)")
+		}
+		if _, err := regexp.Compile(p); err != nil {
+			return bad("outcome.verify", "%q is not a regular expression: %v", p, err)
 		}
 	}
 	home, _ := os.UserHomeDir()

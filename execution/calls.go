@@ -55,7 +55,7 @@ func (g *Grouper) toolEvent(t *thread, ev *event.Event) {
 		cur = g.startPart(t, ev, g.baseSkill(t), g.baseKind(t), "")
 	}
 	c := ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, InputHash: inputHash(ev.ToolInput), Start: ev.Time,
-		Kind: CommandKind(ev.ToolName, ev.ToolInput)}
+		Kind: CommandKind(ev.ToolName, ev.ToolInput), Command: bashCommand(ev.ToolName, ev.ToolInput)}
 	if ev.HookEvent == event.PreToolUse {
 		c.NoPost = true // until a post event arrives
 	} else {
@@ -100,7 +100,7 @@ func (g *Grouper) finishCall(c *ToolCall, ev *event.Event) {
 		c.Interrupted = true
 	}
 	if ev.HookEvent == event.PostToolUse && len(ev.ToolResponse) > 0 && mayHoldError(ev.ToolResponse) {
-		c.Response = responseText(ev.ToolResponse, g.opts.MaxResponse)
+		c.Response = responseText(ev.ToolResponse, g.opts.MaxResponse, c.Name == "Bash")
 	}
 }
 
@@ -174,7 +174,10 @@ func inputHash(r json.RawMessage) string {
 // errorHints are substrings without which a tool response cannot match
 // any error pattern of the rubric; responses without them are not kept.
 var errorHints = [][]byte{[]byte("rror"), []byte("ERROR"), []byte("denied"), []byte("not found"), []byte("panic"),
-	[]byte("Traceback"), []byte("fault"), []byte("fatal"), []byte("FAIL"), []byte("xception"), []byte("failed"), []byte("unable")}
+	[]byte("Traceback"), []byte("fault"), []byte("fatal"), []byte("FAIL"), []byte("xception"), []byte("failed"), []byte("unable"),
+	// A verification's result (package outcome): npm's failure, a test
+	// run that selected nothing.
+	[]byte("ERR!"), []byte("no tests"), []byte("ran 0 tests"), []byte("collected 0 items")}
 
 func mayHoldError(r json.RawMessage) bool {
 	for _, h := range errorHints {
@@ -206,9 +209,31 @@ func skillArgs(input json.RawMessage) string {
 	return in.Args
 }
 
+// maxCommand bounds the command kept of a Bash call.
+const maxCommand = 1024
+
+// bashCommand is a Bash call's command, bounded; "" for other tools.
+func bashCommand(tool string, input json.RawMessage) string {
+	if tool != "Bash" || len(input) == 0 {
+		return ""
+	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	if len(in.Command) > maxCommand {
+		in.Command = in.Command[:maxCommand]
+	}
+	return strings.ToValidUTF8(in.Command, "")
+}
+
 // responseText extracts a bounded text from a tool_response: a JSON string,
-// the stdout/stderr of Bash, or the raw JSON otherwise.
-func responseText(r json.RawMessage, max int) string {
+// the stdout/stderr of Bash, or the raw JSON otherwise. A longer text keeps
+// its first max bytes; with tail (a Bash call) its first quarter and last
+// three quarters instead, where a test run or a build prints its result.
+func responseText(r json.RawMessage, max int, tail bool) string {
 	var s string
 	if json.Unmarshal(r, &s) != nil {
 		var b struct {
@@ -222,7 +247,11 @@ func responseText(r json.RawMessage, max int) string {
 		}
 	}
 	if len(s) > max {
-		s = s[:max]
+		if tail {
+			s = s[:max/4] + "\n…\n" + s[len(s)-(max-max/4):]
+		} else {
+			s = s[:max]
+		}
 	}
 	return strings.ToValidUTF8(s, "")
 }

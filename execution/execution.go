@@ -34,6 +34,10 @@ type ToolCall struct {
 	// Kind is "test", "build" or "deploy" for a Bash command that runs
 	// one (CommandKind), for the integrity track.
 	Kind string `json:"kind,omitempty"`
+	// Command is a Bash call's command (at most maxCommand bytes), which
+	// package outcome reads for the verification runs (tests, builds,
+	// linters) and the tests they select.
+	Command string `json:"command,omitempty"`
 	// Retry is true when this call repeats the same tool and input as an
 	// earlier failed call of the same execution.
 	Retry bool `json:"retry,omitempty"`
@@ -153,6 +157,17 @@ func (x *Execution) Duration() (int64, bool) {
 		return sum, true
 	}
 	return 0, false
+}
+
+// Invocation is the index of the call that invoked this execution's
+// skill (the Skill tool call its part starts with), or -1. That call is
+// the caller's, not a tool call of the run: the rubric does not count it
+// (docs/rubric.md).
+func (x *Execution) Invocation() int {
+	if x.Kind == "skill" && len(x.Calls) > 0 && x.Calls[0].Name == "Skill" {
+		return 0
+	}
+	return -1
 }
 
 // Failures counts failed tool calls (not those of unknown outcome).

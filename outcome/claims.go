@@ -1,0 +1,215 @@
+package outcome
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/sepad/sepad/execution"
+)
+
+// What a final answer can claim about the work.
+const (
+	ClaimTestsPass = "tests_pass"
+	ClaimBuilds    = "builds"
+	ClaimFixed     = "fixed"
+	ClaimDeployed  = "deployed"
+)
+
+// Statuses of a claim checked against the observations.
+const (
+	// Supported: what the execution observed bears the claim out.
+	Supported = "supported"
+	// Contradicted: the observation says otherwise (claims the tests
+	// pass; the last test run failed).
+	Contradicted = "contradicted"
+	// Unsupported: nothing observed stands behind it (claims the tests
+	// pass; none ran, or none after the last edit).
+	Unsupported = "unsupported"
+)
+
+// Claim is one claim of the final answer and how it stands.
+type Claim struct {
+	Claim string `json:"claim"`
+	// Quote is the clause that claims it (at most 160 bytes).
+	Quote  string `json:"quote"`
+	Status string `json:"status"`
+	// Fact says what was observed, in words.
+	Fact string `json:"fact"`
+}
+
+// Found is a claim read from a text, before it is checked.
+type Found struct {
+	Claim string
+	Quote string
+}
+
+var claimPatterns = sync.OnceValue(func() []struct {
+	claim string
+	re    *regexp.Regexp
+} {
+	t := `(?:unit |integration |e2e |regression |new |existing |remaining |failing |relevant |\d+ )*`
+	return []struct {
+		claim string
+		re    *regexp.Regexp
+	}{
+		{ClaimTestsPass, regexp.MustCompile(`(?i)\b(tests?|specs?|test ?suite|test cases?|suite)\s+(?:now |all |are |is |were |was |have |has |now all |all now |still |also |then |successfully |)*(pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|ok|run clean|come back clean|(?:come|came) back green)\b` +
+			`|\ball\s+` + t + `(tests?|specs?|checks)\b[^.;,]*?\b(pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|ok)\b` +
+			`|\ball (green|passing)\b|\beverything (passes|passed|is green|is passing|is ok)\b` +
+			`|\b\d+\s*(?:/|of|out of)\s*\d+\s+(?:tests?\s+)?(?:are\s+)?pass(?:ing|ed|es)?\b|\b[1-9]\d* (?:tests? )?passed\b` +
+			`|\b(?:Test\w+|test_\w+)\s+(?:now |also )*pass(?:es|ed)?\b` +
+			`|\b(?:no|zero|0) (?:failing tests|test failures|failures)\b` +
+			`|\b(?:go test|pytest|npm test|cargo test|jest|vitest|the test run|the test suite)\b[^;\n]{0,60}?\b(pass(?:es|ed)?|succeeds|succeeded|is green|(?:is|was|came back) clean)\b` +
+			`|\bverified (?:that )?(?:the )?(?:tests?|fix|changes?|it) (?:pass|passes|works?)\b`)},
+		{ClaimBuilds, regexp.MustCompile(`(?i)\b(?:build|compilation|compile|type ?check(?:ing)?|lint(?:ing|er)?|vet)\s+(?:now |also |is |)*(succeeds|succeeded|passes|passed|is green|is clean|clean|works|ok)\b` +
+			`|\b(?:builds|compiles)\s+(?:cleanly|successfully|fine|without (?:any )?(?:errors|warnings))\b` +
+			`|\b(?:it|the code|the project|everything|the package|the crate|the app) (?:now |still )?(?:builds|compiles)\b` +
+			`|\bno (?:compile|compilation|build|type|lint) errors\b`)},
+		{ClaimFixed, regexp.MustCompile(`(?i)\b(?:i(?:'ve| have)\s+|i\s+|successfully\s+)?(fixed|resolved|corrected|repaired)\b` +
+			`|\b(?:is|are|has been|have been) (?:now )?(?:fixed|resolved)\b|\b(?:now|it) works\b|\bworks now\b|\bis working(?: now| again|)\b` +
+			`|\bthe (?:bug|issue|problem|failure|error) is gone\b`)},
+		{ClaimDeployed, regexp.MustCompile(`(?i)\b(deployed|shipped to (?:prod|production|staging)|is (?:now )?live|went live|released to (?:prod|production|staging))\b` +
+			`|\bdeployment (?:succeeded|is complete|completed|complete|was successful)\b`)},
+	}
+})
+
+// denial marks a clause that denies, hedges or reports a failure rather
+// than claims: "could not fix", "tests still fail", "not deployed",
+// "should pass once you run them".
+var denial = regexp.MustCompile(`(?i)\b(not|never|no longer|cannot|can't|couldn't|could not|didn't|did not|doesn't|does not|don't|isn't|aren't|wasn't|weren't|won't|haven't|hasn't|unable|still (?:fail\w*|broken|red|erroring)|[1-9]\d* (?:tests? )?(?:fail(?:s|ed|ing)?|errors?)|fail(?:s|ed)? to|yet to|until|unless|if|should|would|will|might|may|please|once|hopefully|expect(?:ed)?|probably|likely|try|need(?:s)? to|unverified|untested|without running|to (?:check|verify|confirm|ensure|make sure))\b|^(?:run|try|check|make sure|ensure|verify)\b`)
+
+// clauseEnd splits sentences and clauses: a claim and a denial in one
+// sentence ("I fixed the parser, but the tests still fail") are read
+// apart.
+var clauseEnd = regexp.MustCompile(`[.!?]+(\s+|$)|\n+|;\s*|,\s*(?:but|however|although|though|yet|except)\b|\s+but\s+|\s+however\s+`)
+
+// quoted drops what the answer quotes rather than says: fenced code,
+// blockquotes, "double-quoted" and “curly-quoted” text.
+var quoted = []*regexp.Regexp{
+	regexp.MustCompile("(?s)```.*?(```|$)"),
+	regexp.MustCompile(`(?m)^\s*>.*$`),
+	regexp.MustCompile(`"[^"\n]{0,400}"|“[^”\n]{0,400}”`),
+}
+
+// maxAnswer bounds the answer read: a long answer claims in its
+// opening and its summary (its first 1 KiB and its last 4 KiB).
+const maxAnswer = 5 << 10
+
+// ReadClaims finds the claims of a final answer, each once (the first
+// clause wins), in the order the claim kinds are listed.
+func ReadClaims(text string) []Found {
+	if len(text) > maxAnswer {
+		text = strings.ToValidUTF8(text[:1<<10], "") + "\n" + strings.ToValidUTF8(text[len(text)-4<<10:], "")
+	}
+	for _, q := range quoted {
+		text = q.ReplaceAllString(text, " ")
+	}
+	var out []Found
+	seen := map[string]bool{}
+	for _, cl := range clauseEnd.Split(text, -1) {
+		cl = strings.TrimSpace(strings.Trim(cl, "-*#•_`✅✔️ \t"))
+		if cl == "" || len(cl) > 1000 {
+			continue
+		}
+		denied := denial.MatchString(cl)
+		for _, p := range claimPatterns() {
+			if seen[p.claim] || denied || !p.re.MatchString(cl) {
+				continue
+			}
+			seen[p.claim] = true
+			out = append(out, Found{Claim: p.claim, Quote: quote(cl)})
+		}
+	}
+	return out
+}
+
+func quote(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = strings.ToValidUTF8(s[:160], "") + "…"
+	}
+	return s
+}
+
+// checkClaims checks the claims of x's final answer against rep.
+func checkClaims(x *execution.Execution, rep *Report) []Claim {
+	if !x.HasOutput || strings.TrimSpace(x.Output) == "" {
+		return nil
+	}
+	var out []Claim
+	for _, f := range ReadClaims(x.Output) {
+		c := Claim{Claim: f.Claim, Quote: f.Quote}
+		c.Status, c.Fact = judge(x, rep, f.Claim)
+		out = append(out, c)
+	}
+	return out
+}
+
+// judge checks one claim against the report's runs and the calls.
+func judge(x *execution.Execution, rep *Report, claim string) (string, string) {
+	switch claim {
+	case ClaimTestsPass:
+		return judgeKind(rep, func(r *Run) bool { return r.Kind == KindTest }, "test run")
+	case ClaimBuilds:
+		// A passing test run compiled the code too.
+		return judgeKind(rep, func(r *Run) bool { return true }, "build, lint or test run")
+	case ClaimFixed:
+		switch rep.State {
+		case Passed:
+			return Supported, rep.Detail
+		case Failed:
+			return Contradicted, rep.Detail
+		case Unverified:
+			return Unsupported, rep.Detail
+		}
+		if n := len(rep.Runs); n > 0 {
+			last := &rep.Runs[n-1]
+			if !last.Passed {
+				return Contradicted, fmt.Sprintf("no file was changed and the last verification (%s) failed: %s", runWords(last), last.Why)
+			}
+			return Supported, fmt.Sprintf("no file was changed; the last verification (%s) passed", runWords(last))
+		}
+		return Unsupported, "no file was changed and nothing was verified"
+	case ClaimDeployed:
+		for i := len(x.Calls) - 1; i >= 0; i-- {
+			c := &x.Calls[i]
+			if c.Kind != execution.KindDeploy || c.Unknown {
+				continue
+			}
+			if !c.OK() {
+				return Contradicted, fmt.Sprintf("the last deploy command (call %d) failed", i)
+			}
+			if m := failureMarks().FindString(c.Response); m != "" {
+				return Contradicted, fmt.Sprintf("the last deploy command (call %d) printed %s", i, strings.TrimSpace(m))
+			}
+			return Supported, fmt.Sprintf("the last deploy command (call %d) succeeded", i)
+		}
+		return Unsupported, "no deploy command ran"
+	}
+	return Unsupported, ""
+}
+
+// judgeKind checks a claim that the last run of some kind passed.
+func judgeKind(rep *Report, of func(*Run) bool, word string) (string, string) {
+	var last *Run
+	for k := range rep.Runs {
+		if r := &rep.Runs[k]; of(r) {
+			last = r
+		}
+	}
+	switch {
+	case last == nil:
+		return Unsupported, "no " + word + " was seen"
+	case !last.Passed:
+		return Contradicted, fmt.Sprintf("the last %s (%s) failed: %s", word, runWords(last), last.Why)
+	case last.Vacuous:
+		return Unsupported, fmt.Sprintf("the last %s (%s) selected no test", word, runWords(last))
+	case last.Call < rep.LastEdit:
+		return Unsupported, fmt.Sprintf("the last %s (%s) passed, but files changed after it (call %d)", word, runWords(last), rep.LastEdit)
+	}
+	if rep.State == Unverified && last.Kind == KindTest && strings.Contains(rep.Detail, "left out") {
+		return Unsupported, rep.Detail
+	}
+	return Supported, fmt.Sprintf("the last %s (%s) passed", word, runWords(last))
+}
