@@ -72,6 +72,16 @@ func (f Format) String() string {
 	return "unknown"
 }
 
+// MaxIdentity bounds, in bytes, each field of a line that names
+// something sepad keeps apart (a session, an agent, an event name, a
+// directory, a prompt file, a transcript, a prompt, a tool call): the
+// store makes keys of them, and bbolt refuses a key over 32 KiB, failing
+// the whole commit. 4096 is Linux's PATH_MAX; Claude Code's identifiers
+// are a few dozen bytes. A line with a longer one is malformed: the hook
+// and the collector quarantine it with the field and its length
+// (docs/security.md, "What is bounded").
+const MaxIdentity = 4096
+
 // ErrMalformed is wrapped by every ParseLine error: the line is not an event
 // sepad can use. Callers quarantine such lines with the error's text.
 var ErrMalformed = errors.New("malformed event")
@@ -306,7 +316,40 @@ func ParseLine(line []byte) (Event, error) {
 			return Event{}, fmt.Errorf("%w: sepa schema v%d is newer than this sepad (v%d)", ErrMalformed, p.Sepa.V, SchemaVersion)
 		}
 	}
+	if err := checkIdentities(&ev); err != nil {
+		return Event{}, err
+	}
 	return ev, nil
+}
+
+// checkIdentities refuses an event with a field over MaxIdentity.
+func checkIdentities(ev *Event) error {
+	fields := [...]struct{ name, v string }{
+		{"session_id", ev.SessionID}, {"hook_event_name", ev.HookEvent}, {"cwd", ev.Cwd},
+		{"agent_id", ev.AgentID}, {"agent_type", ev.AgentType}, {"transcript_path", ev.TranscriptPath},
+		{"prompt_id", ev.PromptID}, {"tool_use_id", ev.ToolUseID}, {"file_path", ev.FilePath},
+	}
+	for _, f := range fields {
+		if len(f.v) > MaxIdentity {
+			return tooLong(f.name, len(f.v))
+		}
+	}
+	if s := ev.Sepa; s != nil {
+		sepa := [...]struct{ name, v string }{
+			{"sepa.skill", s.Skill}, {"sepa.skill_path", s.SkillPath}, {"sepa.skill_version", s.SkillVersion},
+			{"sepa.project", s.Project}, {"sepa.plugin", s.Plugin}, {"sepa.plugin_version", s.PluginVersion},
+		}
+		for _, f := range sepa {
+			if len(f.v) > MaxIdentity {
+				return tooLong(f.name, len(f.v))
+			}
+		}
+	}
+	return nil
+}
+
+func tooLong(field string, n int) error {
+	return fmt.Errorf("%w: %s of %d bytes is over the %d bytes an identity may have", ErrMalformed, field, n, MaxIdentity)
 }
 
 func parseLegacy(p *payload) (Event, error) {
@@ -314,6 +357,9 @@ func parseLegacy(p *payload) (Event, error) {
 		Version: deref(p.Version), Session: deref(p.Session), TS: deref(p.TS)}
 	if l.Session == "" {
 		return Event{}, fmt.Errorf("%w: legacy line without session", ErrMalformed)
+	}
+	if len(l.Session) > MaxIdentity {
+		return Event{}, tooLong("session", len(l.Session))
 	}
 	ev := Event{Format: FormatLegacy, SessionID: l.Session, HookEvent: Legacy, ToolName: l.Tool, Legacy: l}
 	if l.TS != "" {

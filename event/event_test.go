@@ -208,3 +208,33 @@ func FuzzParseLine(f *testing.F) {
 		ev.SkillInvocation()
 	})
 }
+
+// An identity field longer than MaxIdentity would become a key of the
+// store beyond bbolt's limit (issue 33 item 2): the line is refused,
+// naming the field and its length, so the hook and the collector
+// quarantine it instead of stopping on it.
+func TestParseLineBoundsIdentities(t *testing.T) {
+	big := strings.Repeat("x", MaxIdentity+1)
+	fields := map[string]string{
+		"session_id":      `{"session_id":"` + big + `","hook_event_name":"Stop"}`,
+		"hook_event_name": `{"session_id":"s","hook_event_name":"` + big + `"}`,
+		"cwd":             `{"session_id":"s","hook_event_name":"Stop","cwd":"/` + big + `"}`,
+		"agent_id":        `{"session_id":"s","hook_event_name":"Stop","agent_id":"` + big + `"}`,
+		"transcript_path": `{"session_id":"s","hook_event_name":"Stop","transcript_path":"/` + big + `"}`,
+		"prompt_id":       `{"session_id":"s","hook_event_name":"Stop","prompt_id":"` + big + `"}`,
+		"tool_use_id":     `{"session_id":"s","hook_event_name":"PreToolUse","tool_use_id":"` + big + `"}`,
+		"sepa.skill_path": `{"session_id":"s","hook_event_name":"Stop","sepa":{"v":1,"skill_path":"/` + big + `"}}`,
+		"sepa.project":    `{"session_id":"s","hook_event_name":"Stop","sepa":{"v":1,"project":"/` + big + `"}}`,
+		"session":         `{"ts":"2026-01-01T00:00:00Z","tool":"Bash","exit":"0","session":"` + big + `"}`,
+	}
+	for f, line := range fields {
+		_, err := ParseLine([]byte(line))
+		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), f+" of ") || !strings.Contains(err.Error(), "bytes") {
+			t.Errorf("%s over the bound: %v", f, err)
+		}
+	}
+	at := strings.Repeat("x", MaxIdentity)
+	if _, err := ParseLine([]byte(`{"session_id":"` + at + `","hook_event_name":"Stop","cwd":"/` + at[1:] + `"}`)); err != nil {
+		t.Errorf("fields at the bound: %v", err)
+	}
+}

@@ -44,23 +44,23 @@ func (db *DB) Commit(b *Batch) error {
 		meta := tx.Bucket(bMeta)
 		offs := tx.Bucket(bOffsets)
 		for _, p := range b.OffsetDel {
-			if err := offs.Delete([]byte(p)); err != nil {
+			if err := offs.Delete(bkey(p)); err != nil {
 				return err
 			}
 		}
 		for _, o := range b.Offsets {
-			if err := putJSON(offs, []byte(o.File), o); err != nil {
+			if err := putJSON(offs, bkey(o.File), o); err != nil {
 				return err
 			}
 		}
 		open := tx.Bucket(bOpen)
 		for _, k := range b.OpenDel {
-			if err := open.Delete([]byte(k)); err != nil {
+			if err := open.Delete(bkey(k)); err != nil {
 				return err
 			}
 		}
 		for k, v := range b.OpenPut {
-			if err := open.Put([]byte(k), v); err != nil {
+			if err := open.Put(bkey(k), v); err != nil {
 				return err
 			}
 		}
@@ -98,7 +98,8 @@ func (db *DB) Commit(b *Batch) error {
 		}
 		ev := tx.Bucket(bEvents)
 		for k, n := range b.EventCounts {
-			if err := ev.Put([]byte(k), u64(getU64(ev.Get([]byte(k)))+uint64(n))); err != nil {
+			k := bkey(k)
+			if err := ev.Put(k, u64(getU64(ev.Get(k))+uint64(n))); err != nil {
 				return err
 			}
 		}
@@ -174,6 +175,7 @@ func (tc *txCache) flush(tx *bolt.Tx, meta *bolt.Bucket) error {
 }
 
 func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Scored, now time.Time) error {
+	boundExecution(s)
 	ex := tx.Bucket(bExec)
 	if old := ex.Get([]byte(s.Exec.ID)); old != nil {
 		if sameExecution(old, &s.Exec) {
@@ -183,7 +185,7 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 		return collision(old, s)
 	}
 	x := &s.Exec
-	s.SkillKey = x.Key()
+	s.SkillKey = boundPart(x.Key())
 	sk, err := tc.skill(tx, s.SkillKey)
 	if err != nil {
 		return err

@@ -20,14 +20,14 @@ func (db *DB) ImportState(keys, sessions []string) (known, spool map[string]bool
 		ib := tx.Bucket(bImported)
 		if ib != nil {
 			for _, k := range keys {
-				if ib.Get([]byte(k)) != nil {
+				if ib.Get(bkey(k)) != nil {
 					known[k] = true
 				}
 			}
 		}
 		sb := tx.Bucket(bSessions)
 		for _, s := range sessions {
-			if sb.Get([]byte(s)) == nil {
+			if sb.Get(bkey(s)) == nil {
 				continue
 			}
 			if ib == nil || ib.Get(sessionMarker(s)) == nil {
@@ -39,7 +39,7 @@ func (db *DB) ImportState(keys, sessions []string) (known, spool map[string]bool
 	return known, spool, err
 }
 
-func sessionMarker(s string) []byte { return []byte("s\x00" + s) }
+func sessionMarker(s string) []byte { return []byte("s\x00" + boundPart(s)) }
 
 // putImported records an import's event keys and sessions.
 func putImported(tx *bolt.Tx, keys, sessions []string) error {
@@ -51,7 +51,7 @@ func putImported(tx *bolt.Tx, keys, sessions []string) error {
 		return err
 	}
 	for _, k := range keys {
-		if err := ib.Put([]byte(k), []byte{1}); err != nil {
+		if err := ib.Put(bkey(k), []byte{1}); err != nil {
 			return err
 		}
 	}

@@ -1,12 +1,62 @@
 package store
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 )
+
+// maxKeyPart bounds, in bytes, each part of a key that comes from an
+// event: a session ID, an execution ID, a skill's key, name, path and
+// version, a project, a rubric version, an event name, a followed file,
+// a transcript, an open thread, an imported event. bbolt refuses a key
+// over bolt.MaxKeySize (32 KiB) and fails the whole transaction, and the
+// collector commits the same lines again after a restart: one such field
+// would stop ingestion for good (issue 33). The parser already refuses
+// identity fields over event.MaxIdentity (4 KiB); the store bounds every
+// part again itself, whatever brought it here, and a key joins at most
+// three parts (skill, version, rubric), so 10 KiB keeps every key under
+// the limit while leaving any part the parser accepts unchanged (a
+// thread is session/agent, up to 8 KiB + 1).
+const maxKeyPart = 10 << 10
+
+// boundPart returns s when it fits in maxKeyPart, else its head (cut at a
+// character boundary) followed by "…sha256:" and the hex sha256 of the
+// whole: the same s gives the same part, so every read and write that
+// bounds it finds the same key, and two long values that differ anywhere
+// get different parts. A bounded part is its own bound.
+func boundPart(s string) string {
+	if len(s) <= maxKeyPart {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	tail := "…sha256:" + hex.EncodeToString(sum[:])
+	n := maxKeyPart - len(tail)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + tail
+}
+
+// bkey is boundPart as a key.
+func bkey(s string) []byte { return []byte(boundPart(s)) }
+
+// boundExecution bounds the fields of x that name its records (its ID,
+// session, skill, project, prompt file and version), before anything of
+// it is stored: the stored execution carries the bounded values, so
+// every read that starts from it finds its records.
+func boundExecution(s *Scored) {
+	x := &s.Exec
+	for _, f := range []*string{&x.ID, &x.SessionID, &x.Skill, &x.SkillPath, &x.Project, &x.SkillVersion, &x.AgentID} {
+		*f = boundPart(*f)
+	}
+	s.Result.RubricVersion = boundPart(s.Result.RubricVersion)
+}
 
 func versionKey(skill, hash string) []byte { return []byte(skill + "\x00" + hash) }
 

@@ -48,7 +48,7 @@ func putManifest(tx *bolt.Tx, sk *Skill, hash string, x *execution.Execution) er
 	return putJSON(vb, k, v)
 }
 
-func fileKey(path, hash string) []byte { return []byte(path + "\x00" + hash) }
+func fileKey(path, hash string) []byte { return []byte(boundPart(path) + "\x00" + boundPart(hash)) }
 
 // PutInstructionFile keeps the content of an instruction file at hash,
 // once.

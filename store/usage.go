@@ -114,7 +114,7 @@ func putTranscripts(tx *bolt.Tx, offs []TranscriptOffset) error {
 		return err
 	}
 	for _, o := range offs {
-		if err := putJSON(b, []byte(o.Path), o); err != nil {
+		if err := putJSON(b, bkey(o.Path), o); err != nil {
 			return err
 		}
 	}
@@ -150,7 +150,7 @@ func (db *DB) TranscriptOffset(path string) (o TranscriptOffset, ok bool, err er
 		if b == nil {
 			return nil
 		}
-		v := b.Get([]byte(path))
+		v := b.Get(bkey(path))
 		if v == nil {
 			return nil
 		}
