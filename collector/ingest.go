@@ -177,6 +177,12 @@ func (c *Collector) commit(now time.Time) error {
 	// keeps them for the next one.
 	put, del := c.g.Dirty()
 	mergeOpen(&c.batch, put, del)
+	for k, n := range c.g.Ended() {
+		if c.batch.Ended == nil {
+			c.batch.Ended = map[string]int{}
+		}
+		c.batch.Ended[k] = n
+	}
 	b := c.batch
 	// Record every named file's current position, not only those read in
 	// this batch: cheap, and it keeps checkpoints of rotated files current.

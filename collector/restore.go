@@ -19,6 +19,11 @@ func (c *Collector) restore() error {
 	if err := c.g.Restore(states); err != nil {
 		return err
 	}
+	ended, err := c.db.EndedThreads()
+	if err != nil {
+		return fmt.Errorf("restore ended threads: %w", err)
+	}
+	c.g.RestoreEnded(ended)
 	if err := c.restoreTranscripts(); err != nil {
 		return err
 	}

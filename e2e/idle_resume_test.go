@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -122,4 +123,102 @@ func waitExecutions(t *testing.T, home string, n int) []idRow {
 	}
 	t.Fatalf("the daemon stored %d executions, want %d", len(doc.Executions), n)
 	return nil
+}
+
+// rawTurnLines is one turn of session sid as a raw hook payload writes it
+// (post-execution.sh without sepad, Claude Code before 2.1.196): no sepa
+// object, no time, no prompt_id.
+func rawTurnLines(sid, prompt string, n int) [][]byte {
+	var out [][]byte
+	add := func(m map[string]any) {
+		m["session_id"] = sid
+		m["cwd"] = "/nonexistent/proj"
+		m["transcript_path"] = "/nonexistent/" + sid + ".jsonl"
+		b, _ := json.Marshal(m)
+		out = append(out, b)
+	}
+	add(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": prompt})
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("toolu_%s_%d", prompt, i)
+		in := map[string]any{"command": fmt.Sprintf("step %d", i)}
+		add(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": id, "tool_input": in})
+		add(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": id, "tool_input": in, "tool_response": map[string]any{"stdout": "ok"}})
+	}
+	add(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false})
+	return out
+}
+
+// Lines without the hook's enrichment (no sepa.ts, no prompt_id) across an
+// idle gap: one session, 3 turns, a pause longer than idle_timeout, 3
+// more turns and SessionEnd. sepad score finds 6 executions; the daemon
+// must store the same 6, not 3 (issue 33 item 10: the second three took
+// the first three's IDs and were dropped as replays, silently).
+func TestRawLinesAcrossIdleGap(t *testing.T) {
+	skipLong(t)
+	home := shortTempDir(t)
+	cfg := filepath.Join(home, "config.yaml")
+	writeFile(t, cfg, "collector:\n  idle_timeout: 1s\n")
+	var first [][]byte
+	for _, p := range []string{"one", "two", "three"} {
+		first = append(first, rawTurnLines("raw-1", p, 2)...)
+	}
+	writeSpool(t, home, first)
+	d := startDaemon(t, home, "--config", cfg)
+	waitExecutions(t, home, 3) // the third closes at the idle timeout
+	// A restart between the two halves: what numbers the parts must
+	// survive it too.
+	d.stop(t)
+	startDaemon(t, home, "--config", cfg)
+	var more [][]byte
+	for _, p := range []string{"four", "five", "six"} {
+		more = append(more, rawTurnLines("raw-1", p, 1)...)
+	}
+	end, _ := json.Marshal(map[string]any{"session_id": "raw-1", "cwd": "/nonexistent/proj", "hook_event_name": "SessionEnd", "reason": "other"})
+	more = append(more, end)
+	if err := appendLocked(home, bytes.Join(append(more, nil), []byte("\n"))); err != nil {
+		t.Fatal(err)
+	}
+	// sepad score over the same lines.
+	out, errOut, code := sepad(t, []string{"SEPA_CONFIG=" + cfg}, nil, "score", "--json", hooks.SpoolPath(home))
+	if code != 0 {
+		t.Fatalf("score: %d %s", code, errOut)
+	}
+	var doc struct {
+		Executions []struct {
+			ID     string `json:"id"`
+			Prompt string `json:"prompt"`
+		} `json:"executions"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Executions) != 6 {
+		t.Fatalf("sepad score finds %d executions, want 6:\n%s", len(doc.Executions), out)
+	}
+	// The daemon: wait until it has read everything and closed the session.
+	var st statusDoc
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		st = status(t, home)
+		if st.LagEvents == 0 && st.OpenExecutions == 0 && st.Executions >= 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	got := waitExecutions(t, home, 0)
+	ids := map[string]bool{}
+	for _, x := range got {
+		if ids[x.ID] {
+			t.Fatalf("execution ID %s twice", x.ID)
+		}
+		ids[x.ID] = true
+	}
+	if len(got) != 6 || st.Quarantined != 0 {
+		t.Fatalf("sepad score finds 6 executions, the daemon stored %d and quarantined %d (%+v)", len(got), st.Quarantined, st)
+	}
+	for _, x := range doc.Executions {
+		if !ids[x.ID] {
+			t.Errorf("execution %s (%q) of sepad score is not in the daemon's store", x.ID, x.Prompt)
+		}
+	}
 }

@@ -28,6 +28,10 @@ type Grouper struct {
 	opts    Options
 	threads map[string]*thread
 	dirty   map[string]bool
+	// ended and endedDirty are the numbering of ended threads
+	// (numbering.go).
+	ended      map[string]int
+	endedDirty map[string]bool
 }
 
 // thread is the state of one session's main thread or one subagent.
@@ -38,8 +42,13 @@ type thread struct {
 	AgentType string `json:"agent_type,omitempty"`
 	// Project of the thread, from the latest event that told it.
 	Project string `json:"project,omitempty"`
-	// Seq numbers the executions started in this thread, for stable IDs.
+	// Seq numbers the executions started in this thread, for stable IDs;
+	// a thread that ends and comes back goes on numbering (numbering.go).
 	Seq int `json:"seq"`
+	// Numbered is set once an execution of the thread was named by its
+	// number (an event without its own time): the number must then
+	// outlive the thread.
+	Numbered bool `json:"numbered,omitempty"`
 	// Parts are the executions of the current turn, oldest first; the last
 	// one receives new tool calls.
 	Parts []*Execution `json:"parts,omitempty"`
@@ -77,7 +86,7 @@ func NewGrouper(o Options) *Grouper {
 	if o.MaxResponse == 0 {
 		o.MaxResponse = 2048
 	}
-	return &Grouper{opts: o, threads: map[string]*thread{}, dirty: map[string]bool{}}
+	return &Grouper{opts: o, threads: map[string]*thread{}, dirty: map[string]bool{}, ended: map[string]int{}, endedDirty: map[string]bool{}}
 }
 
 // threadKey identifies a thread: session, plus agent id for subagents.
@@ -103,7 +112,7 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 	key := threadKey(ev.SessionID, ev.AgentID)
 	t := g.threads[key]
 	if t == nil {
-		t = &thread{Session: ev.SessionID, Agent: ev.AgentID, AgentType: ev.AgentType}
+		t = &thread{Session: ev.SessionID, Agent: ev.AgentID, AgentType: ev.AgentType, Seq: g.ended[key]}
 		g.threads[key] = t
 	}
 	g.dirty[key] = true
@@ -194,7 +203,7 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 			if x := g.forkTarget(t); x != nil {
 				g.touch(x, ev)
 			}
-			delete(g.threads, key)
+			g.endThread(key)
 			break
 		}
 		cur := t.current()
@@ -222,7 +231,7 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 		if t.Agent != "" {
 			// A subagent ends with its SubagentStop: nobody corrects it.
 			out = append(out, g.takePending(t, "")...)
-			delete(g.threads, key)
+			g.endThread(key)
 		}
 	case event.SubagentStart:
 		if t.Agent != "" {
@@ -253,11 +262,10 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 			if st.Session == t.Session && st.Agent != "" {
 				out = append(out, g.endTurn(st, ev, false)...)
 				out = append(out, g.takePending(st, "")...)
-				delete(g.threads, k)
-				g.dirty[k] = true
+				g.endThread(k)
 			}
 		}
-		delete(g.threads, key)
+		g.endThread(key)
 	}
 	return out
 }
@@ -265,6 +273,9 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 // startPart opens a new execution in the thread's current turn.
 func (g *Grouper) startPart(t *thread, ev *event.Event, skill, kind, prompt string) *Execution {
 	t.Seq++
+	if numbered(ev) {
+		t.Numbered = true
+	}
 	x := &Execution{
 		ID:        execID(t.Session, t.Agent, t.Seq, ev),
 		SessionID: t.Session,
@@ -371,7 +382,7 @@ func (t *thread) current() *Execution {
 // times are seconds) fall back to the part's number and prompt_id.
 func execID(session, agent string, seq int, ev *event.Event) string {
 	key := strconv.Itoa(seq) + "\x00" + ev.PromptID
-	if !ev.Time.IsZero() && ev.Format != event.FormatLegacy {
+	if !numbered(ev) {
 		key = "t\x00" + ev.Time.UTC().Format(time.RFC3339Nano)
 	}
 	h := sha256.Sum256([]byte(session + "\x00" + agent + "\x00" + key))

@@ -17,8 +17,7 @@ func (g *Grouper) Flush() []Execution {
 		t := g.threads[k]
 		out = append(out, g.endTurn(t, &event.Event{}, false)...)
 		out = append(out, g.takePending(t, "")...)
-		delete(g.threads, k)
-		g.dirty[k] = true
+		g.endThread(k)
 	}
 	return out
 }
@@ -34,8 +33,7 @@ func (g *Grouper) CloseIdle(now time.Time, idle time.Duration) []Execution {
 		}
 		out = append(out, g.endTurn(t, &event.Event{}, false)...)
 		out = append(out, g.takePending(t, "")...)
-		delete(g.threads, k)
-		g.dirty[k] = true
+		g.endThread(k)
 	}
 	return out
 }

@@ -31,13 +31,24 @@ func (e *CollisionError) Error() string {
 
 func (e *CollisionError) Unwrap() error { return ErrIDCollision }
 
-// storedIdentity is what tells two executions apart.
+// storedIdentity is what tells two executions apart: where they ran and
+// when they started, and, for executions without a start time (raw
+// payloads, whose IDs number the session's parts), what grouping gave
+// them: a replayed batch gives exactly the same, another turn does not.
 type storedIdentity struct {
 	Exec struct {
 		SessionID string    `json:"session_id"`
 		AgentID   string    `json:"agent_id"`
 		Skill     string    `json:"skill"`
 		StartedAt time.Time `json:"started_at"`
+		EndedAt   time.Time `json:"ended_at"`
+		Prompt    string    `json:"prompt"`
+		Events    int       `json:"events"`
+		Complete  bool      `json:"complete"`
+		Calls     []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"calls"`
 	} `json:"execution"`
 }
 
@@ -59,8 +70,23 @@ func sameExecution(stored []byte, x *execution.Execution) bool {
 	if decodeExec(stored, &id) != nil {
 		return false
 	}
-	return id.Exec.SessionID == x.SessionID && id.Exec.AgentID == x.AgentID &&
-		id.Exec.Skill == x.Skill && id.Exec.StartedAt.Equal(x.StartedAt)
+	e := &id.Exec
+	if e.SessionID != x.SessionID || e.AgentID != x.AgentID || e.Skill != x.Skill || !e.StartedAt.Equal(x.StartedAt) {
+		return false
+	}
+	if !x.StartedAt.IsZero() {
+		return true // a start to the nanosecond (sepa.ts) names one turn
+	}
+	if !e.EndedAt.Equal(x.EndedAt) || e.Prompt != x.Prompt || e.Events != x.Events || e.Complete != x.Complete ||
+		len(e.Calls) != len(x.Calls) {
+		return false
+	}
+	for i, c := range e.Calls {
+		if c.ID != x.Calls[i].ID || c.Name != x.Calls[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 func collision(stored []byte, s *Scored) *CollisionError {

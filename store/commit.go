@@ -15,11 +15,13 @@ import (
 
 // Batch is everything one group of spool lines produced.
 type Batch struct {
-	Offsets     []Offset
-	OffsetDel   []string
-	Executions  []Scored
-	OpenPut     map[string][]byte
-	OpenDel     []string
+	Offsets    []Offset
+	OffsetDel  []string
+	Executions []Scored
+	OpenPut    map[string][]byte
+	OpenDel    []string
+	// Ended are part counts of ended threads (ended.go).
+	Ended       map[string]int
 	Quarantine  []QuarantineEntry
 	EventCounts map[string]int64
 	// Transcripts are the read positions of session transcripts.
@@ -91,6 +93,9 @@ func (db *DB) Commit(b *Batch) error {
 			return err
 		}
 		if err := putTranscripts(tx, b.Transcripts); err != nil {
+			return err
+		}
+		if err := putEnded(tx, b.Ended); err != nil {
 			return err
 		}
 		if err := putImported(tx, b.ImportKeys, b.ImportSessions); err != nil {

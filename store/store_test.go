@@ -323,3 +323,44 @@ func TestExecutionIDCollision(t *testing.T) {
 		t.Errorf("stats: %d executions, %d quarantined; want 1 and 1", st.Executions, st.Quarantined)
 	}
 }
+
+// Executions without any time (raw payloads, no sepa.ts) that share an ID
+// are not a replay because both lack a start: the second is a collision,
+// quarantined; only the same execution again is a replay (issue 33 item
+// 10: three turns were dropped as replays, silently).
+func TestUntimedIDCollision(t *testing.T) {
+	db, _ := openTest(t, Options{})
+	first := Scored{Exec: execution.Execution{ID: "0123456789ab", SessionID: "s1", Skill: "_session", Kind: "session",
+		Prompt: "one", Events: 4, Calls: []execution.ToolCall{{ID: "t1", Name: "Bash", Done: true}}}}
+	if err := db.Commit(&Batch{Executions: []Scored{first}}); err != nil {
+		t.Fatal(err)
+	}
+	again := &Batch{Executions: []Scored{first}}
+	if err := db.Commit(again); err != nil || len(again.Collisions) != 0 {
+		t.Fatalf("replay: %v, collisions %v", err, again.Collisions)
+	}
+	for _, change := range []func(*execution.Execution){
+		func(x *execution.Execution) { x.Prompt = "four" },
+		func(x *execution.Execution) { x.Events = 3 },
+		func(x *execution.Execution) { x.Calls = append(x.Calls, execution.ToolCall{ID: "t2", Name: "Read"}) },
+		func(x *execution.Execution) { x.Calls = []execution.ToolCall{{ID: "t9", Name: "Bash", Done: true}} },
+	} {
+		other := first
+		other.Exec.Calls = append([]execution.ToolCall(nil), first.Exec.Calls...)
+		change(&other.Exec)
+		b := &Batch{Executions: []Scored{other}}
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Collisions) != 1 {
+			t.Errorf("%+v: another execution with the ID was taken for a replay", other.Exec)
+		}
+	}
+	st, err := db.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Executions != 1 || st.Quarantined != 4 {
+		t.Errorf("stats: %d executions, %d quarantined; want 1 and 4", st.Executions, st.Quarantined)
+	}
+}
