@@ -17,10 +17,12 @@ import (
 // A skill that is not in a plugin keeps its eval suite beside its
 // SKILL.md, in the layout claude plugin eval reads from a plugin
 // (DIR/evals/<case>/prompt.md with its graders): the layout of a
-// skills-dir plugin without its manifest. RunSuite evaluates any text of
-// that skill by building a private plugin around it.
+// skills-dir plugin without its manifest. A plugin keeps its suite in its
+// own evals directory. Either way RunSuite evaluates a text of the skill
+// on a private plugin sepad builds: the text and the suite, nothing else
+// (docs/security.md, "What an eval runs").
 
-// Copy limits of a skill's directory into the temporary plugin.
+// Copy limits of a suite into the private plugin.
 const (
 	maxSkillFiles = 1000
 	maxSkillBytes = 32 << 20
@@ -34,21 +36,26 @@ func SuiteDir(path string) (string, bool) {
 		return "", false
 	}
 	dir := filepath.Join(filepath.Dir(path), "evals")
+	return dir, hasCase(dir)
+}
+
+// hasCase reports whether dir holds at least one case.
+func hasCase(dir string) bool {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return "", false
+		return false
 	}
 	for _, e := range ents {
 		if !e.IsDir() || e.Name() == "results" {
 			continue
 		}
 		for _, f := range []string{"prompt.md", "case.yaml"} {
-			if fi, err := os.Stat(filepath.Join(dir, e.Name(), f)); err == nil && fi.Mode().IsRegular() {
-				return dir, true
+			if fi, err := os.Lstat(filepath.Join(dir, e.Name(), f)); err == nil && fi.Mode().IsRegular() {
+				return true
 			}
 		}
 	}
-	return "", false
+	return false
 }
 
 // RunOptions say what RunSuite evaluates and how.
@@ -57,10 +64,15 @@ type RunOptions struct {
 	Claude string
 	// Env is its environment (nil: this process's).
 	Env []string
-	// Prompt is the skill's SKILL.md: its directory (the suite, scripts,
-	// references) is copied into the plugin, results excepted.
+	// Prompt is the skill's prompt file (a SKILL.md, or a plugin's
+	// command or agent file).
 	Prompt string
-	// Content is the text evaluated in place of the SKILL.md.
+	// Plugin is the root of the plugin that holds Prompt, whose evals
+	// directory (or the one its manifest names) is the suite; "" for a
+	// skill in no plugin, whose suite is the evals directory beside its
+	// SKILL.md.
+	Plugin string
+	// Content is the text evaluated in place of the prompt file.
 	Content []byte
 	// Args go to claude plugin eval (--threshold T, --runs N, …).
 	Args []string
@@ -73,20 +85,34 @@ type RunOptions struct {
 var waitDelay = 5 * time.Second
 
 // ErrNoSuite: the prompt file has no eval suite beside it.
-var ErrNoSuite = errors.New("no eval suite (an evals directory with cases beside the SKILL.md)")
+var ErrNoSuite = errors.New("no eval suite (an evals directory with cases beside the SKILL.md, or in its plugin)")
+
+// ErrRunsCode: the text evaluated would run commands of its own, which
+// sepad does not run under --trust-plugin.
+var ErrRunsCode = errors.New("the text runs commands of its own")
 
 // RunSuite runs the skill's suite against o.Content: it builds a plugin in
-// a private temporary directory (mode 0700, removed afterwards) holding a
-// copy of the skill's directory with o.Content as its SKILL.md and a
-// manifest naming the plugin after the skill, so that the skill is called
-// by its bare name as in the project, and runs `claude plugin eval DIR
-// --json FILE --no-publish --trust-plugin ARGS…` on it. It returns the
-// parsed result (no skill, version or time yet) and claude's exit code
-// (1 when a case is below the threshold). The skill's own files are only
-// read.
+// a private temporary directory (mode 0700, removed afterwards) holding
+// o.Content where the prompt file is (its SKILL.md for a skill in no
+// plugin), a copy of the suite's cases (regular files, no link followed,
+// past results left out), and a manifest of sepad's own naming the plugin
+// after the skill (or the plugin), so that the skill is called by its
+// name as in the project; nothing else of the skill, the plugin or the
+// project is copied. It runs `claude plugin eval DIR --json FILE
+// --no-publish --trust-plugin ARGS…` on that plugin: sepad vouches only
+// for what it built, so a text that runs commands of its own (front
+// matter hooks, shell lines) is refused with ErrRunsCode before claude
+// starts. It returns the parsed result (no skill, version or time yet)
+// and claude's exit code (1 when a case is below the threshold). The
+// skill's own files are only read.
 func RunSuite(ctx context.Context, o RunOptions) (*Evidence, int, error) {
-	if _, ok := SuiteDir(o.Prompt); !ok {
-		return nil, 0, fmt.Errorf("%s: %w", o.Prompt, ErrNoSuite)
+	name, version, rel, suite, err := layout(o)
+	if err != nil {
+		return nil, 0, err
+	}
+	if what := PowersOf(o.Content).RunsCode(); what != "" {
+		return nil, 0, fmt.Errorf("%s: %w (%s): sepad evaluates only a text that runs nothing of its own, with --trust-plugin on a plugin it built; "+
+			"run `claude plugin eval` yourself on a copy you trust, and record it with `sepad import --claude-eval`", o.Prompt, ErrRunsCode, what)
 	}
 	tmp, err := os.MkdirTemp("", "sepad-eval-plugin-*")
 	if err != nil {
@@ -96,19 +122,15 @@ func RunSuite(ctx context.Context, o RunOptions) (*Evidence, int, error) {
 	if err := os.Chmod(tmp, 0o700); err != nil {
 		return nil, 0, err
 	}
-	name := pluginName(filepath.Base(filepath.Dir(o.Prompt)))
 	plugin := filepath.Join(tmp, name)
-	if err := copySkill(filepath.Dir(o.Prompt), plugin); err != nil {
+	if err := copySuite(suite, filepath.Join(plugin, "evals")); err != nil {
 		return nil, 0, err
 	}
-	if err := os.WriteFile(filepath.Join(plugin, "SKILL.md"), o.Content, 0o600); err != nil {
+	if err := writePrivate(filepath.Join(plugin, rel), o.Content); err != nil {
 		return nil, 0, err
 	}
-	manifest, _ := json.Marshal(map[string]string{"name": name, "version": "0.0.0", "description": "sepad's private plugin to evaluate one version of the skill " + name})
-	if err := os.MkdirAll(filepath.Join(plugin, ".claude-plugin"), 0o700); err != nil {
-		return nil, 0, err
-	}
-	if err := os.WriteFile(filepath.Join(plugin, ".claude-plugin", "plugin.json"), append(manifest, '\n'), 0o600); err != nil {
+	manifest, _ := json.Marshal(map[string]string{"name": name, "version": version, "description": "sepad's private plugin to evaluate one version of " + filepath.ToSlash(rel)})
+	if err := writePrivate(filepath.Join(plugin, ".claude-plugin", "plugin.json"), append(manifest, '\n')); err != nil {
 		return nil, 0, err
 	}
 	out := filepath.Join(tmp, "result.json")
@@ -142,8 +164,70 @@ func RunSuite(ctx context.Context, o RunOptions) (*Evidence, int, error) {
 	if err != nil {
 		return nil, code, fmt.Errorf("%w (claude exited %d)", err, code)
 	}
-	e.Plugin, e.PluginVersion = "", "" // the private plugin is no one's
+	// The result names the private plugin: the plugin's own name, or
+	// no one's for a skill in no plugin.
+	e.Plugin, e.PluginVersion = "", ""
+	if o.Plugin != "" {
+		e.Plugin, e.PluginVersion = name, version
+	}
 	return e, code, nil
+}
+
+// layout finds the private plugin's name and version, where the text goes
+// in it (rel), and the suite to copy.
+func layout(o RunOptions) (name, version, rel, suite string, err error) {
+	if o.Plugin == "" {
+		dir, ok := SuiteDir(o.Prompt)
+		if !ok {
+			return "", "", "", "", fmt.Errorf("%s: %w", o.Prompt, ErrNoSuite)
+		}
+		return pluginName(filepath.Base(filepath.Dir(o.Prompt))), "0.0.0", "SKILL.md", dir, nil
+	}
+	rel, err = filepath.Rel(o.Plugin, o.Prompt)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", "", "", "", fmt.Errorf("%s is not a file of the plugin %s", o.Prompt, o.Plugin)
+	}
+	var m struct {
+		Name         string `json:"name"`
+		Version      string `json:"version"`
+		Experimental struct {
+			Evals any `json:"evals"`
+		} `json:"experimental"`
+	}
+	if b, err := os.ReadFile(filepath.Join(o.Plugin, ".claude-plugin", "plugin.json")); err == nil {
+		_ = json.Unmarshal(b, &m) // a broken manifest: the directory's name and evals/
+	}
+	name = pluginName(m.Name)
+	if m.Name == "" {
+		name = pluginName(filepath.Base(o.Plugin))
+	}
+	version = m.Version
+	if version == "" {
+		version = "0.0.0"
+	}
+	evalDir := "evals"
+	if d, ok := m.Experimental.Evals.(string); ok && filepath.IsLocal(d) {
+		evalDir = d
+	}
+	suite = filepath.Join(o.Plugin, evalDir)
+	if !hasCase(suite) {
+		// A plugin's skill with its suite beside its SKILL.md.
+		if d, ok := SuiteDir(o.Prompt); ok {
+			suite = d
+		} else {
+			return "", "", "", "", fmt.Errorf("%s: %w", o.Prompt, ErrNoSuite)
+		}
+	}
+	return name, version, rel, suite, nil
+}
+
+// writePrivate writes a file of the private plugin, 0600 in 0700
+// directories.
+func writePrivate(p string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(p, b, 0o600)
 }
 
 // pluginName makes a plugin name of a skill's directory name: lower case
@@ -165,26 +249,25 @@ func pluginName(s string) string {
 	return n
 }
 
-// copySkill copies the regular files of a skill's directory into dst,
-// leaving out the suite's past results, any plugin manifest, and what
-// would make the private plugin run code of its own beside the skill (a
-// hooks directory, MCP and LSP server files at the top); symbolic links
-// are not followed.
-func copySkill(src, dst string) error {
+// copySuite copies a suite's cases into dst: the regular files of the
+// suite directory, without its past results; links are not followed
+// (nor copied), and no file is executable in the copy. The suite's case
+// files are data claude reads (prompts, graders, MCP mocks); a case's
+// scaffold_script runs only with --scaffold, which sepad never passes.
+func copySuite(src, dst string) error {
 	files, total := 0, int64(0)
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
-		slash := filepath.ToSlash(rel)
 		if d.IsDir() {
-			if slash == "evals/results" || slash == ".claude-plugin" || slash == "hooks" {
+			if filepath.ToSlash(rel) == "results" {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
 		}
-		if !d.Type().IsRegular() || slash == ".mcp.json" || slash == ".lsp.json" {
+		if !d.Type().IsRegular() {
 			return nil
 		}
 		fi, err := d.Info()
@@ -200,6 +283,6 @@ func copySkill(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dst, rel), b, fi.Mode().Perm()&0o700|0o600)
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
 	})
 }

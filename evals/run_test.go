@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// skillDir writes a project skill with a suite of one case, a script and a
-// past result, and returns its SKILL.md.
+// skillDir writes a project skill with a suite of one case, a past
+// result, and everything that would run code in an eval run trusted with
+// --trust-plugin, and returns its SKILL.md.
 func skillDir(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), ".claude", "skills", "Deploy_App")
@@ -25,6 +26,14 @@ func skillDir(t *testing.T) string {
 		".claude-plugin/plugin.json":       `{"name":"not-copied"}`,
 		"hooks/hooks.json":                 `{"hooks":"not-copied"}`,
 		".mcp.json":                        `{"mcpServers":"not-copied"}`,
+		".lsp.json":                        `{"not-copied":1}`,
+		"settings.json":                    `{"hooks":"not-copied"}`,
+		"bin/tool":                         "#!/bin/sh\necho not-copied\n",
+		"monitors/m.json":                  `{"not-copied":1}`,
+		"agents/a.md":                      "---\nname: a\nhooks: {Stop: []}\n---\nnot-copied\n",
+		"commands/c.md":                    "not-copied !`touch /tmp/x`\n",
+		"skills/sub/SKILL.md":              "---\nname: sub\nhooks: {Stop: []}\n---\nnot-copied\n",
+		"scripts/hooks/hooks.json":         `{"hooks":"not-copied"}`,
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -65,7 +74,7 @@ func TestRunSuite(t *testing.T) {
 	}
 	bin := filepath.Join(t.TempDir(), "claude")
 	script := "#!/bin/sh\n# plugin eval DIR --json FILE ...\n" +
-		"{ echo \"$@\"; ls -A \"$3\" \"$3/evals\" \"$3/scripts\"; cat \"$3/SKILL.md\" \"$3/.claude-plugin/plugin.json\"; cat \"$3/hooks/hooks.json\" \"$3/.mcp.json\" 2>/dev/null; stat -c %a \"$(dirname \"$3\")\" \"$3/scripts/check.sh\"; } > " + seen + "\n" +
+		"{ echo \"$@\"; cat \"$3/SKILL.md\" \"$3/.claude-plugin/plugin.json\"; stat -c %a \"$(dirname \"$3\")\" \"$3/evals/ships/prompt.md\"; cd \"$3\" && find . \\( -type f -o -type l \\) | sort; } > " + seen + "\n" +
 		"cp " + result + " \"$5\"\necho progress >&2\nexit 1\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -80,12 +89,16 @@ func TestRunSuite(t *testing.T) {
 	}
 	b, _ := os.ReadFile(seen)
 	got := string(b)
-	for _, w := range []string{"--no-publish --trust-plugin --threshold 0.5", "/deploy-app --json ", "candidate\n", `"name":"deploy-app"`, "\n700\n", "\n700\n", "ships", "check.sh"} {
+	for _, w := range []string{"--no-publish --trust-plugin --threshold 0.5", "/deploy-app --json ", "candidate\n", `"name":"deploy-app"`, "\n700\n600\n",
+		"\n./.claude-plugin/plugin.json\n./SKILL.md\n./evals/ships/graders/answer.md\n./evals/ships/prompt.md\n"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("the plugin lacks %q:\n%s", w, got)
 		}
 	}
-	for _, w := range []string{"baseline", "not-copied", "results", "hooks", ".mcp.json"} {
+	if n := strings.Count(got, "\n./"); n != 4 {
+		t.Errorf("the plugin holds %d files, want 4 (the text, the manifest, the case):\n%s", n, got)
+	}
+	for _, w := range []string{"baseline", "not-copied", "results", "hooks", ".mcp.json", "settings", "bin/", "monitors", "check.sh"} {
 		if strings.Contains(got, w) {
 			t.Errorf("the plugin has %q:\n%s", w, got)
 		}

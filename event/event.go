@@ -99,6 +99,10 @@ type Sepa struct {
 	// SkillVersion is the first 12 hex digits of the sha256 of SkillPath's
 	// content when the hook ran.
 	SkillVersion string `json:"skill_version,omitempty"`
+	// SkillLink is "outside_project" when SkillPath is a link (or lies
+	// in a linked directory) that leads out of its project: the file is
+	// recorded by its path, and the target is never hashed.
+	SkillLink string `json:"skill_link,omitempty"`
 	// Project is the project directory (repo root of cwd when found).
 	Project string `json:"project,omitempty"`
 	// Cut lists the fields shortened by the hook's size bound.

@@ -88,6 +88,7 @@ func Build(in Input) (string, error) {
 	b.WriteString("The answer is refused unless it:\n")
 	b.WriteString("- keeps the front matter between the --- lines, every key of it, and the same name;\n")
 	b.WriteString("- keeps every markdown heading of the current text (same level and words; new headings are fine);\n")
+	b.WriteString("- keeps what the skill may run: no new or changed hooks, allowed-tools, tools, model, permission, shell or agent key, no new !`command` line;\n")
 	if in.MaxBytes > 0 {
 		fmt.Fprintf(&b, "- is between %d and %d bytes long (the current text is %d);\n", in.MinBytes, in.MaxBytes, len(in.Text))
 	}

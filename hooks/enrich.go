@@ -147,6 +147,7 @@ type sepaObj struct {
 	V                              int
 	TS                             string // RFC 3339 with nanoseconds, UTC
 	Skill, SkillPath, SkillVersion string
+	SkillLink                      string // "outside_project": SkillPath leads out of its project (skill.go)
 	Plugin, PluginVersion          string // the plugin whose prompt SkillPath is (plugin.go)
 	Project                        string
 	Instructions                   *instructionSet   // SessionStart, InstructionsLoaded (instructions.go)
@@ -174,6 +175,7 @@ func (s *sepaObj) appendTo(b []byte) []byte {
 		{"skill", s.Skill, s.Skill == ""},
 		{"skill_path", s.SkillPath, s.SkillPath == ""},
 		{"skill_version", s.SkillVersion, s.SkillVersion == ""},
+		{"skill_link", s.SkillLink, s.SkillLink == ""},
 		{"plugin", s.Plugin, s.Plugin == ""},
 		{"plugin_version", s.PluginVersion, s.PluginVersion == ""},
 		{"project", s.Project, s.Project == ""},

@@ -20,3 +20,5 @@ func within(root, p string) bool {
 	}
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
+
+func evalSymlinks(p string) (string, error) { return filepath.EvalSymlinks(p) }

@@ -75,10 +75,53 @@ func (f *facts) attribute(s *sepaObj, opts Options) {
 	}
 	s.SkillPath = p
 	s.Plugin, s.PluginVersion = pl.name, pl.version
+	if pl.name == "" && leavesProject(p, root, cfg) {
+		// A cloned repository can hold a link to any file of the user's:
+		// its hash would reach the store and the API. Recorded by the
+		// link's path, as leading out (docs/security.md, "Roots").
+		s.SkillLink, content = linkOutside, nil
+	}
 	if content != nil {
 		sum := sha256.Sum256(content)
 		s.SkillVersion = hex.EncodeToString(sum[:6])
 	}
+}
+
+// linkOutside is sepa.skill_link for a prompt file that leads out of its
+// project.
+const linkOutside = "outside_project"
+
+// leavesProject reports whether p, a project's prompt file, is or lies
+// in a symbolic link that leads out of its project: the repository root
+// (root) when p is in it, else the directory holding p's .claude. The
+// user's own Claude directory (cfg) is not a project: links there are the
+// user's and are followed wherever they point.
+func leavesProject(p, root, cfg string) bool {
+	if cfg != "" && within(cfg, p) {
+		return false
+	}
+	project := root
+	if project == "" || !within(project, p) {
+		project = ""
+		for d := dirPath(p); dirPath(d) != d; d = dirPath(d) {
+			if baseName(d) == ".claude" {
+				project = dirPath(d)
+				break
+			}
+		}
+	}
+	if project == "" {
+		return true // no project holds it: never hash what a link may reach
+	}
+	real, err := evalSymlinks(p)
+	if err != nil {
+		return true
+	}
+	top, err := evalSymlinks(project)
+	if err != nil {
+		return true
+	}
+	return !within(top, real)
 }
 
 // claudeDir is the user's Claude Code configuration directory for opts.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -151,15 +152,37 @@ func TestSkillSymlinks(t *testing.T) {
 	if s.SkillPath != filepath.Join(home, ".claude/skills/linked/SKILL.md") || s.SkillVersion != version("linked skill") {
 		t.Fatalf("symlinked skill: %+v", s)
 	}
-	// So is a SKILL.md that is itself a link, in a project root.
+	// A project's SKILL.md that is a link out of the project (a cloned
+	// repository can hold any link: here to a secret of the user's) is
+	// recorded as such, without the target's hash (docs/security.md).
+	secret := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(secret, []byte("hunter2"), 0o600)
 	os.MkdirAll(filepath.Join(repo, ".claude/skills/filelink"), 0o755)
-	if err := os.Symlink(filepath.Join(dotfiles, "SKILL.md"), filepath.Join(repo, ".claude/skills/filelink/SKILL.md")); err != nil {
+	if err := os.Symlink(secret, filepath.Join(repo, ".claude/skills/filelink/SKILL.md")); err != nil {
 		t.Fatal(err)
 	}
 	p["tool_input"] = map[string]any{"skill": "filelink"}
-	s = enrichMap(t, p, Options{UserHome: home}).sepa
-	if s.SkillPath != filepath.Join(repo, ".claude/skills/filelink/SKILL.md") || s.SkillVersion != version("linked skill") {
-		t.Fatalf("symlinked SKILL.md: %+v", s)
+	l := enrichMap(t, p, Options{UserHome: home})
+	s = l.sepa
+	if s.SkillPath != filepath.Join(repo, ".claude/skills/filelink/SKILL.md") || s.SkillVersion != "" || s.SkillLink != "outside_project" || strings.Contains(string(l.raw), version("hunter2")) {
+		t.Fatalf("a link out of the project: %+v\n%s", s, l.raw)
+	}
+	// So is a skill directory linked out of the project.
+	if err := os.Symlink(dotfiles, filepath.Join(repo, ".claude/skills/dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	p["tool_input"] = map[string]any{"skill": "dirlink"}
+	if s = enrichMap(t, p, Options{UserHome: home}).sepa; s.SkillVersion != "" || s.SkillLink != "outside_project" {
+		t.Fatalf("a directory linked out of the project: %+v", s)
+	}
+	// A project's link that stays in the project is followed and hashed.
+	os.MkdirAll(filepath.Join(repo, "docs"), 0o755)
+	os.WriteFile(filepath.Join(repo, "docs", "in.md"), []byte("inside skill"), 0o644)
+	os.MkdirAll(filepath.Join(repo, ".claude/skills/inlink"), 0o755)
+	os.Symlink(filepath.Join("..", "..", "..", "docs", "in.md"), filepath.Join(repo, ".claude/skills/inlink/SKILL.md"))
+	p["tool_input"] = map[string]any{"skill": "inlink"}
+	if s = enrichMap(t, p, Options{UserHome: home}).sepa; s.SkillVersion != version("inside skill") || s.SkillLink != "" {
+		t.Fatalf("a link inside the project: %+v", s)
 	}
 	// A dangling link is no file.
 	os.MkdirAll(filepath.Join(repo, ".claude/skills/dangling"), 0o755)

@@ -64,6 +64,7 @@ func TestSkillResolutionTrees(t *testing.T) {
 		"repo/apps/web/.claude/skills/sub/dir/SKILL.md":       "two levels",
 		"repo/.claude/skills/secret/SKILL.md/x":               "dir named SKILL.md",
 		"repo/apps/web/.claude/skills/symlinked/SKILL.md":     "->elsewhere/.claude/skills/linked/SKILL.md",
+		"repo/apps/web/.claude/skills/inlinked/SKILL.md":      "->repo/libs/deep/x/.claude/skills/layered/SKILL.md",
 		"repo/apps/web/.claude/skills/plainfile":              "x",
 		"repo/apps/other/.claude/skills/other/SKILL.md/inner": "dir",
 	}
@@ -134,7 +135,8 @@ func TestSkillResolutionTrees(t *testing.T) {
 		{"nested, at the depth limit", monorepo, "repo", "", skill("three"), "repo/a/b/c/.claude/skills/three/SKILL.md"},
 		{"nested, past the depth limit", monorepo, "repo", "", skill("four"), ""},
 		{"nested, no symlinked dirs", monorepo, "repo", "", skill("linked"), ""},
-		{"nested, a symlinked SKILL.md is read", monorepo, "repo", "", skill("symlinked"), "repo/apps/web/.claude/skills/symlinked/SKILL.md"},
+		{"nested, a SKILL.md linked out of the project is not hashed", monorepo, "repo", "", skill("symlinked"), "repo/apps/web/.claude/skills/symlinked/SKILL.md"},
+		{"nested, a SKILL.md linked inside the project is read", monorepo, "repo", "", skill("inlinked"), "repo/apps/web/.claude/skills/inlinked/SKILL.md"},
 		{"nested, two levels is not a skill", monorepo, "repo", "", skill("sub"), ""},
 		{"nested, SKILL.md a directory", monorepo, "repo", "", skill("secret"), ""},
 		{"nested, no commands", monorepo, "repo", "", expansion("webcmd"), ""},
@@ -189,7 +191,11 @@ func TestSkillResolutionTrees(t *testing.T) {
 			if s.SkillPath != want {
 				t.Fatalf("skill %q: path %q, want %q", s.Skill, s.SkillPath, want)
 			}
-			if want != "" {
+			if strings.Contains(c.name, "out of the project") {
+				if s.SkillVersion != "" || s.SkillLink != "outside_project" {
+					t.Fatalf("a link out of the project: %+v", s)
+				}
+			} else if want != "" {
 				b, err := os.ReadFile(want)
 				if err != nil {
 					t.Fatal(err)

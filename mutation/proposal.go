@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sepad/sepad/evals"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -75,6 +76,7 @@ const (
 	RuleFrontmatter = "frontmatter"
 	RuleHeadings    = "headings"
 	RuleDangerous   = "dangerous_pattern"
+	RulePowers      = "powers"
 	RuleRateLimit   = "rate_limit"
 	RuleTooSoon     = "too_soon"
 	RuleStable      = "stable"
@@ -129,6 +131,9 @@ func CheckProposal(baseline, proposed []byte, h ProposalHistory, o ProposalOptio
 			return err
 		}
 	}
+	if err := checkPowers(baseline, proposed); err != nil {
+		return err
+	}
 	if err := checkDangerous(baseline, proposed, o.Dangerous); err != nil {
 		return err
 	}
@@ -182,30 +187,7 @@ func joinScores(xs []float64) string {
 // skill's name and description there; goldmark, which knows nothing of it,
 // would take its closing "---" for a heading underline.
 func splitFrontmatter(src []byte) (fm []byte, body []byte, ok bool) {
-	s := src
-	if bytes.HasPrefix(s, []byte("\ufeff")) {
-		s = s[3:]
-	}
-	first, rest, found := bytes.Cut(s, []byte("\n"))
-	if !found || strings.TrimRight(string(first), " \t\r") != "---" {
-		return nil, src, false
-	}
-	off := 0
-	for off <= len(rest) {
-		line, _, more := bytes.Cut(rest[off:], []byte("\n"))
-		if t := strings.TrimRight(string(line), " \t\r"); t == "---" || t == "..." {
-			end := off + len(line)
-			if more {
-				end++
-			}
-			return rest[:off], rest[end:], true
-		}
-		if !more {
-			break
-		}
-		off += len(line) + 1
-	}
-	return nil, src, false
+	return evals.SplitFrontmatter(src)
 }
 
 // checkFrontmatter keeps the baseline's front matter usable: still there,
@@ -269,6 +251,21 @@ type heading struct {
 }
 
 func (h heading) String() string { return strings.Repeat("#", h.level) + " " + h.text }
+
+// checkPowers refuses a proposal that claims a power its baseline does
+// not (docs/security.md, "What a mutator may not change"): a new or
+// changed hooks, allowed-tools, tools, model, permission, shell or agent
+// key of the front matter, or a shell line (!`cmd`) the baseline does not
+// hold as often. Session text reaches a mutator, so a prompt injection
+// could otherwise end in a prompt file that runs commands in every later
+// session. A person who wants such a change makes it in the file.
+func checkPowers(baseline, proposed []byte) error {
+	added := evals.PowersOf(proposed).Added(evals.PowersOf(baseline))
+	if len(added) == 0 {
+		return nil
+	}
+	return refuse(RulePowers, "the text %s: a mutator may change what the skill says, not what it may run (edit the file yourself if it should)", strings.Join(added, "; "))
+}
 
 // checkHeadings refuses a proposal that drops one of the baseline's
 // headings (same level and text; a heading the baseline has twice must be

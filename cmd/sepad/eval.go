@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,10 +29,11 @@ func init() {
 var errPromptChanged = errors.New("the prompt file changed during the eval: result not recorded")
 
 // runEval is `sepad eval SKILL [-- ARGS…]`: run the eval suite of the
-// skill's plugin (or skills-dir plugin) with `claude plugin eval --json`,
-// or, for a skill in no plugin, the suite in the evals directory beside
-// its SKILL.md on a private plugin holding a copy of it, hashing the prompt file before and after, and record the result as
-// evidence for that version (docs/claude-code.md, "Evals"). ARGS go to
+// skill's plugin (or skills-dir plugin), or, for a skill in no plugin,
+// the suite in the evals directory beside its SKILL.md, with `claude
+// plugin eval --json` on a private plugin holding the text and the suite
+// alone (evals.RunSuite), hashing the prompt file before and after, and
+// record the result as evidence for that version (docs/claude-code.md, "Evals"). ARGS go to
 // claude plugin eval (--runs N, --case GLOB, --threshold T, …).
 func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var extra []string
@@ -79,16 +79,15 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("eval %s: %w", name, err)
 	}
-	var ev *evals.Evidence
-	var code int
+	// Always a private plugin sepad builds, holding the text hashed
+	// above and the suite, never the live directory (evals.RunSuite).
+	root := ""
 	if ok && dir != "" {
-		ev, code, err = evalPlugin(bin, dir, extra, stderr)
+		root = dir
 	} else {
-		// A skill outside any plugin: its suite runs on a private plugin
-		// holding a copy of it (evals.RunSuite).
 		plugin = ""
-		ev, code, err = evals.RunSuite(context.Background(), evals.RunOptions{Claude: bin, Prompt: path, Content: before, Args: extra, Progress: stderr})
 	}
+	ev, code, err := evals.RunSuite(context.Background(), evals.RunOptions{Claude: bin, Prompt: path, Plugin: root, Content: before, Args: extra, Progress: stderr})
 	if err != nil {
 		return fmt.Errorf("eval %s: %w", name, err)
 	}
@@ -212,37 +211,4 @@ func importClaudeEval(qf queryFlags, file string, pos []string, stdout io.Writer
 	}
 	printEvidence(stdout, ev)
 	return nil
-}
-
-// evalPlugin runs `claude plugin eval DIR --json FILE --no-publish
-// --trust-plugin ARGS…` on a plugin and parses its result; code is
-// claude's exit code.
-func evalPlugin(bin, dir string, extra []string, stderr io.Writer) (*evals.Evidence, int, error) {
-	out, err := os.CreateTemp("", "sepad-eval-*.json")
-	if err != nil {
-		return nil, 0, err
-	}
-	out.Close()
-	defer os.Remove(out.Name())
-	cmdArgs := append([]string{"plugin", "eval", dir, "--json", out.Name(), "--no-publish", "--trust-plugin"}, extra...)
-	cmd := exec.Command(bin, cmdArgs...)
-	cmd.Stdout, cmd.Stderr = stderr, stderr // progress; the result is the file
-	runErr := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(runErr, &ee):
-		code = ee.ExitCode()
-	case runErr != nil:
-		return nil, 0, fmt.Errorf("run %s: %w", bin, runErr)
-	}
-	b, err := os.ReadFile(out.Name())
-	if err != nil || len(b) == 0 {
-		return nil, code, fmt.Errorf("claude plugin eval exited %d and wrote no result", code)
-	}
-	ev, err := evals.Parse("claude plugin eval --json", b)
-	if err != nil {
-		return nil, code, fmt.Errorf("%w (claude exited %d)", err, code)
-	}
-	return ev, code, nil
 }

@@ -14,8 +14,10 @@ import (
 // server: claude plugin eval runs the plugin's suite (deterministic regex
 // graders, a with- and a without-plugin arm), the result is recorded as
 // evidence for the skill's version and shown under evals in `grades
-// --json`, and the eval runs add nothing to the spool although the
-// plugin's own hooks run sepad's hook in them.
+// --json`, and the eval runs add nothing to the spool: sepad evaluates a
+// private plugin of the skill's text and the suite, which leaves out the
+// plugin's hooks (here they run sepad's hook; docs/security.md, "What an
+// eval runs").
 func TestEval(t *testing.T) {
 	for _, c := range clients(t) {
 		if c.Version != "2.1.328" {
@@ -23,8 +25,8 @@ func TestEval(t *testing.T) {
 		}
 		e := newEnv(t, c)
 		dir := e.writeAcme(filepath.Join(e.Root, "acme"), "")
-		// acme also runs sepad's hook, as the sepad plugin does: in an eval
-		// run only the evaluated plugin's hooks fire, confined.
+		// acme also runs sepad's hook, as the sepad plugin does: the
+		// private plugin sepad evaluates holds no hooks.
 		e.write(filepath.Join(dir, "hooks", "hooks.json"), `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"`+hookBin+`","args":["hook"]}]}],`+
 			`"UserPromptSubmit":[{"hooks":[{"type":"command","command":"`+hookBin+`","args":["hook"]}]}],`+
 			`"Stop":[{"hooks":[{"type":"command","command":"`+hookBin+`","args":["hook"]}]}]}}`)
