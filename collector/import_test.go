@@ -142,3 +142,39 @@ func executionOf(session string) execution.Execution {
 	return execution.Execution{ID: "spool0000001", SessionID: session, Skill: "review", Kind: "skill", Project: "/srv/web",
 		Calls: []execution.ToolCall{{ID: "toolu_e1", Name: "Read", Done: true}}, Complete: true, Events: 4}
 }
+
+// TestImportRepeatedEvents: a log whose Stop events are identical but for
+// their times (no tool_use_id, the same payload at every turn) holds one
+// turn per Stop: none is dropped as a duplicate (issue 33 item 11:
+// importing hdh3296/start dropped 18 of its 21 Stop events). The same
+// files imported again add nothing.
+func TestImportRepeatedEvents(t *testing.T) {
+	r := newRig(t, nil)
+	recs := loadFixtures(t, "repeated")
+	if len(recs) != 14 {
+		t.Fatalf("read %d records, want 14 (3 prompts, 3 calls, 3 Stop, 2 Notification)", len(recs))
+	}
+	rep, err := r.c.Import(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Imported != 14 || rep.Events["Stop"] != 3 || rep.Events["Notification"] != 2 {
+		t.Fatalf("import: %+v", rep)
+	}
+	xs := allExecutions(t, r.db)
+	if len(xs) != 3 {
+		t.Fatalf("%d executions, want one per turn (3): %v\n%+v", len(xs), keys(xs), rep)
+	}
+	for k, x := range xs {
+		if !x.Exec.Complete {
+			t.Errorf("%s: incomplete: its Stop was dropped", k)
+		}
+	}
+	again, err := r.c.Import(loadFixtures(t, "repeated"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Imported != 0 || again.AlreadyStored != 14 || len(allExecutions(t, r.db)) != 3 {
+		t.Errorf("second import: %+v", again)
+	}
+}

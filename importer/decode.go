@@ -45,7 +45,8 @@ type Record struct {
 	// session the log holds no post events for: its outcome is unknown.
 	Unknown bool `json:"unknown,omitempty"`
 	// Key identifies the event for deduplication: session, event and
-	// tool_use_id (or the payload's hash when it has none). Set by Prepare.
+	// tool_use_id, or, for an event without one, the payload's hash, the
+	// file's name and the place in it. Set by Prepare.
 	Key string `json:"key"`
 
 	rank int // the file's place in the documented order

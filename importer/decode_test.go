@@ -178,3 +178,39 @@ func TestPairWithoutIDs(t *testing.T) {
 		t.Error("the second post did not take the second Pre's id")
 	}
 }
+
+// TestRepeatedEventsAreNotDuplicates: events alike in every byte but at
+// different places of a log are different events (a Stop per turn, a
+// Notification per wait), with times or without; the same element of the
+// same file read twice is one event (issue 33 item 11).
+func TestRepeatedEventsAreNotDuplicates(t *testing.T) {
+	stop := `{"session_id":"s","cwd":"/p","hook_event_name":"Stop","stop_hook_active":false}`
+	prompt := `{"session_id":"s","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"go on"}`
+	untimed := strings.Repeat(prompt+"\n"+stop+"\n", 3)
+	recs, _, _ := DecodeFile("logs/hooks.jsonl", []byte(untimed))
+	got, dups := Prepare(recs)
+	if dups != 0 || len(got) != 6 {
+		t.Fatalf("untimed: %d kept, %d duplicates; want 6 and 0", len(got), dups)
+	}
+	timed := `[` + strings.Replace(stop, `{`, `{"logged_at":"2026-01-01T00:00:01Z",`, 1) + `,` +
+		strings.Replace(stop, `{`, `{"logged_at":"2026-01-01T00:00:09Z",`, 1) + `]`
+	recs, _, _ = DecodeFile("logs/stop.json", []byte(timed))
+	if got, dups := Prepare(recs); dups != 0 || len(got) != 2 {
+		t.Fatalf("timed: %d kept, %d duplicates; want 2 and 0", len(got), dups)
+	}
+	// The same file given twice, and the same file under another
+	// directory (a copy of the logs): the same events.
+	a, _, _ := DecodeFile("logs/stop.json", []byte(timed))
+	b, _, _ := DecodeFile("logs/stop.json", []byte(timed))
+	c, _, _ := DecodeFile("/backup/logs/stop.json", []byte(timed))
+	if got, dups := Prepare(append(append(a, b...), c...)); dups != 4 || len(got) != 2 {
+		t.Errorf("the same file three times: %d kept, %d duplicates; want 2 and 4", len(got), dups)
+	}
+	// Keys do not depend on the directory the file was read from, so a
+	// second import from elsewhere finds them stored.
+	x, _ := Prepare(a)
+	y, _ := Prepare(c)
+	if x[0].Key != y[0].Key || x[1].Key != y[1].Key || x[0].Key == x[1].Key {
+		t.Errorf("keys %s %s / %s %s", x[0].Key, x[1].Key, y[0].Key, y[1].Key)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"time"
@@ -14,7 +15,8 @@ import (
 // Post events that have no tool_use_id, marks the PreToolUse events whose
 // outcome is unknown, sets every record's Key and drops the records whose
 // key an earlier one holds (the same event in two files). It returns the
-// records kept and the number dropped as duplicates.
+// records kept and the number dropped as duplicates (the same element of
+// the same file read twice, or one tool call in two files).
 //
 // Order (docs/import.md): sessions by their first time (sessions without
 // times after those with, by where they were first read); within a
@@ -191,12 +193,18 @@ func markUnknown(recs []Record) {
 }
 
 // key is the record's identity for deduplication: session, event and
-// tool_use_id, or the hash of the payload for events without one.
+// tool_use_id (given or made up by pair); for an event without one, the
+// hash of the payload and where it lies: the file's name (without its
+// directory, so logs copied or read from elsewhere are the same file) and
+// the element's index or line number. Events that are alike in every byte
+// but lie elsewhere (a Stop per turn, with the same session, cwd and
+// transcript) are different events; only the same element of the same
+// file read again is a duplicate (issue 33 item 11).
 func key(r Record) string {
 	id := r.ToolUseID
 	if id == "" || (r.Event != "PreToolUse" && !isPost(r.Event)) {
 		h := sha256.Sum256(r.Payload)
-		id = "h:" + hex.EncodeToString(h[:12])
+		id = "h:" + hex.EncodeToString(h[:12]) + "@" + filepath.Base(r.File) + "#" + strconv.Itoa(r.Index)
 	}
 	h := sha256.Sum256([]byte(r.Session + "\x00" + r.Event + "\x00" + id))
 	return hex.EncodeToString(h[:16])
