@@ -112,6 +112,7 @@ func NewHandler(o Options) http.Handler {
 	get("/v1/sessions", h.sessions, true)
 	get("/v1/quarantine", h.quarantine, true)
 	get("/v1/decisions", h.decisions, true)
+	get("/v1/validity", h.validity, true)
 	h.mux.Handle("/v1/import", only(http.MethodPost, http.HandlerFunc(h.importHandler)))
 	h.mux.Handle("/v1/export", only(http.MethodGet, http.HandlerFunc(h.exportHandler)))
 	if o.Hook != nil {

@@ -18,7 +18,7 @@ func init() {
 // skillCommands take a SKILL as first argument: their completion offers
 // the known skill names (`sepad completion --skills`, through the daemon
 // or the database).
-var skillCommands = []string{"accept", "decisions", "diff", "evolve", "forget", "grades", "history", "pin", "propose", "reject", "rollback", "show", "strategies", "unpin", "versions"}
+var skillCommands = []string{"accept", "decisions", "diff", "evolve", "forget", "grades", "history", "pin", "propose", "reject", "rollback", "show", "strategies", "unpin", "validity", "versions"}
 
 // runCompletion is `sepad completion bash|zsh|fish`, and `sepad completion
 // --skills` (the skill names, one per line, for the scripts).

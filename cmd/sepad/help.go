@@ -55,6 +55,7 @@ var helps = map[string]helpText{
 	"strategies": {"[SKILL]", "sepad strategies deploy"},
 	"uninstall":  {"", "sepad uninstall --user"},
 	"unpin":      {"SKILL", "sepad unpin deploy"},
+	"validity":   {"[SKILL]", "sepad validity fix-tests --json"},
 	"version":    {"", "sepad version --json"},
 	"versions":   {"SKILL", "sepad versions deploy"},
 }

@@ -1,0 +1,187 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/validity"
+)
+
+// outcomeRun is one recorded outcome scenario's fix-tests execution.
+type outcomeRun struct {
+	Version, Variant, Spool string
+	X                       scored
+}
+
+// outcomeRuns scores the recorded outcome spools: by Claude Code version,
+// then variant.
+func outcomeRuns(t *testing.T) map[string]map[string]outcomeRun {
+	t.Helper()
+	out := map[string]map[string]outcomeRun{}
+	for _, r := range recordings(t) {
+		if _, ok := outcomeFixed[r.Name]; !ok {
+			continue
+		}
+		spool := filepath.Join(r.Dir, "events.jsonl")
+		x := one(t, score(t, spool), "fix-tests")
+		if out[r.Version] == nil {
+			out[r.Version] = map[string]outcomeRun{}
+		}
+		out[r.Version][r.Name] = outcomeRun{Version: r.Version, Variant: r.Name, Spool: spool, X: x}
+	}
+	for _, v := range DefaultVersions {
+		if len(out[v]) != len(outcomeFixed) {
+			t.Fatalf("Claude Code %s: %d of %d outcome scenarios recorded (go test ./e2e/claudecode -run 'TestRealClient/.*/outcome_' -update)", v, len(out[v]), len(outcomeFixed))
+		}
+	}
+	return out
+}
+
+func outcomeTable(runs map[string]map[string]outcomeRun) string {
+	var b strings.Builder
+	var versions []string
+	for v := range runs {
+		versions = append(versions, v)
+	}
+	sort.Strings(versions)
+	for _, v := range versions {
+		var names []string
+		for n := range runs[v] {
+			names = append(names, n)
+		}
+		sort.Slice(names, func(i, j int) bool { return runs[v][names[i]].X.Score > runs[v][names[j]].X.Score })
+		for _, n := range names {
+			x := runs[v][n].X
+			fmt.Fprintf(&b, "%s %-15s %6.2f %-2s  fixed=%-5v calls=%d failed=%d\n", v, n, x.Score, x.Grade, outcomeFixed[n], x.ToolCalls, x.ToolFailures)
+		}
+	}
+	return b.String()
+}
+
+// TestOutcomeScores reports the score of every recorded outcome version
+// (the figures of docs/rubric.md, "Validity").
+func TestOutcomeScores(t *testing.T) {
+	runs := outcomeRuns(t)
+	t.Logf("fix-tests scores, highest first:\n%s", outcomeTable(runs))
+}
+
+// TestOutcomeValidity feeds every recorded outcome spool to a real `sepad
+// run`, labels each execution as a careful engineer would (success when
+// the tests pass after it), and checks `sepad validity` measures every
+// signal against those labels.
+func TestOutcomeValidity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a daemon")
+	}
+	runs := outcomeRuns(t)
+	home := filepath.Join(t.TempDir(), "state")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	want := map[string]bool{} // execution ID → fixed
+	for _, byVariant := range runs {
+		for n, r := range byVariant {
+			b, err := os.ReadFile(r.Spool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, b...)
+			want[r.X.ID] = outcomeFixed[n]
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, "events.jsonl"), all, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(home, "..", "config.yaml")
+	if err := os.WriteFile(cfg, []byte("collector:\n  idle_timeout: 1s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "SEPA_CONFIG="+cfg, "XDG_CONFIG_HOME="+filepath.Join(home, "noconfig"), "SEPA_HOME="+home, "HOME="+filepath.Join(home, "nohome"))
+	cmd := exec.Command(sepadBin, "run", "--home", home, "--log-level", "warn")
+	cmd.Env = env
+	var logBuf bytes.Buffer
+	cmd.Stderr = &logBuf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	defer func() {
+		cmd.Process.Kill()
+		<-done
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		n := 0
+		for _, x := range daemonExecutions(t, env, home) {
+			if _, ok := want[x.ID]; ok {
+				n++
+			}
+		}
+		if n == len(want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon stored %d of the %d fix-tests executions; its log:\n%s", n, len(want), logBuf.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		c := exec.Command(sepadBin, append(args, "--home", home)...)
+		c.Env = env
+		var o, e bytes.Buffer
+		c.Stdout, c.Stderr = &o, &e
+		if err := c.Run(); err != nil {
+			t.Fatalf("sepad %v: %v\n%s", args, err, e.String())
+		}
+		return o.String()
+	}
+	for id, fixed := range want {
+		verdict := "failure"
+		if fixed {
+			verdict = "success"
+		}
+		run("label", id, verdict, "--rater", "engineer")
+	}
+	var rep validity.Report
+	if err := json.Unmarshal([]byte(run("validity", "fix-tests", "--json", "--min-each", "2")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 1 || rep.Skill != "fix-tests" {
+		t.Fatalf("validity: %+v", rep)
+	}
+	g := rep.Groups[0]
+	fixed := 0
+	for _, f := range want {
+		if f {
+			fixed++
+		}
+	}
+	if g.N != len(want) || g.Sources[validity.SourceLabel] != len(want) {
+		t.Errorf("validity counts %d verdicts (%v), want %d labels", g.N, g.Sources, len(want))
+	}
+	seen := map[string]bool{}
+	for _, r := range g.Rows {
+		seen[r.Signal] = true
+		if r.Signal == "total" && (r.Successes != fixed || r.Failures != len(want)-fixed || r.AUC == nil) {
+			t.Errorf("total: %+v", r)
+		}
+	}
+	for _, s := range []string{"tool_success_rate", "output_quality", "efficiency", "error_rate", "structure_score", "total"} {
+		if !seen[s] {
+			t.Errorf("no row for %s", s)
+		}
+	}
+	t.Logf("fix-tests scores:\n%s\nsepad validity fix-tests --min-each 2, labels by whether the tests pass after the run:\n%s",
+		outcomeTable(runs), run("validity", "fix-tests", "--min-each", "2"))
+}

@@ -1,0 +1,88 @@
+package validity
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is GET /v1/validity and `sepad validity --json`.
+type Report struct {
+	// Skill is the skill measured ("" for every skill together).
+	Skill string `json:"skill,omitempty"`
+	// Current is the rubric version sepad scores with now.
+	Current   string  `json:"current_rubric_version"`
+	MinLabels int     `json:"min_labels"`
+	MinEach   int     `json:"min_each"`
+	Groups    []Group `json:"groups"`
+}
+
+// Write prints a report as `sepad validity` shows it: per rubric version,
+// one line per signal with n, the AUC and the verdict.
+func Write(w io.Writer, r *Report) error {
+	if len(r.Groups) == 0 {
+		who := "any skill's"
+		if r.Skill != "" {
+			who = r.Skill + "'s"
+		}
+		_, err := fmt.Fprintf(w, "No verdicts on %s executions yet: label some (`sepad label ID success|failure`), run an eval suite, or correct an answer.\n", who)
+		return err
+	}
+	who := "every skill"
+	if r.Skill != "" {
+		who = r.Skill
+	}
+	for i, g := range r.Groups {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		cur := ""
+		if g.Rubric == r.Current {
+			cur = " (current)"
+		}
+		fmt.Fprintf(w, "Rubric %s%s, %s: %d executions with a verdict (%s)\n", g.Rubric, cur, who, g.N, sources(g.Sources))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "SIGNAL\tN\tSUCCESS/FAIL\tAUC\tMEAN S/F\tVERDICT")
+		for _, row := range g.Rows {
+			auc := "-"
+			if row.AUC != nil {
+				auc = fmt.Sprintf("%.2f", *row.AUC)
+				if row.SE != nil {
+					auc += fmt.Sprintf(" ±%.2f", 2**row.SE)
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%s/%s\t%s\n", row.Signal, row.N, row.Successes, row.Failures, auc,
+				meanText(row.MeanSuccess, row.Signal), meanText(row.MeanFailure, row.Signal), row.Verdict)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nAUC: the chance a run judged a success scores above one judged a failure (0.50 says nothing; ± two standard errors).\n")
+	return err
+}
+
+func meanText(m *float64, signal string) string {
+	if m == nil {
+		return "-"
+	}
+	if signal == Total {
+		return fmt.Sprintf("%.1f", *m)
+	}
+	return fmt.Sprintf("%.2f", *m)
+}
+
+func sources(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
