@@ -105,8 +105,18 @@ type Execution struct {
 	Output    string `json:"output,omitempty"`
 	HasOutput bool   `json:"has_output,omitempty"`
 	// Corrections counts later user prompts that reject or revert this
-	// execution's answer.
-	Corrections int `json:"corrections,omitempty"`
+	// execution's answer, Acceptances those that accept it (ReadVerdict);
+	// Verdicts keeps each, in order, with the start of its prompt.
+	Corrections int             `json:"corrections,omitempty"`
+	Acceptances int             `json:"acceptances,omitempty"`
+	Verdicts    []VerdictRecord `json:"verdicts,omitempty"`
+	// Repairs counts the turns that repaired this execution's answer
+	// after a correction: their calls and output are this execution's
+	// (docs/executions.md, "The person's verdict").
+	Repairs int `json:"repairs,omitempty"`
+	// WaitedMS is the time spent waiting for the person between the
+	// answer and a correction it was repaired after: not the run's time.
+	WaitedMS int64 `json:"waited_ms,omitempty"`
 	// StopError is the StopFailure error (rate_limit, …) when the turn ended
 	// on an API error.
 	StopError string `json:"stop_error,omitempty"`
@@ -139,11 +149,12 @@ func (x *Execution) Key() string {
 }
 
 // Duration returns the execution's duration in milliseconds and whether it is
-// known: the sum of the tools' reported durations when every call has one,
-// else the span between the first and last event times.
+// known: the span between the first and last event times, less the time
+// waited for the person before a repair, else the sum of the tools'
+// reported durations.
 func (x *Execution) Duration() (int64, bool) {
 	if !x.StartedAt.IsZero() && !x.EndedAt.IsZero() && x.EndedAt.After(x.StartedAt) {
-		return x.EndedAt.Sub(x.StartedAt).Milliseconds(), true
+		return max(0, x.EndedAt.Sub(x.StartedAt).Milliseconds()-x.WaitedMS), true
 	}
 	var sum int64
 	n := 0

@@ -142,17 +142,18 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 			if len(t.Parts) > 0 && ev.PromptID != "" && ev.PromptID == t.PromptID {
 				// A message typed while Claude works: the same turn goes on.
 				cur := t.current()
-				if IsCorrection(ev.Prompt) {
-					cur.Corrections++
-				}
+				recordVerdict(cur, ReadVerdict(ev.Prompt), ev)
 				g.touch(cur, ev)
 				break
 			}
 			// A turn still open here was interrupted (no Stop fires then).
-			out = append(out, g.endTurn(t, ev, false)...)
-			out = append(out, g.takePending(t, ev.Prompt)...)
-			t.PromptID = ev.PromptID
 			name, isSkill := g.invokes(ev)
+			closed, repaired := g.answer(t, ev, g.endTurn(t, ev, false), isSkill)
+			out = append(out, closed...)
+			t.PromptID = ev.PromptID
+			if repaired {
+				break
+			}
 			if isSkill {
 				g.startPart(t, ev, name, "skill", strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(ev.Prompt), "/"+name)))
 			} else {
@@ -184,8 +185,8 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 			// (2.1.197 sends them in this order): it starts the turn as
 			// the prompt would, and the UserPromptSubmit with the same
 			// prompt_id then continues it.
-			out = append(out, g.endTurn(t, ev, false)...)
-			out = append(out, g.takePending(t, ev.Prompt)...)
+			closed, _ := g.answer(t, ev, g.endTurn(t, ev, false), true)
+			out = append(out, closed...)
 			t.PromptID = ev.PromptID
 		}
 		g.startPart(t, ev, name, "skill", ev.Prompt)
@@ -230,7 +231,7 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 		t.PromptID = ""
 		if t.Agent != "" {
 			// A subagent ends with its SubagentStop: nobody corrects it.
-			out = append(out, g.takePending(t, "")...)
+			out = append(out, g.takePending(t)...)
 			g.endThread(key)
 		}
 	case event.SubagentStart:
@@ -255,13 +256,13 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 			g.touch(cur, ev)
 		}
 		out = append(out, g.endTurn(t, ev, false)...)
-		out = append(out, g.takePending(t, "")...)
+		out = append(out, g.takePending(t)...)
 		// Close the session's subagents too.
 		for _, k := range g.sortedKeys() {
 			st := g.threads[k]
 			if st.Session == t.Session && st.Agent != "" {
 				out = append(out, g.endTurn(st, ev, false)...)
-				out = append(out, g.takePending(st, "")...)
+				out = append(out, g.takePending(st)...)
 				g.endThread(k)
 			}
 		}

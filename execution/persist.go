@@ -16,7 +16,7 @@ func (g *Grouper) Flush() []Execution {
 	for _, k := range g.sortedKeys() {
 		t := g.threads[k]
 		out = append(out, g.endTurn(t, &event.Event{}, false)...)
-		out = append(out, g.takePending(t, "")...)
+		out = append(out, g.takePending(t)...)
 		g.endThread(k)
 	}
 	return out
@@ -32,7 +32,7 @@ func (g *Grouper) CloseIdle(now time.Time, idle time.Duration) []Execution {
 			continue
 		}
 		out = append(out, g.endTurn(t, &event.Event{}, false)...)
-		out = append(out, g.takePending(t, "")...)
+		out = append(out, g.takePending(t)...)
 		g.endThread(k)
 	}
 	return out

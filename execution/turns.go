@@ -1,18 +1,17 @@
 package execution
 
 import (
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/sepad/sepad/event"
 )
 
 // endTurn closes the thread's turn: unanswered PreToolUse calls become
 // failures, empty parts are dropped, the last part is held as Pending (main
-// thread) so a following correction can be counted, and the others are
-// returned.
+// thread) so the person's next prompt can give its verdict, and the others
+// are returned. An execution that answered once (it was repaired since)
+// stays complete.
 func (g *Grouper) endTurn(t *thread, ev *event.Event, complete bool) []Execution {
 	if len(t.Parts) == 0 {
 		return nil
@@ -26,12 +25,12 @@ func (g *Grouper) endTurn(t *thread, ev *event.Event, complete bool) []Execution
 				x.Calls[j].NoPost = true
 			}
 		}
-		x.Complete = complete
+		x.Complete = complete || x.Repairs > 0
 		if len(x.Calls) == 0 && !x.HasOutput {
 			continue // nothing happened: not an execution
 		}
 		if i == len(parts)-1 && t.Agent == "" && complete {
-			out = append(out, g.takePending(t, "")...)
+			out = append(out, g.takePending(t)...)
 			t.Pending = x
 			continue
 		}
@@ -40,33 +39,61 @@ func (g *Grouper) endTurn(t *thread, ev *event.Event, complete bool) []Execution
 	return out
 }
 
-// takePending releases the held execution, counting prompt as a correction
-// when it rejects or reverts the held answer.
-func (g *Grouper) takePending(t *thread, prompt string) []Execution {
+// takePending releases the held execution.
+func (g *Grouper) takePending(t *thread) []Execution {
 	if t.Pending == nil {
 		return nil
 	}
 	x := *t.Pending
 	t.Pending = nil
-	if prompt != "" && IsCorrection(prompt) {
-		x.Corrections++
-	}
 	return []Execution{x}
 }
 
-// correctionRE matches prompts that reject or revert the previous answer.
-// The patterns are listed and explained in docs/executions.md.
-var correctionRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\s*(no[,.!\s]|nope\b|wrong\b|that'?s (wrong|not (it|right|what i (asked|wanted)))|this is (wrong|not what i)|not what i (asked|wanted|meant)|undo\b|revert\b|roll ?back\b|that (didn'?t|does ?n'?t|did not|does not) work|it (didn'?t|does ?n'?t|did not|does not) work|still (broken|failing|wrong|not working)|you (broke|missed|forgot|ignored)\b|stop\b|don'?t do that)`)
-})
-
-// IsCorrection reports whether a user prompt rejects or reverts the previous
-// answer: it starts with a refusal or a revert request.
-func IsCorrection(prompt string) bool {
-	if len(prompt) > 4096 {
-		prompt = prompt[:4096]
+// answer reads a person's prompt ev as a verdict on the answer before it:
+// the last execution of a turn it interrupted (in closed, just closed),
+// else the execution held from the last turn. A correction of the held
+// execution that invokes no skill makes the new turn its repair: the
+// turn continues that execution (repaired true), whose calls and output
+// are then evidence about it, not about the session's base prompt.
+// Otherwise the held execution is released.
+func (g *Grouper) answer(t *thread, ev *event.Event, closed []Execution, invokesSkill bool) (out []Execution, repaired bool) {
+	v := ReadVerdict(ev.Prompt)
+	var target *Execution
+	switch {
+	case v == VerdictNone:
+	case len(closed) > 0 && closed[len(closed)-1].AgentID == "":
+		target = &closed[len(closed)-1]
+	case t.Pending != nil:
+		target = t.Pending
 	}
-	return correctionRE().MatchString(prompt)
+	if target != nil {
+		recordVerdict(target, v, ev)
+	}
+	if v == VerdictCorrection && !invokesSkill && target != nil && target == t.Pending {
+		x := t.Pending
+		t.Pending = nil
+		x.Repairs++
+		if !ev.Time.IsZero() && !x.EndedAt.IsZero() && ev.Time.After(x.EndedAt) {
+			x.WaitedMS += ev.Time.Sub(x.EndedAt).Milliseconds()
+		}
+		t.Parts = []*Execution{x}
+		g.touch(x, ev)
+		return closed, true
+	}
+	return append(closed, g.takePending(t)...), false
+}
+
+// recordVerdict counts verdict v, given by the prompt of ev, on x.
+func recordVerdict(x *Execution, v Verdict, ev *event.Event) {
+	switch v {
+	case VerdictCorrection:
+		x.Corrections++
+	case VerdictAcceptance:
+		x.Acceptances++
+	default:
+		return
+	}
+	x.Verdicts = append(x.Verdicts, VerdictRecord{Verdict: v, Quote: quoteOf(ev.Prompt), Time: ev.Time})
 }
 
 // IsTaskNotification reports whether a UserPromptSubmit's prompt is Claude

@@ -19,7 +19,7 @@ import (
 // weights of the optional signals (RubricFor gives it for others). Bump it
 // whenever a change could change a score: aggregates never mix rubric
 // versions.
-const RubricVersion = "2.0.0"
+const RubricVersion = "3.0.0"
 
 // Signal names, in rubric order. Other tools parse them: keep them.
 const (
@@ -28,7 +28,8 @@ const (
 	SignalEfficiency  = "efficiency"
 	SignalErrorRate   = "error_rate"
 	SignalStructure   = "structure_score"
-	// The optional signals (since 2.0.0): rows only where present.
+	// The optional signals (since 2.0.0; SignalVerdict since 3.0.0):
+	// rows only where present.
 	SignalChecks = "checks"
 	SignalLabel  = "label"
 )
@@ -128,7 +129,8 @@ type Result struct {
 	// Grade is GradeOf(Score), Ungraded when !Scored.
 	Grade Grade `json:"grade"`
 	// Signals has the 5 SEPA rows, in rubric order, absent ones included,
-	// then a checks row when the skill has checks and a label row when
+	// then a verdict row when the person corrected or accepted the
+	// answer, a checks row when the skill has checks and a label row when
 	// the execution is labelled (the optional signals are rows only when
 	// present).
 	Signals []Signal `json:"signals"`
@@ -162,6 +164,9 @@ func ScoreWith(x *execution.Execution, lim Limits, ex Extra) Result {
 	sigs = append(sigs, errorRate(x, ec, out), structure(out))
 	for i := range sigs {
 		sigs[i].Weight = [...]float64{weightToolSuccess, weightOutput, weightEfficiency, weightErrorRate, weightStructure}[i]
+	}
+	if v, ok := verdict(x); ok {
+		sigs = append(sigs, v)
 	}
 	if ex.Checks != nil {
 		sigs = append(sigs, optional(SignalChecks, ex.Checks, ex.Weights.Checks))

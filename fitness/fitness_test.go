@@ -30,6 +30,16 @@ func calls(ok, failed int) []execution.ToolCall {
 	return cs
 }
 
+// find returns the row of a signal, and whether the result has one.
+func find(r Result, name string) (Signal, bool) {
+	for _, s := range r.Signals {
+		if s.Signal == name {
+			return s, true
+		}
+	}
+	return Signal{}, false
+}
+
 func signal(r Result, name string) Signal {
 	for _, s := range r.Signals {
 		if s.Signal == name {

@@ -67,6 +67,9 @@ func randomExecutionRich(r *rand.Rand) (execution.Execution, Limits) {
 		x.Output = b.String()
 	}
 	x.Corrections = r.IntN(5) - 1
+	if r.IntN(3) == 0 {
+		x.Acceptances = r.IntN(3)
+	}
 	lims := []Limits{medium, {MaxTime: 30 * time.Second, MaxTools: 5}, {MaxTime: 5 * time.Minute, MaxTools: 30}, {}, {MaxTools: 15}, {MaxTime: time.Minute}}
 	return x, lims[r.IntN(len(lims))]
 }
@@ -74,14 +77,15 @@ func randomExecutionRich(r *rand.Rand) (execution.Execution, Limits) {
 // checkInvariants asserts what must hold for every Result.
 func checkInvariants(t *testing.T, r Result) {
 	t.Helper()
-	names := []string{SignalToolSuccess, SignalOutput, SignalEfficiency, SignalErrorRate, SignalStructure}
-	if len(r.Signals) != 5 || r.RubricVersion != RubricVersion {
+	names := []string{SignalToolSuccess, SignalOutput, SignalEfficiency, SignalErrorRate, SignalStructure, SignalVerdict}
+	weights := append(Weights[:], weightVerdict)
+	if len(r.Signals) < 5 || len(r.Signals) > 6 || r.RubricVersion != RubricVersion {
 		t.Fatalf("shape: %+v", r)
 	}
 	anyPresent := false
 	var sum, wsum, exact, total float64
 	for i, s := range r.Signals {
-		if s.Signal != names[i] || s.Weight != Weights[i] {
+		if s.Signal != names[i] || s.Weight != weights[i] {
 			t.Fatalf("row %d is %s/%v", i, s.Signal, s.Weight)
 		}
 		if !s.Present {
@@ -162,14 +166,28 @@ func TestPropertiesGenerated(t *testing.T) {
 			t.Fatalf("failed call raised the error component %v -> %v", e.SubScore, signal(ry, SignalErrorRate).SubScore)
 		}
 
-		// One more user correction never raises the error component and
-		// changes nothing else.
+		// One more user correction never raises the error component nor
+		// the verdict, never raises the score, and changes nothing else.
 		z := x
 		z.Corrections = max(x.Corrections, 0) + 1
 		rz := Score(&z, lim)
 		checkInvariants(t, rz)
 		if e := signal(res, SignalErrorRate); e.Present && signal(rz, SignalErrorRate).SubScore > e.SubScore {
 			t.Fatalf("correction raised the error component")
+		}
+		if v, ok := find(res, SignalVerdict); ok && signal(rz, SignalVerdict).SubScore > v.SubScore {
+			t.Fatalf("correction raised the verdict")
+		}
+		if signal(res, SignalErrorRate).Present && rz.Score > res.Score+0.005 {
+			t.Fatalf("correction raised the score %v -> %v", res.Score, rz.Score)
+		}
+		// One more acceptance never lowers the verdict.
+		a := x
+		a.Acceptances++
+		ra := Score(&a, lim)
+		checkInvariants(t, ra)
+		if v, ok := find(res, SignalVerdict); ok && signal(ra, SignalVerdict).SubScore < v.SubScore {
+			t.Fatalf("acceptance lowered the verdict")
 		}
 		for _, name := range []string{SignalToolSuccess, SignalOutput, SignalEfficiency, SignalStructure} {
 			if signal(rz, name).SubScore != signal(res, name).SubScore {

@@ -187,8 +187,10 @@ func TestAbsentSignals(t *testing.T) {
 		// Text without HasOutput is ignored: the collector decides whether
 		// a final message exists.
 		{"output_without_flag", execution.Execution{Output: "stale"}, medium, "FFFFF", 0},
-		// A user correction alone is evidence for error_rate only.
-		{"correction_only", execution.Execution{Corrections: 2}, medium, "FFFTF", 80},
+		// A user correction alone is evidence for error_rate and the
+		// verdict: (0.15·0.8 + 0.75·0) / 0.9.
+		{"correction_only", execution.Execution{Corrections: 2}, medium, "FFFTFT", 13.33},
+		{"acceptance_only", execution.Execution{Acceptances: 1}, medium, "FFFFFT", 100},
 		{"timing_only", execution.Execution{StartedAt: epoch, EndedAt: epoch.Add(30 * time.Second)}, medium, "FFTFF", 75},
 		// No limits for the complexity: efficiency absent.
 		{"no_limits", execution.Execution{StartedAt: epoch, EndedAt: epoch.Add(30 * time.Second), Calls: calls(2, 0)}, Limits{}, "TFFTF", 100},
@@ -245,7 +247,7 @@ func TestNilAndShape(t *testing.T) {
 		}
 	}
 	b, _ := json.Marshal(Score(&execution.Execution{Calls: calls(1, 1)}, medium))
-	for _, key := range []string{`"rubric_version":"2.0.0"`, `"scored":true`, `"signal":"tool_success_rate"`, `"present":true`,
+	for _, key := range []string{`"rubric_version":"3.0.0"`, `"scored":true`, `"signal":"tool_success_rate"`, `"present":true`,
 		`"value":`, `"sub_score":`, `"weight":`, `"effective_weight":`, `"contribution":`, `"detail":"1/2 tool calls succeeded"`,
 		`"errors":{"tool_failures":1,"retries":0,"output_patterns":0,"soft_failures":0,"corrections":0,"stop_failures":0,"total":1}`} {
 		if !strings.Contains(string(b), key) {

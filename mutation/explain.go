@@ -33,16 +33,14 @@ type SignalDiff struct {
 	Delta     float64 `json:"delta"`
 	Points    float64 `json:"points"`
 	// BaselineRuns and CandidateRuns count the runs where an optional
-	// signal (checks, label) was present: it is absent from the others.
+	// signal (verdict, checks, label) was present: it is absent from the others.
 	BaselineRuns  int `json:"baseline_runs,omitempty"`
 	CandidateRuns int `json:"candidate_runs,omitempty"`
 }
 
 // optionalSignal reports whether a signal is one of the optional ones,
 // present only on some runs.
-func optionalSignal(name string) bool {
-	return name == fitness.SignalChecks || name == fitness.SignalLabel
-}
+func optionalSignal(name string) bool { return fitness.IsOptional(name) }
 
 // signalDiffs pairs two versions' signal means, largest effect first.
 func signalDiffs(base, cand []SignalMean) []SignalDiff {
