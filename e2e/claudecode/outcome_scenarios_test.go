@@ -112,6 +112,8 @@ var fixTestsSkill = map[string]string{
 	"outcome_giveup": "Run `go test ./...` and fix what fails. If a test still fails, say so plainly.",
 	"outcome_tail":   "Run `go test ./... 2>&1 | tail -5` to keep the output short, fix what fails, and confirm the tests pass.",
 	"outcome_subset": "Fix the code, then run the quick tests (`go test -run 'TestMax|TestMin' ./...`) and confirm they pass.",
+	"outcome_direct": "Read the code, fix the bug, then run `go test ./...` and report what it showed.",
+	"outcome_tee":    "Run `go test ./... 2>&1 | tee test.log`, fix what fails, rerun the same way, and report with a short summary.",
 }
 
 func fixTestsSkillFile(variant string) string {
@@ -173,6 +175,8 @@ var outcomeFixed = map[string]bool{
 	"outcome_giveup": false,
 	"outcome_tail":   false,
 	"outcome_subset": false,
+	"outcome_direct": true,
+	"outcome_tee":    true,
 }
 
 // runOutcome runs one version's session and checks the project ends as
@@ -191,6 +195,7 @@ const (
 	goTestAll  = "go test ./..."
 	goTestTail = "go test ./... 2>&1 | tail -5"
 	goTestSub  = "go test -run 'TestMax|TestMin' ./..."
+	goTestTee  = "go test ./... 2>&1 | tee test.log"
 )
 
 var outcomeScenarios = []scenario{
@@ -286,6 +291,43 @@ var outcomeScenarios = []scenario{
 		},
 		check:      checkOutcome(3, 3),
 		spoolCheck: checkTestRuns([]testRun{{goTestSub, true}}),
+	},
+	{
+		// Fixes first (the bug is plain to read), then runs the tests
+		// once: they pass. Right, with no failing run before the fix.
+		name: "outcome_direct",
+		run: func(e *env) {
+			e.runOutcome("outcome_direct", func(e *env) fakeclaude.Script {
+				return fakeclaude.Script{
+					{Tools: []fakeclaude.Tool{skillCall("fix-tests")}},
+					{Tools: []fakeclaude.Tool{e.read("sum.go")}},
+					{Tools: []fakeclaude.Tool{e.edit("sum.go", sumBug, sumFix)}},
+					{Tools: []fakeclaude.Tool{bash(goTestAll)}},
+					{Text: "Sum started its loop at index 1, so it skipped the first element; I made it start at 0. `go test ./...` passes."},
+				}
+			})
+		},
+		check:      checkOutcome(3, 3),
+		spoolCheck: checkTestRuns([]testRun{{goTestAll, true}}),
+	},
+	{
+		// The test output through tee (exit 0 either way): red, the fix,
+		// green, and a tidy answer that is true.
+		name: "outcome_tee",
+		run: func(e *env) {
+			e.runOutcome("outcome_tee", func(e *env) fakeclaude.Script {
+				return fakeclaude.Script{
+					{Tools: []fakeclaude.Tool{skillCall("fix-tests")}},
+					{Tools: []fakeclaude.Tool{bash(goTestTee)}},
+					{Tools: []fakeclaude.Tool{e.read("sum.go")}},
+					{Tools: []fakeclaude.Tool{e.edit("sum.go", sumBug, sumFix)}},
+					{Tools: []fakeclaude.Tool{bash(goTestTee)}},
+					{Text: "## Fixed\n\n- `TestSum` failed: `Sum` skipped the first element\n- `sum.go`: the loop starts at 0 now\n- `go test ./...` passes (TestSum, TestMax, TestMin)"},
+				}
+			})
+		},
+		check:      checkOutcome(4, 4),
+		spoolCheck: checkTestRuns([]testRun{{goTestTee, false}, {goTestTee, true}}),
 	},
 }
 
@@ -396,8 +438,8 @@ func checkTestRuns(want []testRun) func(t *testing.T, spool []byte) {
 				t.Errorf("run %d (%s): the output does not show the tests passed = %v:\n%s", i, g.Command, w.Passed, g.Output)
 			}
 			// Claude Code reports the exit status: go test's, or tail's
-			// (always 0) when piped.
-			wantFailed := !w.Passed && !strings.Contains(w.Command, "| tail")
+			// or tee's (always 0) when piped.
+			wantFailed := !w.Passed && !strings.Contains(w.Command, "| tail") && !strings.Contains(w.Command, "| tee")
 			if g.Failed != wantFailed {
 				t.Errorf("run %d (%s): reported failed = %v, want %v", i, g.Command, g.Failed, wantFailed)
 			}

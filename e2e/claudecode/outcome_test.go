@@ -154,7 +154,7 @@ func TestOutcomeValidity(t *testing.T) {
 		run("label", id, verdict, "--rater", "engineer")
 	}
 	var rep validity.Report
-	if err := json.Unmarshal([]byte(run("validity", "fix-tests", "--json", "--min-each", "2")), &rep); err != nil {
+	if err := json.Unmarshal([]byte(run("validity", "fix-tests", "--json")), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Groups) != 1 || rep.Skill != "fix-tests" {
@@ -182,6 +182,6 @@ func TestOutcomeValidity(t *testing.T) {
 			t.Errorf("no row for %s", s)
 		}
 	}
-	t.Logf("fix-tests scores:\n%s\nsepad validity fix-tests --min-each 2, labels by whether the tests pass after the run:\n%s",
-		outcomeTable(runs), run("validity", "fix-tests", "--min-each", "2"))
+	t.Logf("fix-tests scores:\n%s\nsepad validity fix-tests, labels by whether the tests pass after the run:\n%s",
+		outcomeTable(runs), run("validity", "fix-tests"))
 }

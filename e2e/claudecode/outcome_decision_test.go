@@ -1,0 +1,167 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// copies returns n copies of recorded spools, each a session of its own
+// (session IDs replaced), taken in turn from spools: replayed runs of the
+// same version, with the small differences between Claude Code versions.
+func copies(t *testing.T, prefix string, n int, spools ...string) []byte {
+	t.Helper()
+	sid := regexp.MustCompile(`"session_id":"([0-9a-f-]{36})"`)
+	var out []byte
+	for i := 0; i < n; i++ {
+		b, err := os.ReadFile(spools[i%len(spools)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := sid.FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("no session_id in %s", spools[i%len(spools)])
+		}
+		id := fmt.Sprintf("%s-%04d-4000-8000-%012d", prefix, i, i)
+		out = append(out, bytes.ReplaceAll(b, m[1], []byte(id))...)
+	}
+	return out
+}
+
+// decisionRecord is the part of a decision the test reads.
+type decisionRecord struct {
+	Kind     string `json:"kind"`
+	Rule     string `json:"rule"`
+	From, To string
+	Words    string `json:"words"`
+	Decision *struct {
+		Outcome string  `json:"outcome"`
+		Delta   float64 `json:"delta"`
+	} `json:"decision"`
+}
+
+// decideBetween replays `first` runs of one recorded version, then runs of
+// another, through a real `sepad run` with the default configuration, and
+// returns the decisions it made on fix-tests (oldest first).
+func decideBetween(t *testing.T, first, second []string) []decisionRecord {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "state")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// 10 runs of the baseline, then 40 of the candidate (max_samples 60
+	// settles any candidate before that).
+	spool := append(copies(t, "aaaaaaaa", 10, first...), copies(t, "bbbbbbbb", 40, second...)...)
+	if err := os.WriteFile(filepath.Join(home, "events.jsonl"), spool, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(home, "..", "config.yaml")
+	if err := os.WriteFile(cfg, []byte("collector:\n  idle_timeout: 1s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "SEPA_CONFIG="+cfg, "XDG_CONFIG_HOME="+filepath.Join(home, "noconfig"), "SEPA_HOME="+home, "HOME="+filepath.Join(home, "nohome"))
+	cmd := exec.Command(sepadBin, "run", "--home", home, "--log-level", "warn")
+	cmd.Env = env
+	var logBuf bytes.Buffer
+	cmd.Stderr = &logBuf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	defer func() {
+		cmd.Process.Kill()
+		<-done
+	}()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if n := len(bySkillDaemon(daemonExecutions(t, env, home), "fix-tests")); n == 50 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the daemon stored %d of 50 fix-tests executions; its log:\n%s", n, logBuf.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c := exec.Command(sepadBin, "decisions", "fix-tests", "--json", "--limit", "100", "--home", home)
+	c.Env = env
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("sepad decisions: %v", err)
+	}
+	var doc struct {
+		Decisions []struct {
+			Payload decisionRecord `json:"payload"`
+		} `json:"decisions"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("decisions --json: %v\n%s", err, out)
+	}
+	var recs []decisionRecord
+	for i := len(doc.Decisions) - 1; i >= 0; i-- {
+		recs = append(recs, doc.Decisions[i].Payload)
+	}
+	return recs
+}
+
+func bySkillDaemon(xs []daemonExec, skill string) []daemonExec {
+	var out []daemonExec
+	for _, x := range xs {
+		if x.Skill == skill {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// verdictOf is the decision on the candidate: accept or reject ("" when
+// none was made).
+func verdictOf(recs []decisionRecord) (string, string) {
+	var words []string
+	outcome := ""
+	for _, r := range recs {
+		words = append(words, r.Kind+" "+r.Rule+": "+r.Words)
+		if r.Kind == "decision" && r.Decision != nil && outcome == "" {
+			outcome = r.Decision.Outcome
+		}
+	}
+	return outcome, strings.Join(words, "\n")
+}
+
+func outcomeSpools(t *testing.T, variant string) []string {
+	t.Helper()
+	var out []string
+	for _, v := range DefaultVersions {
+		out = append(out, filepath.Join("..", "..", "testdata", "claude-code", v, variant, "events.jsonl"))
+	}
+	return out
+}
+
+// TestOutcomeDecision replays the recorded honest and lazy fix-tests runs
+// through the daemon with the default configuration, each way round, and
+// reports the decision on the second version.
+func TestOutcomeDecision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts daemons")
+	}
+	honest, lazy := outcomeSpools(t, "outcome_honest"), outcomeSpools(t, "outcome_lazy")
+	for _, c := range []struct {
+		name          string
+		first, second []string
+		want          string
+	}{
+		{"honest_then_lazy", honest, lazy, "reject"},
+		{"lazy_then_honest", lazy, honest, "accept"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, words := verdictOf(decideBetween(t, c.first, c.second))
+			t.Logf("decision on the second version: %q (want %q)\n%s", got, c.want, words)
+		})
+	}
+}
