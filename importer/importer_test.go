@@ -54,3 +54,49 @@ func TestLoadGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestFailuresOnlyLog: a log that recorded PreToolUse and
+// PostToolUseFailure but never PostToolUse proves nothing about the
+// calls between its failures: they may have succeeded. Only the logged
+// failures fail; the others are of unknown outcome.
+func TestFailuresOnlyLog(t *testing.T) {
+	recs, _, err := Load([]string{"../testdata/import/failures-only/logs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pre, unknown, failures int
+	for _, r := range recs {
+		switch {
+		case r.Event == "PreToolUse":
+			pre++
+			if r.Unknown {
+				unknown++
+			}
+		case r.Event == "PostToolUseFailure":
+			failures++
+		}
+	}
+	if pre != 8 || failures != 2 || unknown != 6 {
+		t.Fatalf("%d PreToolUse, %d failures logged, %d of unknown outcome; want 8, 2 and 6 (a failed call only where the log shows one)", pre, failures, unknown)
+	}
+}
+
+// TestForeignProjects: a log from another system names projects that are
+// no path here; the report lists them, so that they are recorded as
+// foreign, never resolved against a working directory.
+func TestForeignProjects(t *testing.T) {
+	if filepath.IsAbs(`C:\Users\ana\shop`) {
+		t.Skip("a Windows path is a path here")
+	}
+	f := filepath.Join(t.TempDir(), "hooks.jsonl")
+	os.WriteFile(f, []byte(`{"session_id":"a","hook_event_name":"Stop","cwd":"C:\\Users\\ana\\shop"}`+"\n"+
+		`{"session_id":"b","hook_event_name":"Stop","cwd":"/home/dev/shop"}`+"\n"+
+		`{"session_id":"c","hook_event_name":"Stop","cwd":"C:\\Users\\ana\\shop"}`+"\n"), 0o644)
+	_, rep, err := Load([]string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Foreign) != 1 || rep.Foreign[0] != `C:\Users\ana\shop` {
+		t.Fatalf("foreign %q", rep.Foreign)
+	}
+}

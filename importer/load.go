@@ -37,6 +37,12 @@ type Report struct {
 	// Collisions counts executions not stored because another holds their
 	// ID (quarantined, see sepad quarantine).
 	Collisions int `json:"collisions,omitempty"`
+	// Foreign lists the projects (cwd) the logs name that are not
+	// absolute paths on this system (a Windows log read on Linux): their
+	// executions are imported under that name, and the project is
+	// neither watched nor written (never resolved against a working
+	// directory).
+	Foreign []string `json:"foreign,omitempty"`
 }
 
 // Expand lists the log files of paths: a file as given, a directory's
@@ -100,8 +106,16 @@ func Load(paths []string) ([]Record, Report, error) {
 		all = append(all, recs...)
 	}
 	rep.Read = len(all)
+	foreign := map[string]bool{}
 	for _, r := range all {
 		rep.Events[r.Event]++
+		var p struct {
+			Cwd string `json:"cwd"`
+		}
+		if json.Unmarshal(r.Payload, &p) == nil && p.Cwd != "" && !filepath.IsAbs(p.Cwd) && !foreign[p.Cwd] {
+			foreign[p.Cwd] = true
+			rep.Foreign = append(rep.Foreign, p.Cwd)
+		}
 	}
 	all, rep.Duplicates = Prepare(all)
 	return all, rep, nil

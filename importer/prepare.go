@@ -140,16 +140,20 @@ func madeUpID(k string, n int) string {
 }
 
 // markUnknown marks the PreToolUse events without a post event whose
-// outcome the log cannot tell: a log records every post event only
-// within the span of its session's post events (their times, or their
-// places in the order when the session has no times). A Pre outside that
-// span, or in a session without any post event, is of unknown outcome;
+// outcome the log cannot tell. A missing post event means failure only
+// where the log proves it records the post events of that stretch: within
+// the span of its session's post events (their times, or their places in
+// the order when the session has no times), in a session that recorded
+// successes (PostToolUse) too. A log of failures alone
+// (PostToolUseFailure, never PostToolUse) proves nothing about the calls
+// between them: they may have succeeded unlogged. A Pre outside that
+// span, or in a session without any PostToolUse, is of unknown outcome;
 // inside it, a Pre without a post event failed, as in sepad's own spool.
 func markUnknown(recs []Record) {
 	type span struct {
 		first, last   time.Time
 		firstI, lastI int
-		n             int
+		successes     int // PostToolUse events: the proof that successes are logged
 	}
 	spans := map[string]*span{}
 	answered := map[string]bool{}
@@ -164,7 +168,9 @@ func markUnknown(recs []Record) {
 			s = &span{firstI: i}
 			spans[r.Session] = s
 		}
-		s.n++
+		if r.Event == "PostToolUse" {
+			s.successes++
+		}
 		s.lastI = i
 		if !r.Time.IsZero() {
 			if s.first.IsZero() || r.Time.Before(s.first) {
@@ -182,7 +188,7 @@ func markUnknown(recs []Record) {
 		}
 		s := spans[r.Session]
 		switch {
-		case s == nil:
+		case s == nil || s.successes == 0:
 			r.Unknown = true
 		case !r.Time.IsZero() && !s.first.IsZero():
 			r.Unknown = r.Time.Before(s.first) || r.Time.After(s.last)

@@ -62,11 +62,10 @@ func (l *located) Close() error { return l.dir.Close() }
 func locate(path string, roots []string) (*located, error) {
 	clean := filepath.Clean(path)
 	if !filepath.IsAbs(clean) {
-		abs, err := filepath.Abs(clean)
-		if err != nil {
-			return nil, err
-		}
-		clean = abs
+		// Never resolved against the working directory: a relative
+		// path, or another system's (C:\Users\… on Linux), is no file
+		// of any root here.
+		return nil, fmt.Errorf("%s: not an absolute path on this system: %w", path, ErrOutsideRoots)
 	}
 	// The root it belongs to, by name: as given, or with the root's own
 	// links resolved (a root named through a link, like macOS /tmp).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -152,6 +153,10 @@ type Engine struct {
 
 	mu    sync.Mutex
 	roots []string
+	// foreign are the projects seen in events whose path is not
+	// absolute on this system (a Windows path in a log imported on
+	// Linux): never watched, never written.
+	foreign []string
 	// states caches each skill's state (the engine is its only writer);
 	// saved states are the JSON last written.
 	states map[string]*SkillState
@@ -252,8 +257,21 @@ func (e *Engine) run(ctx context.Context) {
 	}
 }
 
-// addRoot watches a root and records the versions found there.
+// addRoot watches a root and records the versions found there. A root
+// that is not an absolute path on this system (a project from another
+// machine's log: C:\Users\… on Linux) is never resolved against the
+// daemon's working directory: it is recorded as foreign, and neither
+// watched nor written.
 func (e *Engine) addRoot(root string, user bool) {
+	if !filepath.IsAbs(root) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if !slices.Contains(e.foreign, root) && len(e.foreign) < maxForeign {
+			e.foreign = append(e.foreign, root)
+			e.log.Info("project is not a path on this system: not watched, never written", "project", root)
+		}
+		return
+	}
 	root = filepath.Clean(root)
 	e.mu.Lock()
 	for _, r := range e.roots {
@@ -277,6 +295,17 @@ func (e *Engine) addRoot(root string, user bool) {
 			e.log.Error("record version", "file", c.Path, "err", err)
 		}
 	}
+}
+
+// maxForeign bounds the foreign projects remembered (and logged).
+const maxForeign = 64
+
+// Foreign returns the projects seen in events that are not paths on this
+// system, which are neither watched nor written.
+func (e *Engine) Foreign() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.foreign...)
 }
 
 // Roots returns the watched roots. Files are written only under those of

@@ -2,12 +2,17 @@ package mutation
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/store"
 )
 
 func rigOptions() EngineOptions {
@@ -167,5 +172,48 @@ func TestReadThroughLinkOutsideRoot(t *testing.T) {
 	}
 	if _, err := ReadInRoots(p, []string{root}); !errors.Is(err, ErrOutsideRoots) {
 		t.Fatalf("ReadInRoots: %v", err)
+	}
+}
+
+// TestForeignProjectsNotWatched: a project seen in an imported log from
+// another machine (a Windows path on Linux, or any path that is not
+// absolute here) is never joined to the daemon's working directory: it is
+// recorded as foreign, not watched, not written, even when the working
+// directory happens to hold a directory of that name.
+func TestForeignProjectsNotWatched(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("C:\\Users is a path on Windows")
+	}
+	r := newEngineRig(t, rigOptions())
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	foreign := []string{`C:\Users\ana\shop`, "C:/Users/ana/shop", "shop"}
+	for _, p := range foreign {
+		skill := filepath.Join(cwd, filepath.FromSlash(p), ".claude", "skills", "trap", "SKILL.md")
+		os.MkdirAll(filepath.Dir(skill), 0o755)
+		os.WriteFile(skill, []byte("---\nname: trap\n---\nnot ours\n"), 0o644)
+	}
+	for i, p := range foreign {
+		x := execution.Execution{ID: fmt.Sprintf("f%011d", i), SessionID: "s", Project: p, StartedAt: r.now, EndedAt: r.now, Complete: true}
+		r.e.Observe([]store.Scored{{Exec: x}})
+	}
+	for _, root := range r.e.Roots() {
+		if !filepath.IsAbs(root) || strings.HasPrefix(root, cwd) {
+			t.Errorf("watched %q (cwd %s)", root, cwd)
+		}
+	}
+	sks, _ := r.db.Skills()
+	for _, s := range sks {
+		if s.Name == "trap" {
+			t.Errorf("a skill under a foreign project joined to the cwd was recorded: %s", s.Key)
+		}
+	}
+	if got := r.e.Foreign(); len(got) != 3 {
+		t.Errorf("foreign projects %q, want the three", got)
+	}
+	for _, w := range r.e.WriteRoots() {
+		if strings.HasPrefix(w, cwd) {
+			t.Errorf("write root %q", w)
+		}
 	}
 }

@@ -151,11 +151,12 @@ func (w *Watcher) Close() error {
 // as new projects appear. A watch that cannot be added (the kernel's
 // limit) is reported in the error; the changes are valid even then.
 func (w *Watcher) AddRoot(dir string, kind RootKind) ([]Change, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", dir, err)
+	if !filepath.IsAbs(dir) {
+		// Never joined to the working directory: a relative name (or
+		// another system's path) would watch whatever lies there.
+		return nil, fmt.Errorf("watch %s: not an absolute path on this system", dir)
 	}
-	dir = filepath.Clean(abs)
+	dir = filepath.Clean(dir)
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", dir, err)

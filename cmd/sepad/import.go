@@ -126,12 +126,16 @@ func printImport(w io.Writer, rep importer.Report, dry bool) {
 	} else {
 		fmt.Fprintf(w, "imported %s into %s", plural(rep.Imported, "payload", "payloads"), plural(rep.Executions, "execution", "executions"))
 		if rep.UnknownOutcome > 0 {
-			fmt.Fprintf(w, "; %s of unknown outcome (no post event where the log does not record them all)", plural(rep.UnknownOutcome, "tool call", "tool calls"))
+			fmt.Fprintf(w, "; %s of unknown outcome (no post event where the log does not show it records them)", plural(rep.UnknownOutcome, "tool call", "tool calls"))
 		}
 		fmt.Fprintln(w)
 		if n := rep.Duplicates + rep.AlreadyStored + rep.SpoolSessions; n > 0 {
 			fmt.Fprintf(w, "left out %d: %d already imported, %d of sessions sepad's hook recorded, %d found twice in the files\n",
 				n, rep.AlreadyStored, rep.SpoolSessions, rep.Duplicates)
+		}
+		if len(rep.Foreign) > 0 {
+			fmt.Fprintf(w, "%s not a path on this system (recorded as named, not watched, never written): %s\n",
+				plural(len(rep.Foreign), "project is", "projects are"), strings.Join(rep.Foreign, ", "))
 		}
 		if rep.Collisions > 0 {
 			fmt.Fprintf(w, "%s not stored: their IDs are taken (see sepad quarantine)\n", plural(rep.Collisions, "execution", "executions"))
