@@ -125,6 +125,10 @@ type Health struct {
 // full: the caller stops its step; the batch is kept for the retry.
 var errStalled = errors.New("commit stalled: no space")
 
+// errNotRegular: a followed name leads to a FIFO, a device or a
+// directory, never read.
+var errNotRegular = errors.New("not a regular file")
+
 // errLockBusy: a fallback file's lock was held by a hook.
 var errLockBusy = errors.New("lock busy")
 

@@ -9,6 +9,10 @@ import (
 	"time"
 )
 
+// openNonblock makes the open of a FIFO return at once instead of waiting
+// for a writer; regular files read as usual with it.
+const openNonblock = syscall.O_NONBLOCK
+
 // statID is the (device, inode) of the file fi describes.
 func statID(_ string, fi os.FileInfo) fileID {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

@@ -9,6 +9,10 @@ import (
 	"time"
 )
 
+// openNonblock is 0 on Windows: opening a file there never waits for a
+// writer, and os.OpenFile has no O_NONBLOCK.
+const openNonblock = 0
+
 // statID is the (volume serial number, file index) of the file at path:
 // Windows' os.FileInfo does not carry them, so the file is opened to ask.
 // The zero fileID means "unknown" and matches no checkpoint by identity.

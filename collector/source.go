@@ -89,7 +89,10 @@ type line struct {
 // the file is the one the checkpoint describes. It reports whether the
 // checkpoint applied.
 func (s *source) open(cp *checkpoint) (resumed bool, err error) {
-	f, err := os.Open(s.path)
+	// Callers checked the type by name first; the open does not block
+	// (a FIFO swapped in since waits for a writer in open(2)), and the
+	// open file is checked again.
+	f, err := os.OpenFile(s.path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return false, err
 	}
@@ -97,6 +100,10 @@ func (s *source) open(cp *checkpoint) (resumed bool, err error) {
 	if err != nil {
 		f.Close()
 		return false, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return false, fmt.Errorf("%s: %w", s.path, errNotRegular)
 	}
 	s.f, s.id, s.buf, s.skipping, s.off, s.lines = f, statID(s.path, fi), nil, false, 0, 0
 	if cp != nil && cp.ID == s.id && cp.Offset <= fi.Size() {

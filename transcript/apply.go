@@ -192,7 +192,15 @@ func (t *Tracker) Enrich(x *execution.Execution, now func() time.Time, sleep fun
 	if wait <= 0 {
 		wait = 2 * time.Second
 	}
-	deadline := x.EndedAt.Add(wait)
+	// The wait runs from the execution's end by the clock it is given,
+	// never past now+wait: an event's own time (a line dated 2099) must
+	// not hold ingestion (issue 33). A backlog, ended long before now,
+	// is not waited for.
+	end := x.EndedAt
+	if n := now(); end.After(n) {
+		end = n
+	}
+	deadline := end.Add(wait)
 	st, err := t.position(path)
 	if err != nil {
 		x.UsageReason = "the transcript's read position cannot be loaded: " + err.Error()

@@ -80,9 +80,21 @@ func Open(claudeDir, path string) (*os.File, int64, string) {
 	if err != nil {
 		return nil, 0, "transcript outside the Claude Code projects directory"
 	}
-	// OpenInRoot refuses a link swapped in that leads out of the
-	// projects directory between the check above and the open.
-	f, err := os.OpenInRoot(projects, rel)
+	// The type is checked before the open, and the open does not block
+	// (openNonblock): open(2) of a FIFO for reading waits for a writer,
+	// which wedged the collector, SIGTERM unanswered (issue 33). The
+	// check after the open covers a file swapped in between.
+	if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
+		return nil, 0, "transcript is not a regular file"
+	}
+	root, err := os.OpenRoot(projects)
+	if err != nil {
+		return nil, 0, "transcript unreadable: " + shortErr(err)
+	}
+	defer root.Close()
+	// The root refuses a link swapped in that leads out of the projects
+	// directory between the check above and the open.
+	f, err := root.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, ReasonMissing

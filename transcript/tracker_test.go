@@ -176,3 +176,39 @@ func TestTrackerForkTokens(t *testing.T) {
 		t.Errorf("a missing fork transcript: %+v %q", y.Usage, y.UsageReason)
 	}
 }
+
+// An execution dated 2099 waits for its transcript no longer than Wait by
+// the clock it is given (issue 33 item 7): the wait ran until the
+// execution's own end plus Wait, so one line dated 2099 wedged ingestion,
+// again at every restart.
+func TestEnrichWaitIsBoundedByTheClock(t *testing.T) {
+	dir, proj := claudeDir(t)
+	clk := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	start := clk
+	now := func() time.Time { return clk }
+	sleeps := 0
+	sleep := func(d time.Duration) {
+		sleeps++
+		clk = clk.Add(d)
+		if sleeps > 1000 {
+			clk = clk.AddDate(100, 0, 0) // let a wedged loop end, and fail below
+		}
+	}
+	tr := &Tracker{Wait: 2 * time.Second, ClaudeDir: dir}
+	for _, path := range []string{filepath.Join(proj, "missing.jsonl"), filepath.Join(proj, "empty.jsonl")} {
+		if filepath.Base(path) == "empty.jsonl" {
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		x := &execution.Execution{SessionID: "s", TranscriptPath: path, EndedAt: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}
+		start, sleeps = clk, 0
+		tr.Enrich(x, now, sleep)
+		if waited := clk.Sub(start); sleeps > 1000 || waited > tr.Wait {
+			t.Errorf("%s: waited %v (%d sleeps) by the clock, want at most %v", filepath.Base(path), waited, sleeps, tr.Wait)
+		}
+		if x.Usage != nil && x.Usage.Messages > 0 {
+			t.Errorf("%s: usage %+v", filepath.Base(path), x.Usage)
+		}
+	}
+}
