@@ -50,6 +50,10 @@ type scoredExecution struct {
 	Kind        string `json:"kind"`
 	Retries     int    `json:"retries"`
 	Corrections int    `json:"corrections"`
+	// The person's acceptances and the repair turns after a correction
+	// (docs/executions.md, "The person's verdict").
+	Acceptances int    `json:"acceptances,omitempty"`
+	Repairs     int    `json:"repairs,omitempty"`
 	HasOutput   bool   `json:"has_output"`
 	StopError   string `json:"stop_error,omitempty"`
 	// Read from the session transcript (issue 16), when it is readable.
@@ -184,7 +188,7 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 		Project: x.Project, SkillVersion: x.SkillVersion, Plugin: x.Plugin, PluginVersion: x.PluginVersion,
 		ToolCalls: len(x.Calls), ToolFailures: x.Failures(), Errors: res.Errors.Total,
 		Complexity: cx, Complete: x.Complete, Scored: res.Scored, Grade: string(res.Grade), Signals: res.Signals,
-		Kind: x.Kind, Retries: x.Retries(), Corrections: x.Corrections, HasOutput: x.HasOutput, StopError: x.StopError,
+		Kind: x.Kind, Retries: x.Retries(), Corrections: x.Corrections, Acceptances: x.Acceptances, Repairs: x.Repairs, HasOutput: x.HasOutput, StopError: x.StopError,
 		Usage: x.Usage, UsageReason: x.UsageReason,
 	}
 	if !x.StartedAt.IsZero() {

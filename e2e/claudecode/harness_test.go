@@ -322,10 +322,14 @@ type scored struct {
 	Grade        string  `json:"grade"`
 	DurationMS   int64   `json:"duration_ms"`
 	Corrections  int     `json:"corrections"`
-	Retries      int     `json:"retries"`
-	HasOutput    bool    `json:"has_output"`
-	StopError    string  `json:"stop_error"`
-	Kind         string  `json:"kind"`
+	// Omitted when 0, so the goldens of scenarios without them are
+	// unchanged.
+	Acceptances int    `json:"acceptances,omitempty"`
+	Repairs     int    `json:"repairs,omitempty"`
+	Retries     int    `json:"retries"`
+	HasOutput   bool   `json:"has_output"`
+	StopError   string `json:"stop_error"`
+	Kind        string `json:"kind"`
 	// Plugin and PluginVersion are omitted when empty, so the goldens of
 	// scenarios without plugins are unchanged.
 	Plugin        string `json:"plugin,omitempty"`
