@@ -1,7 +1,10 @@
 package query
 
 import (
+	"math"
+
 	"github.com/sepad/sepad/evals"
+	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
@@ -19,10 +22,11 @@ type ValidityRequest struct {
 
 // Validity measures every signal's and the score's agreement with the
 // verdicts sepad holds (package validity): each scored execution with a
-// label, else whose answer the person corrected (a failure), else whose
-// version's latest eval suite run passed or failed, is one observation,
-// with its score recomputed without the label signal (the label is the
-// verdict, not evidence for it).
+// label, else whose answer the person corrected or accepted in their next
+// prompt, else whose version's latest eval suite run passed or failed, is
+// one observation, with its score recomputed without the signal that is
+// that verdict itself (label, or the person's verdict): a verdict is not
+// evidence for itself.
 func Validity(db *store.DB, home string, req ValidityRequest) (*validity.Report, error) {
 	o := validity.Options{MinLabels: req.MinLabels, MinEach: req.MinEach}
 	rep := &validity.Report{Current: db.Rubric(), MinLabels: validity.DefaultMinLabels, MinEach: validity.DefaultMinEach}
@@ -69,11 +73,22 @@ func Validity(db *store.DB, home string, req ValidityRequest) (*validity.Report,
 // observe makes an execution's observation, if it has a verdict.
 func observe(s *store.Scored, l *reward.Label, latest map[[2]string]*evals.Evidence) (validity.Observation, bool) {
 	x := validity.Observation{Rubric: s.Result.RubricVersion, Signals: map[string]float64{}}
+	// own is the signal that is the verdict itself, left out of the
+	// observation: a label's always, the person's verdict's when that is
+	// the verdict measured against.
+	own := fitness.SignalLabel
 	switch e := latest[[2]string{s.SkillKey, s.Version}]; {
 	case l != nil:
 		x.Source, x.Success = validity.SourceLabel, l.Outcome == reward.Success
+	case len(s.Exec.Verdicts) > 0:
+		// The person's last word on the answer: a correction, or an
+		// acceptance (after a repair, the repaired answer's).
+		last := s.Exec.Verdicts[len(s.Exec.Verdicts)-1]
+		x.Source, x.Success = validity.SourcePerson, last.Verdict == execution.VerdictAcceptance
+		own = fitness.SignalVerdict
 	case s.Result.Errors.Corrections > 0:
-		x.Source, x.Success = validity.SourceCorrection, false
+		x.Source, x.Success = validity.SourcePerson, false
+		own = fitness.SignalVerdict
 	case e != nil:
 		x.Source, x.Success = validity.SourceEval, e.Passed()
 	default:
@@ -81,7 +96,7 @@ func observe(s *store.Scored, l *reward.Label, latest map[[2]string]*evals.Evide
 	}
 	var sum, w float64
 	for _, sig := range s.Result.Signals {
-		if !sig.Present || sig.Signal == fitness.SignalLabel {
+		if !sig.Present || sig.Signal == fitness.SignalLabel || sig.Signal == own {
 			continue
 		}
 		x.Signals[sig.Signal] = sig.SubScore
@@ -91,6 +106,7 @@ func observe(s *store.Scored, l *reward.Label, latest map[[2]string]*evals.Evide
 	if w == 0 {
 		return x, false
 	}
-	x.Total = 100 * sum / w
+	// To the 2 decimals scores are given with, so equal scores tie.
+	x.Total = math.Round(10000*sum/w) / 100
 	return x, true
 }

@@ -1,7 +1,8 @@
 // Package validity measures whether sepad's score follows success: for
 // each signal of the rubric and for the total, its agreement with the
 // verdicts sepad holds on the same executions (a person's or a model's
-// labels, eval verdicts on the same version, corrections), as an AUC —
+// labels, the person's correction or acceptance in the next prompt, eval
+// verdicts on the same version), as an AUC —
 // the chance that a run judged a success scores above one judged a
 // failure — with n and a plain verdict. It is pure: the caller
 // (package query) gathers the observations from the store.
@@ -16,13 +17,13 @@ import (
 // Sources of a verdict, in order of precedence (an execution counts once,
 // with the first it has).
 const (
-	SourceLabel      = "label"      // sepad label, POST .../label (a person or a model)
-	SourceCorrection = "correction" // the person corrected the answer in the next prompt: a failure
-	SourceEval       = "eval"       // the version's latest Claude Code eval suite passed or failed
+	SourceLabel  = "label"  // sepad label, POST .../label (a person or a model)
+	SourcePerson = "person" // the person corrected (a failure) or accepted (a success) the answer in the next prompt
+	SourceEval   = "eval"   // the version's latest Claude Code eval suite passed or failed
 )
 
-// Total is the row of the whole score (without the label signal, which is
-// the verdict itself).
+// Total is the row of the whole score (without the signal that is the
+// verdict itself: the label, or the person's verdict).
 const Total = "total"
 
 // DefaultMinLabels is the fewest verdicts, with at least DefaultMinEach
@@ -38,7 +39,7 @@ type Observation struct {
 	Rubric string
 	// Signals are the sub-scores (0-1) of its present signals, by name.
 	Signals map[string]float64
-	// Total is its score (0-100) without the label signal.
+	// Total is its score (0-100) without the signal that is its verdict.
 	Total float64
 	// Success is the verdict; Source where it came from.
 	Success bool
@@ -97,7 +98,7 @@ func (o Options) withDefaults() Options {
 // total last.
 var signalOrder = map[string]int{
 	"tool_success_rate": 0, "output_quality": 1, "efficiency": 2, "error_rate": 3, "structure_score": 4,
-	"checks": 5, "outcome": 6,
+	"checks": 5, "outcome": 6, "verdict": 7,
 }
 
 // Compute groups the observations by rubric version (newest name last by
@@ -257,6 +258,7 @@ var plain = map[string]string{
 	"structure_score":   "structure",
 	"checks":            "the skill's checks",
 	"outcome":           "the outcome",
+	"verdict":           "the person's verdict",
 	Total:               "the score",
 }
 

@@ -99,7 +99,7 @@ func TestCompute(t *testing.T) {
 		obs = append(obs,
 			Observation{Rubric: "2.0.0", Source: SourceLabel, Success: true, Total: 90 + float64(i),
 				Signals: map[string]float64{"tool_success_rate": 1, "structure_score": 1, "checks": 1}},
-			Observation{Rubric: "2.0.0", Source: SourceCorrection, Success: false, Total: 60 + float64(i),
+			Observation{Rubric: "2.0.0", Source: SourcePerson, Success: false, Total: 60 + float64(i),
 				Signals: map[string]float64{"tool_success_rate": 0.5, "structure_score": 1}},
 		)
 	}
@@ -109,7 +109,7 @@ func TestCompute(t *testing.T) {
 		t.Fatalf("groups: %+v", gs)
 	}
 	g := gs[1]
-	if g.N != 12 || g.Sources[SourceLabel] != 6 || g.Sources[SourceCorrection] != 6 {
+	if g.N != 12 || g.Sources[SourceLabel] != 6 || g.Sources[SourcePerson] != 6 {
 		t.Errorf("group: n %d, sources %v", g.N, g.Sources)
 	}
 	var names []string
@@ -142,7 +142,7 @@ func TestCompute(t *testing.T) {
 	if err := Write(&b, &Report{Current: "2.0.0", Groups: gs}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Rubric 2.0.0 (current), every skill: 12 executions with a verdict (6 correction, 6 label)",
+	for _, want := range []string{"Rubric 2.0.0 (current), every skill: 12 executions with a verdict (6 label, 6 person)",
 		"structure says nothing about success here", "1.00 ±0.00", "Rubric 1.2.0, every skill: 1 executions"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the text lacks %q:\n%s", want, b.String())
