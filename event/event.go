@@ -143,6 +143,9 @@ type Instructions struct {
 type InstructionFile struct {
 	Path string `json:"path"`
 	Hash string `json:"hash"`
+	// Link is "outside_project" for a project's file that leads out of
+	// the project through a symbolic link: listed, never hashed.
+	Link string `json:"link,omitempty"`
 }
 
 // Cut records one field shortened by the hook.

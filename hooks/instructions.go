@@ -30,6 +30,9 @@ const (
 type InstructionFile struct {
 	Path string `json:"path"`
 	Hash string `json:"hash"`
+	// Link is "outside_project" for a project's file that is, or lies
+	// under, a link leading out of the project: listed, never hashed.
+	Link string `json:"link,omitempty"`
 }
 
 // instructionSet is sepa.instructions: the manifest and its version at
@@ -65,7 +68,13 @@ func (f *facts) instructions(s *sepaObj, cwd string, opts Options) {
 		if !isAbsPath(p) || !strings.HasSuffix(p, ".md") {
 			return
 		}
-		s.Instructions = &instructionSet{Files: []InstructionFile{{Path: p, Hash: hashFile(p)}}}
+		f := InstructionFile{Path: p}
+		if project := projectOf(cwd); project != "" && linksOut(p, project) {
+			f.Link = linkOutside
+		} else {
+			f.Hash = hashFile(p)
+		}
+		s.Instructions = &instructionSet{Files: []InstructionFile{f}}
 	}
 }
 
@@ -87,7 +96,7 @@ func (f *facts) instructions(s *sepaObj, cwd string, opts Options) {
 //     except from the user's files (Claude Code asks before loading
 //     anything else, and -p never asks).
 func ScanInstructions(cwd, cfg string) (version string, files []InstructionFile) {
-	sc := instrScan{cwd: cwd, seen: map[string]bool{}}
+	sc := instrScan{cwd: cwd, project: projectOf(cwd), seen: map[string]bool{}}
 	if cfg != "" {
 		sc.file(joinPath(cfg, "CLAUDE.md"), true, 0)
 		sc.rules(joinPath(cfg, "rules"), true, 0)
@@ -137,9 +146,38 @@ func ManifestVersion(files []InstructionFile) string {
 }
 
 type instrScan struct {
-	cwd   string
-	seen  map[string]bool
-	files []InstructionFile
+	cwd     string
+	project string // the repository root of cwd, else cwd
+	seen    map[string]bool
+	files   []InstructionFile
+}
+
+// projectOf is the project of an instruction scan in cwd: its repository
+// root, else cwd itself ("" for none).
+func projectOf(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	if r := repoRoot(cwd); r != "" {
+		return r
+	}
+	return cwd
+}
+
+// linksOut reports whether p, when it lies in project, is or lies under a
+// symbolic link that leads out of it: a cloned repository's link to a file
+// of the user's, whose hash must not reach the store. Files outside the
+// project (the user's, its parents') are the user's own: false.
+func linksOut(p, project string) bool {
+	if !within(project, p) {
+		return false
+	}
+	real, err := evalSymlinks(p)
+	if err != nil {
+		return true
+	}
+	top, err := evalSymlinks(project)
+	return err != nil || !within(top, real)
 }
 
 // add records path once; it returns its content (nil when unreadable).
@@ -151,6 +189,10 @@ func (sc *instrScan) add(path string) ([]byte, bool) {
 		return nil, false
 	}
 	sc.seen[path] = true
+	if sc.project != "" && linksOut(path, sc.project) {
+		sc.files = append(sc.files, InstructionFile{Path: path, Link: linkOutside})
+		return nil, true // not read: neither hashed nor its imports followed
+	}
 	b, err := readFile(path, maxSkillFile)
 	f := InstructionFile{Path: path}
 	if err == nil && int64(len(b)) <= maxSkillFile {

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -241,5 +242,44 @@ func BenchmarkScanInstructions(b *testing.B) {
 		if _, files := ScanInstructions(cwd, cfg); len(files) != 9 {
 			b.Fatalf("%d files", len(files))
 		}
+	}
+}
+
+// TestInstructionLinkOutOfProject: a project's instruction file that is a
+// link out of the project (a cloned repository's CLAUDE.md pointing at a
+// secret of the user's) is listed as such, without the target's hash, and
+// what it imports is not read.
+func TestInstructionLinkOutOfProject(t *testing.T) {
+	base := t.TempDir()
+	proj := filepath.Join(base, "proj")
+	secret := filepath.Join(base, "secret")
+	os.MkdirAll(filepath.Join(proj, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(proj, ".claude", "rules"), 0o755)
+	os.WriteFile(secret, []byte("hunter2 @in.md\n"), 0o600)
+	os.WriteFile(filepath.Join(proj, "in.md"), []byte("inside"), 0o644)
+	os.WriteFile(filepath.Join(proj, "docs.md"), []byte("docs"), 0o644)
+	os.Symlink(secret, filepath.Join(proj, "CLAUDE.md"))
+	os.Symlink(filepath.Join(proj, "docs.md"), filepath.Join(proj, ".claude", "rules", "in-project.md"))
+	_, files := ScanInstructions(proj, "")
+	got := map[string]InstructionFile{}
+	for _, f := range files {
+		got[f.Path] = f
+		if f.Hash == hashOf([]byte("hunter2 @in.md\n")) {
+			t.Fatalf("the secret was hashed through %s", f.Path)
+		}
+	}
+	if f, ok := got[filepath.Join(proj, "CLAUDE.md")]; !ok || f.Hash != "" || f.Link != "outside_project" {
+		t.Errorf("CLAUDE.md linked out: %+v (%v)", f, files)
+	}
+	if _, ok := got[filepath.Join(proj, "in.md")]; ok {
+		t.Errorf("an import of the linked file was read: %v", files)
+	}
+	if f := got[filepath.Join(proj, ".claude", "rules", "in-project.md")]; f.Hash != hashOf([]byte("docs")) || f.Link != "" {
+		t.Errorf("a link inside the project: %+v", f)
+	}
+	// InstructionsLoaded names the file: the same rule.
+	l := enrichMap(t, map[string]any{"session_id": "s", "hook_event_name": "InstructionsLoaded", "cwd": proj, "file_path": filepath.Join(proj, "CLAUDE.md")}, Options{UserHome: base})
+	if in := l.sepa.Instructions; in == nil || len(in.Files) != 1 || in.Files[0].Hash != "" {
+		t.Errorf("InstructionsLoaded of a link out: %+v", l.sepa.Instructions)
 	}
 }

@@ -113,15 +113,7 @@ func leavesProject(p, root, cfg string) bool {
 	if project == "" {
 		return true // no project holds it: never hash what a link may reach
 	}
-	real, err := evalSymlinks(p)
-	if err != nil {
-		return true
-	}
-	top, err := evalSymlinks(project)
-	if err != nil {
-		return true
-	}
-	return !within(top, real)
+	return linksOut(p, project)
 }
 
 // claudeDir is the user's Claude Code configuration directory for opts.
