@@ -14,13 +14,18 @@ import (
 	"time"
 )
 
-// The dashboard's login (docs/api.md, "Dashboard"). `sepad dashboard`
-// asks the daemon on the unix socket for a one-time login link
-// (POST /v1/dashboard/login); opening it on the loopback listener trades
-// the token for a session cookie (HttpOnly, SameSite=Strict) that the
-// dashboard's pages and their live updates require instead of the bearer
-// secret. Tokens and sessions live in the daemon's memory only: a restart
-// logs everyone out.
+// The dashboard's login (docs/api.md, "Dashboard"; docs/security.md).
+// `sepad dashboard` asks the daemon on the unix socket for a one-time
+// login link (POST /v1/dashboard/login); opening it on the loopback
+// listener trades the token for a session of two secrets: a path,
+// /dashboard/<path secret>/, under which the session's pages are served,
+// and a cookie (HttpOnly, SameSite=Lax) scoped to that path. A request
+// needs both. Browsers send a host's cookies to every port of it, so a
+// cookie scoped to /dashboard/ alone reached any other local user's
+// server on 127.0.0.1; scoped to the session's path, a browser sends it
+// only to that path, which no other port knows (the pages send no
+// referrer), and neither secret alone opens anything. Tokens and
+// sessions live in the daemon's memory only: a restart logs everyone out.
 
 const (
 	// LoginTTL is how long a login link can be used (once).
@@ -42,7 +47,7 @@ var ErrNoDaemon = errors.New("the dashboard is served by the daemon: start it wi
 
 // Login is the answer of POST /v1/dashboard/login.
 type Login struct {
-	// URL opens the dashboard once: it sets the session cookie.
+	// URL opens the dashboard once: it starts a session.
 	URL     string    `json:"url"`
 	Expires time.Time `json:"expires"`
 	// Addr is the loopback listener serving the dashboard; Started is
@@ -52,7 +57,8 @@ type Login struct {
 }
 
 // logins holds the one-time tokens and the sessions, by the SHA-256 of
-// their value (a map lookup then reveals nothing about a secret value).
+// their value (a map lookup then reveals nothing about a secret value); a
+// session's value is its path secret and its cookie together.
 type logins struct {
 	mu       sync.Mutex
 	now      func() time.Time
@@ -110,11 +116,11 @@ func (l *logins) issue() (string, time.Time, error) {
 	return t, exp, nil
 }
 
-// redeem uses a token up and returns a new session ("" when the token is
-// unknown, used or expired).
-func (l *logins) redeem(token string) (string, error) {
+// redeem uses a token up and returns a new session's path secret and
+// cookie ("" when the token is unknown, used or expired).
+func (l *logins) redeem(token string) (path, cookie string, err error) {
 	if token == "" {
-		return "", nil
+		return "", "", nil
 	}
 	h := sha256.Sum256([]byte(token))
 	l.mu.Lock()
@@ -122,28 +128,62 @@ func (l *logins) redeem(token string) (string, error) {
 	delete(l.tokens, h)
 	l.mu.Unlock()
 	if !ok || !l.now().Before(exp) {
-		return "", nil
+		return "", "", nil
 	}
-	s, err := randomToken()
-	if err != nil {
-		return "", err
+	if path, err = randomToken(); err != nil {
+		return "", "", err
+	}
+	if cookie, err = randomToken(); err != nil {
+		return "", "", err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.add(l.sessions, s, l.now().Add(sessionTTL), maxSessions)
-	return s, nil
+	l.add(l.sessions, path+"/"+cookie, l.now().Add(sessionTTL), maxSessions)
+	return path, cookie, nil
 }
 
-// valid reports whether session is a live session.
-func (l *logins) valid(session string) bool {
-	if session == "" {
+// valid reports whether a path secret and a cookie are a live session's.
+func (l *logins) valid(path, cookie string) bool {
+	if path == "" || cookie == "" {
 		return false
 	}
-	h := sha256.Sum256([]byte(session))
+	h := sha256.Sum256([]byte(path + "/" + cookie))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	exp, ok := l.sessions[h]
 	return ok && l.now().Before(exp)
+}
+
+// sessionPath splits a dashboard path of a session,
+// /dashboard/<path secret>/rest, into the secret and the page's path
+// /dashboard/rest (ok false for a path of no session's shape).
+func sessionPath(p string) (secret, page string, ok bool) {
+	rest, found := strings.CutPrefix(p, DashboardPath)
+	if !found {
+		return "", "", false
+	}
+	secret, rest, found = strings.Cut(rest, "/")
+	if !found || len(secret) != 2*secretBytes || strings.Trim(secret, "0123456789abcdef") != "" {
+		return "", "", false
+	}
+	return secret, DashboardPath + rest, true
+}
+
+// sessionNavigation reports whether r is a browser's navigation to a
+// page of a session's path.
+func sessionNavigation(r *http.Request) bool {
+	_, _, ok := sessionPath(r.URL.Path)
+	return ok && r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Mode") == "navigate"
+}
+
+// withPath is r for another path (the page under a session's path).
+func withPath(r *http.Request, path string) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path, u.RawPath = path, ""
+	r2.URL = &u
+	return r2
 }
 
 // cookieName is the session cookie of the listener on addr: cookies are
@@ -159,25 +199,30 @@ func isDashboard(path string) bool {
 	return path == strings.TrimSuffix(DashboardPath, "/") || strings.HasPrefix(path, DashboardPath)
 }
 
-// tcpAuth guards the TCP listener: the dashboard's pages need its session
-// cookie (or the bearer secret), its login link a live one-time token,
-// everything else the bearer secret. Every refusal is a 401 counted by
-// onDenied (sepad_http_unauthorized_total).
+// tcpAuth guards the TCP listener: the dashboard's pages need a session
+// (its path and its cookie) or the bearer secret, its login link a live
+// one-time token, everything else the bearer secret. Every refusal is a
+// 401 counted by onDenied (sepad_http_unauthorized_total).
 func (s *Server) tcpAuth(onDenied func(), h http.Handler) http.Handler {
 	api := requireSecret(s.o.Secret, onDenied, h)
 	deny := func(w http.ResponseWriter, msg string) {
 		if onDenied != nil {
 			onDenied()
 		}
-		writeLoginPage(w, http.StatusUnauthorized, msg, "")
+		writeLoginPage(w, http.StatusUnauthorized, msg)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == loginPath:
 			s.redeemLogin(w, r, deny)
 		case isDashboard(r.URL.Path):
-			c, err := r.Cookie(cookieName(s.Addr()))
-			if (err == nil && s.logins.valid(c.Value)) || secretMatches(s.o.Secret, BearerToken(r)) {
+			if secret, page, ok := sessionPath(r.URL.Path); ok {
+				c, err := r.Cookie(cookieName(s.Addr()))
+				if err == nil && s.logins.valid(secret, c.Value) {
+					h.ServeHTTP(w, withPath(r, page))
+					return
+				}
+			} else if secretMatches(s.o.Secret, BearerToken(r)) {
 				h.ServeHTTP(w, r)
 				return
 			}
@@ -188,44 +233,49 @@ func (s *Server) tcpAuth(onDenied func(), h http.Handler) http.Handler {
 	})
 }
 
-// redeemLogin trades a one-time token for the session cookie. It answers
-// with a page that moves on to the dashboard itself rather than a
-// redirect: a SameSite=Strict cookie is not sent along a redirect chain
-// that a cross-site page (or a local file, `sepad dashboard --open`)
-// started, but it is on a navigation the dashboard's own page starts.
+// redeemLogin trades a one-time token for a session: the cookie, scoped
+// to the session's path, and a redirect there. The cookie is
+// SameSite=Lax, not Strict: a Strict cookie is not sent along a redirect
+// chain that a cross-site page or a local file (`sepad dashboard --open`)
+// started, and the redirect, unlike a page moving on by itself, lets a
+// plain `chromium --headless --screenshot <link>` draw the dashboard.
+// Lax lets other sites link to the session's pages, which they cannot
+// name: the path is the session's secret.
 func (s *Server) redeemLogin(w http.ResponseWriter, r *http.Request, deny func(http.ResponseWriter, string)) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", http.MethodGet)
 		writeError(w, http.StatusMethodNotAllowed, fmt.Errorf("%s %s: use GET", r.Method, r.URL.Path), nil)
 		return
 	}
-	sess, err := s.logins.redeem(r.URL.Query().Get("token"))
+	secret, cookie, err := s.logins.redeem(r.URL.Query().Get("token"))
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err, nil)
 		return
 	}
-	if sess == "" {
+	if secret == "" {
 		deny(w, "This login link is unknown, used or expired (links work once, for 15 minutes): run `sepad dashboard` for a new one.")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName(s.Addr()), Value: sess, Path: DashboardPath,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: int(sessionTTL / time.Second)})
-	writeLoginPage(w, http.StatusOK, "Logged in.", DashboardPath)
+	root := DashboardPath + secret + "/"
+	http.SetCookie(w, &http.Cookie{Name: cookieName(s.Addr()), Value: cookie, Path: root,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, MaxAge: int(sessionTTL / time.Second)})
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	http.Redirect(w, r, root, http.StatusSeeOther)
 }
 
 var loginPage = template.Must(template.New("login").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>sepad dashboard</title>
-{{if .Next}}<meta http-equiv="refresh" content="0;url={{.Next}}">{{end}}
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
 <h1>sepad dashboard</h1><p id="message">{{.Message}}</p>
-{{if .Next}}<p><a href="{{.Next}}">Continue to the dashboard</a></p>{{end}}
 </body></html>
 `))
 
 // writeLoginPage answers a browser with a short HTML page (no scripts,
 // no outside resources, the token never passed on as a referrer).
-func writeLoginPage(w http.ResponseWriter, status int, msg, next string) {
+func writeLoginPage(w http.ResponseWriter, status int, msg string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
@@ -235,7 +285,7 @@ func writeLoginPage(w http.ResponseWriter, status int, msg, next string) {
 		h.Set("WWW-Authenticate", `Bearer realm="sepad"`)
 	}
 	w.WriteHeader(status)
-	loginPage.Execute(w, struct{ Message, Next string }{msg, next})
+	loginPage.Execute(w, struct{ Message string }{msg})
 }
 
 // LoginLink is what POST /v1/dashboard/login answers: a one-time link

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -45,9 +46,10 @@ func fetch(t *testing.T, u string, hdr map[string]string) (int, http.Header, str
 }
 
 // TestDashboardLogin: without --http the first login link opens a
-// loopback listener; the link works once and sets an HttpOnly,
-// SameSite=Strict cookie for the dashboard only; nothing of the dashboard
-// answers without it, and every refusal is counted.
+// loopback listener; the link works once and starts a session: a path
+// of its own and an HttpOnly, SameSite=Lax cookie scoped to that path;
+// nothing of the dashboard answers without both, and every refusal is
+// counted.
 func TestDashboardLogin(t *testing.T) {
 	home := shortHome(t)
 	db := testDB(t, home)
@@ -94,14 +96,15 @@ func TestDashboardLogin(t *testing.T) {
 			t.Errorf("%s without the cookie: %d %s", p, code, body)
 		}
 	}
-	// A cross-site page may not read it either (the cookie is Strict;
-	// this is the DNS-rebinding and Origin guard).
+	// A cross-site page may not read it either (the DNS-rebinding and
+	// Origin guard).
 	if code, _, _ := fetch(t, base+"/dashboard/", map[string]string{"Origin": "https://evil.example"}); code != 403 {
 		t.Errorf("cross-origin: %d", code)
 	}
 	code, hdr, body := fetch(t, l.URL, map[string]string{"Sec-Fetch-Site": "cross-site"})
-	if code != 200 || !strings.Contains(body, `url=/dashboard/`) {
-		t.Fatalf("login: %d %s", code, body)
+	root := hdr.Get("Location")
+	if code != http.StatusSeeOther || !regexp.MustCompile(`^/dashboard/[0-9a-f]{64}/$`).MatchString(root) {
+		t.Fatalf("login: %d %q %s", code, root, body)
 	}
 	resp := http.Response{Header: hdr}
 	cs := resp.Cookies()
@@ -109,7 +112,7 @@ func TestDashboardLogin(t *testing.T) {
 		t.Fatalf("cookies %v", hdr["Set-Cookie"])
 	}
 	c := cs[0]
-	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/dashboard/" || len(c.Value) != 64 || c.Name != cookieName(l.Addr) {
+	if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != root || len(c.Value) != 64 || c.Name != cookieName(l.Addr) {
 		t.Fatalf("cookie %+v", c)
 	}
 	if hdr.Get("Referrer-Policy") != "no-referrer" {
@@ -121,13 +124,55 @@ func TestDashboardLogin(t *testing.T) {
 	}
 	refused++
 	cookie := map[string]string{"Cookie": c.Name + "=" + c.Value}
-	code, hdr, body = fetch(t, base+"/dashboard/", cookie)
+	code, hdr, body = fetch(t, base+root, cookie)
 	if code != 200 || !strings.Contains(body, `id="skills"`) || !strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'self'") {
 		t.Fatalf("overview with the cookie: %d %v %s", code, hdr, body)
 	}
+	for _, p := range []string{"decisions", "static/live.js", "skill?key=nope"} {
+		if code, _, _ := fetch(t, base+root+p, cookie); code != 200 && !(p == "skill?key=nope" && code == 404) {
+			t.Errorf("%s under the session's path: %d", p, code)
+		}
+	}
+	// The login's redirect continues a navigation another site or a
+	// local file started (`sepad dashboard --open`): a cross-site
+	// navigation to the session's pages passes, any other cross-site
+	// request is refused.
+	cross := map[string]string{"Cookie": cookie["Cookie"], "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
+	if code, _, _ := fetch(t, base+root, cross); code != 200 {
+		t.Errorf("cross-site navigation to the session's overview: %d", code)
+	}
+	cross["Sec-Fetch-Mode"] = "no-cors"
+	if code, _, _ := fetch(t, base+root, cross); code != 403 {
+		t.Errorf("cross-site subresource request to the session's overview: %d", code)
+	}
+	cross["Sec-Fetch-Mode"] = "navigate"
+	if code, _, _ := fetch(t, base+"/dashboard/", cross); code != 403 {
+		t.Errorf("cross-site navigation outside a session's path: %d", code)
+	}
 	// The dashboard's own same-origin requests (with Origin) pass.
-	if code, _, _ := fetch(t, base+"/dashboard/", map[string]string{"Cookie": cookie["Cookie"], "Origin": base}); code != 200 {
+	if code, _, _ := fetch(t, base+root, map[string]string{"Cookie": cookie["Cookie"], "Origin": base}); code != 200 {
 		t.Errorf("same-origin request: %d", code)
+	}
+	// Neither half of the session opens anything alone: the cookie
+	// outside its path (another local user's server on another port of
+	// 127.0.0.1 receives the host's cookies, never this path), the path
+	// without the cookie or with the cookie of another session.
+	for _, try := range []struct{ path, cookie string }{
+		{"/dashboard/", cookie["Cookie"]},
+		{"/dashboard/events", cookie["Cookie"]},
+		{root, ""},
+		{root + "events", ""},
+		{"/dashboard/" + strings.Repeat("ab", 32) + "/", cookie["Cookie"]},
+	} {
+		h := map[string]string{}
+		if try.cookie != "" {
+			h["Cookie"] = try.cookie
+		}
+		code, _, body := fetch(t, base+try.path, h)
+		refused++
+		if code != 401 || strings.Contains(body, "<table") {
+			t.Errorf("%s with cookie %q: %d", try.path, try.cookie, code)
+		}
 	}
 	// The cookie opens the dashboard only, not the JSON API.
 	if code, _, _ := fetch(t, base+"/v1/skills", cookie); code != 401 {
@@ -135,7 +180,7 @@ func TestDashboardLogin(t *testing.T) {
 	}
 	refused++
 	// Another cookie value is refused; so is a token past its 15 minutes.
-	if code, _, _ := fetch(t, base+"/dashboard/", map[string]string{"Cookie": c.Name + "=" + strings.Repeat("0", 64)}); code != 401 {
+	if code, _, _ := fetch(t, base+root, map[string]string{"Cookie": c.Name + "=" + strings.Repeat("0", 64)}); code != 401 {
 		t.Errorf("forged cookie: %d", code)
 	}
 	refused++

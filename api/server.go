@@ -374,9 +374,12 @@ func loopbackOnly(h http.Handler) http.Handler {
 		}
 		// The dashboard's own scripts may send their origin (it is this
 		// host's); its login link may be opened from anywhere (a terminal,
-		// a local file): its one-time token is what protects it.
+		// a local file): its one-time token is what protects it. The
+		// login's redirect to a session's pages then continues that
+		// cross-site navigation: the session's path and cookie protect
+		// those pages.
 		if o := r.Header.Get("Origin"); (o != "" && (o != "http://"+r.Host || !isDashboard(r.URL.Path))) ||
-			(r.Header.Get("Sec-Fetch-Site") == "cross-site" && r.URL.Path != loginPath) {
+			(r.Header.Get("Sec-Fetch-Site") == "cross-site" && r.URL.Path != loginPath && !sessionNavigation(r)) {
 			writeError(w, http.StatusForbidden, errors.New("cross-origin requests are refused"), nil)
 			return
 		}

@@ -181,7 +181,7 @@ func scoreChart(execs []query.ExecRow, versions []query.GradeRow, marks []chartM
 			xx, xx, top, h-bottom, xx, h-bottom, xx, h-bottom+20+float64(level)*11, anchor, template.HTMLEscapeString(m.Label), template.HTMLEscapeString(m.Words))
 	}
 	for _, p := range pts {
-		fmt.Fprintf(&b, `<a href="%sexecution/%s"><title>v%d · %.1f (%s) · %s</title>`, Prefix, template.HTMLEscapeString(url.PathEscape(p.ID)), p.Version, *p.Score,
+		fmt.Fprintf(&b, `<a href="execution/%s"><title>v%d · %.1f (%s) · %s</title>`, template.HTMLEscapeString(url.PathEscape(p.ID)), p.Version, *p.Score,
 			template.HTMLEscapeString(p.Grade), p.Time.UTC().Format("2006-01-02 15:04:05"))
 		marker(&b, versionShape(p.Version), x(p.Time), y(*p.Score), versionColour(p.Version))
 		b.WriteString(`</a>`)

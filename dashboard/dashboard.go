@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,6 +138,10 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // base is what every page shows around its content.
 type base struct {
 	Title string
+	// Root is the overview relative to the page ("./", "../"): every
+	// link is relative, so the pages work under whatever path the API
+	// serves them (a session's own path, docs/security.md).
+	Root string
 	// Tx is the store's write generation the page was computed at: the
 	// live script reloads the content when it changes.
 	Tx  uint64
@@ -146,7 +151,17 @@ type base struct {
 
 func (d *Dashboard) base(r *http.Request, title string) base {
 	tx, _ := d.o.DB.TxID()
-	return base{Title: title, Tx: tx, Now: d.o.Now().UTC()}
+	return base{Title: title, Root: root(r.URL.Path), Tx: tx, Now: d.o.Now().UTC()}
+}
+
+// root is the dashboard's root relative to a page's path: "./" for the
+// pages directly under Prefix, one "../" more per directory below.
+func root(path string) string {
+	rest, _ := strings.CutPrefix(path, Prefix)
+	if n := strings.Count(rest, "/"); n > 0 {
+		return strings.Repeat("../", n)
+	}
+	return "./"
 }
 
 type errorPage struct {

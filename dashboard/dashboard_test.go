@@ -95,21 +95,28 @@ func TestPages(t *testing.T) {
 		{"/dashboard/?sort=best", 400, []string{"want worst or name"}, nil},
 		{"/dashboard/?project=/nowhere", 404, []string{"no skill in project"}, nil},
 		{"/dashboard/skill?key=" + deployPath, 200, []string{`<svg class="chart"`, "v1", "v2", "rejected: &lt;b&gt;worse&lt;/b&gt; by 40 points",
-			"<strong>rejected</strong> v2 → v1", `id="versions"`, "mean tool_success_rate", `href="/dashboard/execution/id0001000000"`},
+			"<strong>rejected</strong> v2 → v1", `id="versions"`, "mean tool_success_rate", `href="execution/id0001000000"`},
 			[]string{"<b>worse</b>"}},
 		{"/dashboard/skill?key=deploy", 400, []string{"ambiguous"}, nil},
 		{"/dashboard/skill?key=nope", 404, []string{"no skill"}, nil},
 		{"/dashboard/execution/id0005000000", 200, []string{`data-signal="tool_success_rate"`, "1/2 tool calls &lt;ok&gt;", "✗ failed", "&lt;no such file&gt;",
-			"<h1>Done</h1>", "ship &lt;it&gt;", "<code>&lt;b&gt;code&lt;/b&gt;</code>", "No label yet"},
+			"<h1>Done</h1>", "ship &lt;it&gt;", "<code>&lt;b&gt;code&lt;/b&gt;</code>", "No label yet",
+			`href="../static/app.css"`, `href="../skill?key=`, `href="../decisions"`},
 			[]string{"<script>alert", "onerror=", "javascript:", "<b>code</b>", "<it>"}},
 		{"/dashboard/execution/nope", 404, []string{"no execution"}, nil},
 		{"/dashboard/decisions", 200, []string{"Decisions, newest first", "rejected: &lt;b&gt;worse&lt;/b&gt;", "<strong>rejected</strong> v2 → v1"}, nil},
 		{"/dashboard/nope", 404, []string{"There is no page"}, nil},
+		{"/dashboard/a/b/c", 404, []string{"There is no page", `href="../../static/app.css"`}, nil},
 	} {
 		code, body := page(t, d, tc.path)
 		if code != tc.code {
 			t.Errorf("%s: %d, want %d\n%s", tc.path, code, tc.code, body)
 			continue
+		}
+		// Every link is relative: the API serves the pages under a
+		// session's own path (docs/security.md).
+		if m := absoluteLink.FindString(body); m != "" {
+			t.Errorf("%s links to an absolute path: %s", tc.path, m)
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(body, w) {
@@ -264,3 +271,6 @@ func TestSkillPageStrategies(t *testing.T) {
 		}
 	}
 }
+
+// absoluteLink finds a link, form or resource given as an absolute path.
+var absoluteLink = regexp.MustCompile(`(?:href|src|action)="/[^"]*"`)

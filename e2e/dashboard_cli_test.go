@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -64,15 +65,10 @@ func TestDashboardCommand(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("login: %d %s", resp.StatusCode, body)
 	}
-	base := link[:strings.Index(link, "/dashboard/")]
-	resp, err = c.Get(base + "/dashboard/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "No skill has run yet.") {
-		t.Fatalf("overview: %d %s", resp.StatusCode, body)
+	// The link leads on to the session's overview.
+	root := resp.Request.URL.String()
+	if !regexp.MustCompile(`/dashboard/[0-9a-f]{64}/$`).MatchString(root) || !strings.Contains(string(body), "No skill has run yet.") {
+		t.Fatalf("the login led to %s: %s", root, body)
 	}
 	// The link was used: another client cannot log in with it.
 	if resp, err := http.Get(link); err != nil || resp.StatusCode != 401 {
@@ -80,7 +76,7 @@ func TestDashboardCommand(t *testing.T) {
 	}
 	// An open live stream ends cleanly with the daemon (the stream is
 	// closed by the dashboard, not cut after the shutdown's grace).
-	resp, err = c.Get(base + "/dashboard/events")
+	resp, err = c.Get(root + "events")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("events: %v", err)
 	}

@@ -39,6 +39,11 @@ func TestDashboardFirefox(t *testing.T) {
 	d.api(t, "/v1/skills", &grades)
 	ff.navigate(d.url)
 	ff.waitFor("the overview", `document.querySelector("#skills") !== null`, time.Minute)
+	var root string
+	ff.eval(`location.href`, &root)
+	if !sessionRoot.MatchString(strings.TrimPrefix(root, d.base)) {
+		t.Fatalf("the login led to %s, not a session's overview", root)
+	}
 	var rows []map[string]string
 	ff.eval(overviewRowsJS, &rows)
 	ff.screenshot(shots, "overview")
@@ -50,8 +55,8 @@ func TestDashboardFirefox(t *testing.T) {
 	ff.waitFor("deploy's page", `document.querySelector("#versions") !== null && document.readyState === "complete"`, time.Minute)
 	var loc string
 	ff.eval(`location.href`, &loc)
-	if loc != d.base+hrefs["deploy"] {
-		t.Errorf("deploy's link led to %s, want %s", loc, d.base+hrefs["deploy"])
+	if loc != root+hrefs["deploy"] {
+		t.Errorf("deploy's link led to %s, want %s", loc, root+hrefs["deploy"])
 	}
 	var versions int
 	var page string
@@ -66,7 +71,7 @@ func TestDashboardFirefox(t *testing.T) {
 	}
 
 	// Live: a new deploy run appears on the open overview without a reload.
-	ff.navigate(d.base + "/dashboard/")
+	ff.navigate(root)
 	ff.waitFor("the overview again", `document.querySelector("#skills") !== null`, time.Minute)
 	var before int
 	ff.eval(`(window.notReloaded = true, +document.querySelector('#skills tr[data-skill="deploy"] td.runs').textContent)`, &before)

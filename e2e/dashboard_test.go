@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/internal/demodata"
 	"github.com/sepad/sepad/query"
 )
@@ -34,6 +36,9 @@ type demoServer struct {
 }
 
 var loginLine = regexp.MustCompile(`^http://127\.0\.0\.1:\d+/dashboard/login\?token=[0-9a-f]{64}$`)
+
+// sessionRoot is the path of a session's overview (api/login.go).
+var sessionRoot = regexp.MustCompile(`^/dashboard/[0-9a-f]{64}/$`)
 
 func startDemoServer(t *testing.T) *demoServer {
 	t.Helper()
@@ -168,10 +173,15 @@ func TestDashboard(t *testing.T) {
 		t.Fatalf("refusals not counted in /metrics (want >= 5): %q", m)
 	}
 
-	// Log in: the link sets the cookie and leads to the overview.
+	// Log in: the link starts a session and leads to its overview, under
+	// the session's own path.
 	var grades query.Grades
 	d.api(t, "/v1/skills", &grades)
 	browse(t, ctx, "log in", chromedp.Navigate(d.url), chromedp.WaitVisible(chromedp.CSS("#skills")))
+	root := browseValue(t, ctx, "the overview's address", chromedp.Location())
+	if !sessionRoot.MatchString(strings.TrimPrefix(root, d.base)) {
+		t.Fatalf("the login led to %s, not a session's overview", root)
+	}
 	rows := browseValue(t, ctx, "read the overview", chromedp.Evaluate[[]map[string]string](overviewRowsJS))
 	screenshot(t, ctx, shots, "overview")
 	hrefs := checkOverview(t, rows, grades)
@@ -189,8 +199,8 @@ func TestDashboard(t *testing.T) {
 	}
 	browse(t, ctx, "deploy's page by keyboard", chromedp.Focus(chromedp.CSS(`#skills tr[data-skill="deploy"] a`)), chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(chromedp.CSS("#versions")))
-	if loc := browseValue(t, ctx, "location", chromedp.Location()); loc != d.base+hrefs["deploy"] {
-		t.Errorf("Enter on deploy's link led to %s, want %s", loc, d.base+hrefs["deploy"])
+	if loc := browseValue(t, ctx, "location", chromedp.Location()); loc != root+hrefs["deploy"] {
+		t.Errorf("Enter on deploy's link led to %s, want %s", loc, root+hrefs["deploy"])
 	}
 	versions := browseValue(t, ctx, "deploy's versions", chromedp.Evaluate[int](`document.querySelectorAll("#versions thead th").length - 1`))
 	page := browseValue(t, ctx, "deploy's page text", chromedp.Text(chromedp.CSS("#live")))
@@ -221,7 +231,7 @@ func TestDashboard(t *testing.T) {
 	}
 	var explain query.Explain
 	d.api(t, "/v1/executions/"+execs.Executions[0].ID, &explain)
-	browse(t, ctx, "an execution's page", chromedp.Navigate(d.base+"/dashboard/execution/"+explain.Execution.ID), chromedp.WaitVisible(chromedp.CSS("#signals")))
+	browse(t, ctx, "an execution's page", chromedp.Navigate(root+"execution/"+explain.Execution.ID), chromedp.WaitVisible(chromedp.CSS("#signals")))
 	signals := browseValue(t, ctx, "the signals", chromedp.Evaluate[[]string](`[...document.querySelectorAll("#signals tbody tr")].map(r => r.dataset.signal)`))
 	screenshot(t, ctx, shots, "execution")
 	if len(signals) != len(explain.Score.Signals) || len(signals) == 0 {
@@ -234,7 +244,7 @@ func TestDashboard(t *testing.T) {
 	}
 
 	// Live: a new deploy run appears on the open overview without a reload.
-	browse(t, ctx, "the overview again", chromedp.Navigate(d.base+"/dashboard/"), chromedp.WaitVisible(chromedp.CSS("#skills")))
+	browse(t, ctx, "the overview again", chromedp.Navigate(root), chromedp.WaitVisible(chromedp.CSS("#skills")))
 	before := browseValue(t, ctx, "deploy's runs", chromedp.Evaluate[int](`window.notReloaded = true; +document.querySelector('#skills tr[data-skill="deploy"] td.runs').textContent`))
 	committed := addDeployRun(t, d, grades, before)
 	browseValue(t, ctx, "the new run on the open page",
@@ -349,5 +359,65 @@ func addDeployRun(t *testing.T, d *demoServer, grades query.Grades, before int) 
 			t.Fatal("the daemon did not record the new run")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// loginLink asks the demo's daemon for another one-time login link.
+func loginLink(t *testing.T, d *demoServer) string {
+	t.Helper()
+	out, errOut, code := sepad(t, d.env, nil, "dashboard", "--home", d.home, "--json")
+	var l api.Login
+	if code != 0 || json.Unmarshal([]byte(out), &l) != nil || l.URL == "" {
+		t.Fatalf("sepad dashboard: %d %s %s", code, out, errOut)
+	}
+	return l.URL
+}
+
+// TestDashboardHeadlessScreenshot: a plain `chromium --headless
+// --screenshot <login link>` finishes (the live stream must not keep the
+// page loading) and draws the overview, not the login page.
+func TestDashboardHeadlessScreenshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not in -short")
+	}
+	path := chromiumPath(t)
+	d := startDemoServer(t)
+	dir := t.TempDir()
+	shot := filepath.Join(dir, "shot.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1280,900", "--screenshot="+shot, d.url)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("chromium --headless --screenshot did not finish in 2 minutes:\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("chromium --headless --screenshot: %v\n%s", err, out)
+	}
+	png, err := os.ReadFile(shot)
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Fatalf("no screenshot: %v\n%s", err, out)
+	}
+	// What it draws is the overview, also when the link comes the way
+	// `sepad dashboard --open` hands it over: a local page (another
+	// site) moving on to it, opened here by a stand-in xdg-open.
+	bin := filepath.Join(dir, "bin")
+	writeFile(t, filepath.Join(bin, "xdg-open"), "#!/bin/sh\nprintf %s \"$1\" > "+filepath.Join(dir, "opened")+"\n")
+	if err := os.Chmod(filepath.Join(bin, "xdg-open"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append([]string(nil), d.env...), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if _, errOut, code := sepad(t, env, nil, "dashboard", "--home", d.home, "--open"); code != 0 {
+		t.Fatalf("sepad dashboard --open: %d %s", code, errOut)
+	}
+	opened, err := os.ReadFile(filepath.Join(dir, "opened"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bctx := browser(t)
+	browse(t, bctx, "the page of sepad dashboard --open", chromedp.Navigate("file://"+string(opened)), chromedp.WaitVisible(chromedp.CSS("#skills")))
+	if loc := browseValue(t, bctx, "location", chromedp.Location()); !sessionRoot.MatchString(strings.TrimPrefix(loc, d.base)) {
+		t.Errorf("sepad dashboard --open led to %s, not a session's overview", loc)
 	}
 }

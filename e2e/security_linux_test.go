@@ -8,26 +8,24 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
 
-// TestOtherLocalUser: a second local user reaches the TCP address but
-// gets 401 without the secret, cannot read the secret file, and cannot
-// connect to the socket (0600 in a 0700 directory). It needs root (to
-// create the user, and to run curl as that user) and Linux.
-func TestOtherLocalUser(t *testing.T) {
+var otherUsers atomic.Int32
+
+// otherLocalUser creates a second local user for the test (removed at
+// its end) and returns its ids; without root or useradd the test skips.
+func otherLocalUser(t *testing.T) (uid, gid int) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to create a second local user (useradd) and run a process as it")
-	}
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		t.Skip("needs curl, run as the other user")
 	}
 	if _, err := exec.LookPath("useradd"); err != nil {
 		t.Skip("needs useradd")
 	}
-	name := fmt.Sprintf("sepadt%d", os.Getpid()%100000)
+	name := fmt.Sprintf("sepadt%d_%d", os.Getpid()%100000, otherUsers.Add(1))
 	if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
 		t.Skipf("useradd %s: %v %s", name, err, out)
 	}
@@ -36,8 +34,21 @@ func TestOtherLocalUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
+	uid, _ = strconv.Atoi(u.Uid)
+	gid, _ = strconv.Atoi(u.Gid)
+	return uid, gid
+}
+
+// TestOtherLocalUser: a second local user reaches the TCP address but
+// gets 401 without the secret, cannot read the secret file, and cannot
+// connect to the socket (0600 in a 0700 directory). It needs root (to
+// create the user, and to run curl as that user) and Linux.
+func TestOtherLocalUser(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("needs curl, run as the other user")
+	}
+	uid, gid := otherLocalUser(t)
 	home := shortTempDir(t)
 	startDaemon(t, home, "--http", "127.0.0.1:0")
 	addr := httpAddr(t, home)

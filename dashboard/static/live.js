@@ -4,6 +4,9 @@
 // reload. The page works without this script: every table is in the HTML.
 (function () {
   "use strict";
+  // The stream is beside the pages: this script is static/live.js
+  // under the dashboard's root, whatever path that root has.
+  var events = new URL("../events", document.currentScript.src).href;
   var live = document.getElementById("live");
   if (!live || !window.EventSource || !window.fetch) return;
   var state = document.getElementById("live-state");
@@ -28,7 +31,7 @@
       .catch(function () { if (state) state.textContent = "Could not update; last updated"; })
       .then(function () { busy = false; if (again) { again = false; refresh(); } });
   }
-  var es = new EventSource("/dashboard/events");
+  var es = new EventSource(events);
   es.addEventListener("change", function (e) {
     if (e.data !== live.getAttribute("data-tx")) refresh();
   });
