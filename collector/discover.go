@@ -301,15 +301,6 @@ func (c *Collector) byID(id fileID) *source {
 	return nil
 }
 
-func (c *Collector) following(path string) bool {
-	for _, s := range c.sources {
-		if s.path == path && s.named {
-			return true
-		}
-	}
-	return false
-}
-
 // rank orders the sources for reading: older content first (segments,
 // rotated files and copies), then the spool, the fallback files and the
 // extra files.

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -63,9 +64,8 @@ func (r *rig) lostDoubled(written [][]byte) (lost, doubled int) {
 	r.t.Helper()
 	counts := mustStats(r.t, r.db).Events
 	for _, l := range written {
-		rest := l[bytesIndex(l, `"hook_event_name":"`)+len(`"hook_event_name":"`):]
-		name := string(rest[:bytesIndex(rest, `"`)])
-		switch n := counts[name]; {
+		rest := l[bytes.Index(l, []byte(`"hook_event_name":"`))+len(`"hook_event_name":"`):]
+		switch n := counts[string(rest[:bytes.IndexByte(rest, '"')])]; {
 		case n == 0:
 			lost++
 		case n > 1:
@@ -73,15 +73,6 @@ func (r *rig) lostDoubled(written [][]byte) (lost, doubled int) {
 		}
 	}
 	return lost, doubled
-}
-
-func bytesIndex(b []byte, s string) int {
-	for i := 0; i+len(s) <= len(b); i++ {
-		if string(b[i:i+len(s)]) == s {
-			return i
-		}
-	}
-	return -1
 }
 
 func (r *rig) expectExact(written [][]byte) {

@@ -31,7 +31,7 @@ func TestSkillMutationOverrides(t *testing.T) {
 	if c.Complexity("deploy") != "complex" || c.Complexity("review") != "simple" || c.Complexity("lint") != base.DefaultComplexity {
 		t.Errorf("complexities %q %q %q", c.Complexity("deploy"), c.Complexity("review"), c.Complexity("lint"))
 	}
-	if base.SkillMutation != nil && len(base.SkillMutation) != 0 {
+	if len(base.SkillMutation) != 0 {
 		t.Errorf("Parse changed its base: %+v", base.SkillMutation)
 	}
 	for _, tc := range []struct{ yaml, key string }{

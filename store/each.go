@@ -42,7 +42,7 @@ func (db *DB) Each(fn func(s *Scored, label *reward.Label) error) error {
 				}
 				k, id = c.Last()
 			} else {
-				k, id = c.Seek(last)
+				k, _ = c.Seek(last)
 				if k != nil && bytes.Equal(k, last) {
 					k, id = c.Prev()
 				} else if k != nil {
@@ -131,9 +131,9 @@ func (db *DB) EachOfVersion(skillKey, version string, maxSeq uint64, fn func(*Sc
 			}
 			var k, id []byte
 			if first {
-				k, id = c.Seek(append(bytes.Clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+				k, _ = c.Seek(append(bytes.Clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
 			} else {
-				k, id = c.Seek(last)
+				k, _ = c.Seek(last)
 			}
 			// The key found is last itself, or (last was pruned, or this
 			// is the first chunk) the next older one, or nothing: what

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // seed creates a database at path holding one execution, and closes it.
@@ -62,13 +63,13 @@ func TestReadOnlyWhileNobodyHoldsIt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r1.Commit(&Batch{Offsets: []Offset{{File: "/s", Offset: 43}}}); !errors.Is(err, bolt.ErrDatabaseReadOnly) {
+	if err := r1.Commit(&Batch{Offsets: []Offset{{File: "/s", Offset: 43}}}); !errors.Is(err, bolterrors.ErrDatabaseReadOnly) {
 		t.Errorf("commit on a read-only database: %v", err)
 	}
-	if _, err := r1.PutVersion(Skill{Key: "/k"}, Version{Hash: "h"}); !errors.Is(err, bolt.ErrDatabaseReadOnly) {
+	if _, err := r1.PutVersion(Skill{Key: "/k"}, Version{Hash: "h"}); !errors.Is(err, bolterrors.ErrDatabaseReadOnly) {
 		t.Errorf("PutVersion on a read-only database: %v", err)
 	}
-	if err := r1.PutSkillState("/k", []byte("{}")); !errors.Is(err, bolt.ErrDatabaseReadOnly) {
+	if err := r1.PutSkillState("/k", []byte("{}")); !errors.Is(err, bolterrors.ErrDatabaseReadOnly) {
 		t.Errorf("PutSkillState on a read-only database: %v", err)
 	}
 	// A reader holds a shared lock: the daemon cannot start meanwhile.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
@@ -256,7 +257,7 @@ func Open(path string, o Options) (*DB, error) {
 	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly, NoFreelistSync: true, PageSize: PageSize})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
 		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
