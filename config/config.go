@@ -38,6 +38,7 @@ type Config struct {
 	Pricing           Pricing           `yaml:"pricing"`
 	Scoring           Scoring           `yaml:"scoring"`
 	Outcome           Outcome           `yaml:"outcome"`
+	Team              Team              `yaml:"team"`
 
 	// SkillMutation holds the per-skill mutation overrides
 	// (skills.<name>.mutation), by skill name.
@@ -82,6 +83,18 @@ type Collector struct {
 	// removed (at the daemon's start and daily; grades, versions and
 	// decisions are kept). 0 keeps everything.
 	Retention time.Duration `yaml:"retention"`
+}
+
+// Team configures the copy to a team's PostgreSQL (docs/team.md).
+type Team struct {
+	// Postgres is a libpq connection string (URL or key=value); "" is off.
+	Postgres string `yaml:"postgres"`
+	// PasswordFile holds the database password on its first line.
+	PasswordFile string `yaml:"password_file"`
+	// Person: auto (git's user.email, hashed), off, or a name.
+	Person string `yaml:"person"`
+	// ShareText sends the prompt versions' text too.
+	ShareText bool `yaml:"share_text"`
 }
 
 // Scoring sets the nominal weights of the optional signals (docs/rubric.md):

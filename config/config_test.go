@@ -71,6 +71,9 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{"relative_extra_file", "collector:\n  extra_files: [logs/x.jsonl]\n", "collector.extra_files", 2},
 		{"relative_extra_root", "mutation:\n  debounce: 1s\n  extra_roots: [src/app]\n", "mutation.extra_roots", 3},
 		{"slash_extra_root", "mutation:\n  extra_roots: [/srv/app, /]\n", "mutation.extra_roots", 2},
+		{"team_postgres_not_a_dsn", "team:\n  postgres: db.example.com\n", "team.postgres", 2},
+		{"team_relative_password_file", "team:\n  postgres: host=db\n  password_file: pw.txt\n", "team.password_file", 3},
+		{"team_empty_person", "\nteam:\n  person: \"\"\n", "team.person", 3},
 		{"home_extra_root", "mutation:\n  extra_roots:\n    - " + userHome(t) + "\n", "mutation.extra_roots", 2},
 	}
 	for _, tc := range cases {

@@ -120,6 +120,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			return bad("outcome.verify", "%q is not a regular expression: %v", p, err)
 		}
 	}
+	if err := c.Team.validate(bad); err != nil {
+		return err
+	}
 	home, _ := os.UserHomeDir()
 	for _, r := range m.ExtraRoots {
 		switch {
@@ -160,6 +163,27 @@ func (p *Pricing) validate(bad func(key, format string, a ...any) error) error {
 				return bad("pricing.models."+name+"."+f.key, "must be a price in dollars per million tokens (0 or more), got %v", f.v)
 			}
 		}
+	}
+	return nil
+}
+
+// validate checks team.*: the connection string's form (the driver reads
+// it at connection time), the password file's path and the person.
+func (t *Team) validate(bad func(key, format string, a ...any) error) error {
+	if pg := strings.TrimSpace(t.Postgres); pg != "" {
+		isURL := strings.HasPrefix(pg, "postgres://") || strings.HasPrefix(pg, "postgresql://")
+		if !isURL && !strings.Contains(pg, "=") {
+			return bad("team.postgres", "%q is not a connection string: want postgres://user@host/db or key=value pairs such as \"host=db user=sepad dbname=sepad\"", pg)
+		}
+	}
+	if t.PasswordFile != "" && !filepath.IsAbs(t.PasswordFile) {
+		return bad("team.password_file", "%q is not an absolute path", t.PasswordFile)
+	}
+	if t.PasswordFile != "" && strings.TrimSpace(t.Postgres) == "" {
+		return bad("team.password_file", "is set but team.postgres is not")
+	}
+	if strings.TrimSpace(t.Person) == "" {
+		return bad("team.person", "must be auto, off or a name")
 	}
 	return nil
 }

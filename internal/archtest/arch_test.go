@@ -25,6 +25,7 @@ var thirdParty = map[string]string{
 	"bbolt":                    "go.etcd.io/bbolt",
 	"prometheus/client_golang": "github.com/prometheus/client_golang",
 	"x/text":                   "golang.org/x/text",
+	"pgx":                      "github.com/jackc/pgx/v5",
 }
 
 var (
@@ -183,6 +184,17 @@ func TestOnlyStoreImportsBbolt(t *testing.T) {
 		for _, pkg := range r.pkgs {
 			if pkg != "store" && slices.Contains(imports(t, filepath.Join("../..", pkg)), "bbolt") {
 				t.Errorf("%s imports bbolt; only store may", pkg)
+			}
+		}
+	}
+}
+
+// TestOnlyTeamImportsPgx: one package speaks to PostgreSQL.
+func TestOnlyTeamImportsPgx(t *testing.T) {
+	for _, r := range readRules(t) {
+		for _, pkg := range r.pkgs {
+			if pkg != "team" && slices.Contains(imports(t, filepath.Join("../..", pkg)), "pgx") {
+				t.Errorf("%s imports pgx; only team may", pkg)
 			}
 		}
 	}

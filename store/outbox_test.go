@@ -1,0 +1,88 @@
+package store
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The outbox yields every stored execution once, oldest first, in
+// batches from the cursor; the cursor survives a reopen and never moves
+// back.
+func TestOutboxCursor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sepa.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 3; i++ {
+		b := &Batch{}
+		for j := 0; j < 4; j++ {
+			b.Executions = append(b.Executions, scored(fmt.Sprintf("a%011d", i*4+j), "deploy", "aaaaaaaaaaaa", 70, t0.Add(time.Duration(i*4+j)*time.Minute)))
+		}
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := db.Outbox("team")
+	if err != nil || st.Pending != 12 || st.Cursor != 0 || st.Last != 12 {
+		t.Fatalf("fresh outbox: %+v %v", st, err)
+	}
+	var seen []uint64
+	var cur uint64
+	for {
+		batch, err := db.OutboxNext(cur, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, s := range batch {
+			if s.Seq <= cur {
+				t.Fatalf("seq %d at or before the cursor %d", s.Seq, cur)
+			}
+			seen = append(seen, s.Seq)
+			cur = s.Seq
+		}
+		if err := db.OutboxAdvance("team", cur, len(batch)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != 12 {
+		t.Fatalf("shipped %v, want 12 executions once each", seen)
+	}
+	for i, s := range seen {
+		if s != uint64(i+1) {
+			t.Fatalf("order %v, want 1..12", seen)
+		}
+	}
+	if err := db.OutboxAdvance("team", 3, 0); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err = db.Outbox("team")
+	if err != nil || st.Cursor != 12 || st.Shipped != 12 || st.Pending != 0 {
+		t.Fatalf("after reopen: %+v %v, want cursor 12, shipped 12, pending 0", st, err)
+	}
+	if err := db.PutDecision("k", time.Now(), map[string]string{"x": "y"}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := db.OutboxDecisions(0)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("decisions: %v %v", ds, err)
+	}
+	if err := db.OutboxAdvanceDecisions("team", ds[0].Seq); err != nil {
+		t.Fatal(err)
+	}
+	if ds, _ := db.OutboxDecisions(ds[0].Seq); len(ds) != 0 {
+		t.Fatalf("decisions after the cursor: %v", ds)
+	}
+}

@@ -1,0 +1,252 @@
+package team
+
+import (
+	"context"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/query"
+)
+
+// The team's view: the rows of `sepad grades` and `sepad executions`
+// over every machine's runs, in the same JSON shape plus the team's
+// fields.
+
+// GradeRow is a row of `sepad grades --team`: query.GradeRow over the
+// pooled runs of every machine (N is their sum), with how many machines
+// ran the version and the prompt's team identity.
+type GradeRow struct {
+	query.GradeRow
+	Machines   int    `json:"machines"`
+	PromptID   string `json:"prompt_id"`
+	Repository string `json:"repository,omitempty"`
+	Path       string `json:"path,omitempty"`
+}
+
+// Grades is `sepad grades --team --json`.
+type Grades struct {
+	RubricVersion string     `json:"rubric_version"`
+	MinSamples    int        `json:"min_samples"`
+	Team          bool       `json:"team"`
+	Machines      int        `json:"machines"`
+	Grades        []GradeRow `json:"grades"`
+}
+
+// GradesOptions select and compute the team's grades.
+type GradesOptions struct {
+	// Rubric is the rubric version whose scores are pooled.
+	Rubric    string
+	Aggregate aggregate.Options
+	// Match keeps the prompts with this name ("" all).
+	Match string
+	// AllVersions gives every version a row, not only the current one.
+	AllVersions bool
+}
+
+// sqlGrades pools each version's runs: counts, mean and spread over all
+// of them, machines, and the newest scores of the aggregate's window
+// (the index on prompt, version, rubric and time reads only those).
+const sqlGrades = `
+WITH v AS (
+	SELECT prompt_id, version,
+		count(*) FILTER (WHERE scored AND rubric = $1) AS n,
+		count(DISTINCT machine_id) AS machines,
+		avg(score) FILTER (WHERE scored AND rubric = $1) AS mean,
+		stddev_samp(score) FILTER (WHERE scored AND rubric = $1) AS sd,
+		max(coalesce(ended_at, stored_at)) AS last_run,
+		sum(calls) AS calls, sum(failed_calls) AS failed
+	FROM sepad_executions
+	WHERE $2 = '' OR prompt_id IN (SELECT prompt_id FROM sepad_prompts WHERE name = $2)
+	GROUP BY prompt_id, version
+)
+SELECT v.prompt_id, v.version, v.n, v.machines, coalesce(v.mean, 0), coalesce(v.sd, 0), v.last_run, v.calls, v.failed,
+	p.kind, p.name, p.repository, p.path, ver.first_seen, ver.content IS NOT NULL,
+	coalesce(w.scores, '{}')
+FROM v
+JOIN sepad_prompts p ON p.prompt_id = v.prompt_id
+LEFT JOIN sepad_versions ver ON ver.prompt_id = v.prompt_id AND ver.hash = v.version
+LEFT JOIN LATERAL (
+	SELECT array_agg(score ORDER BY t DESC) AS scores FROM (
+		SELECT score, coalesce(ended_at, stored_at) AS t FROM sepad_executions e
+		WHERE e.prompt_id = v.prompt_id AND e.version = v.version AND e.rubric = $1 AND e.scored
+		ORDER BY coalesce(ended_at, stored_at) DESC LIMIT $3) s
+) w ON true`
+
+// Grades returns the team's grades: one row per prompt (its current
+// version: the one whose newest run is the newest), or per version.
+func (db *DB) Grades(ctx context.Context, o GradesOptions) (*Grades, error) {
+	if o.Aggregate.Window <= 0 {
+		o.Aggregate.Window = aggregate.DefaultOptions().Window
+	}
+	rows, err := db.conn.Query(ctx, sqlGrades, o.Rubric, o.Match, o.Aggregate.Window)
+	if err != nil {
+		return nil, err
+	}
+	type vrow struct {
+		GradeRow
+		lastRun   time.Time
+		firstSeen *time.Time
+	}
+	byPrompt := map[string][]*vrow{}
+	for rows.Next() {
+		var r vrow
+		var n, machines int
+		var mean, sd float64
+		var calls, failed int64
+		var scores []float64
+		var known bool
+		if err := rows.Scan(&r.PromptID, &r.Hash, &n, &machines, &mean, &sd, &r.lastRun, &calls, &failed,
+			&r.Kind, &r.Skill, &r.Repository, &r.Path, &r.firstSeen, &known, &scores); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		r.SkillKey, r.Project, r.Machines, r.N, r.ContentKnown = r.PromptID, r.Repository, machines, n, known
+		r.FirstSeen = r.firstSeen
+		if calls > 0 {
+			r.FailRate = round4(float64(failed) / float64(calls))
+		}
+		if n > 0 && len(scores) > 0 {
+			a, _ := aggregate.Compute(scores, o.Aggregate)
+			a.N, a.Mean, a.SD, a.Graded = n, round4(mean), round4(sd), n >= max(o.Aggregate.MinSamples, 1)
+			r.Aggregate, r.Mean, r.SD, r.LastScore = &a.Value, &a.Mean, &a.SD, &a.Last
+			g := fitness.Ungraded
+			if a.Graded {
+				g = fitness.GradeOf(a.Value)
+			}
+			r.Grade, r.Advice = string(g), g.Advice()
+		} else {
+			r.Advice = fitness.Ungraded.Advice()
+		}
+		byPrompt[r.PromptID] = append(byPrompt[r.PromptID], &r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := &Grades{RubricVersion: o.Rubric, MinSamples: max(o.Aggregate.MinSamples, 1), Team: true, Grades: []GradeRow{}}
+	if err := db.conn.QueryRow(ctx, `SELECT count(*) FROM sepad_machines`).Scan(&out.Machines); err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(byPrompt))
+	for id := range byPrompt {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		vs := byPrompt[id]
+		// Versions numbered in the order the team first saw them.
+		sort.Slice(vs, func(i, j int) bool {
+			return seen(vs[i].firstSeen, vs[i].lastRun).Before(seen(vs[j].firstSeen, vs[j].lastRun))
+		})
+		cur := 0
+		for i, v := range vs {
+			v.Version = i + 1
+			if v.lastRun.After(vs[cur].lastRun) {
+				cur = i
+			}
+		}
+		vs[cur].Current = true
+		var prev *vrow
+		for _, v := range vs {
+			if v.Grade != "" && v.Aggregate != nil {
+				if prev != nil {
+					d := round4(*v.Aggregate - *prev.Aggregate)
+					v.Change = &d
+				}
+				prev = v
+			}
+			v.Status = "observed"
+			if v.Current {
+				v.Status = "current"
+			}
+		}
+		for i := len(vs) - 1; i >= 0; i-- {
+			if o.AllVersions || vs[i].Current {
+				out.Grades = append(out.Grades, vs[i].GradeRow)
+			}
+		}
+	}
+	return out, nil
+}
+
+func seen(first *time.Time, last time.Time) time.Time {
+	if first != nil {
+		return *first
+	}
+	return last
+}
+
+func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
+
+// ExecRow is a row of `sepad executions --team`: query.ExecRow with the
+// machine that ran it and the prompt's team identity.
+type ExecRow struct {
+	query.ExecRow
+	Machine  string `json:"machine"`
+	PromptID string `json:"prompt_id"`
+}
+
+// Executions is `sepad executions --team --json`.
+type Executions struct {
+	Limit      int       `json:"limit"`
+	Team       bool      `json:"team"`
+	Executions []ExecRow `json:"executions"`
+}
+
+// ExecutionsOptions select executions.
+type ExecutionsOptions struct {
+	Match string // a prompt name ("" all)
+	Limit int    // 0: 50
+}
+
+// Executions returns the newest executions of every machine.
+func (db *DB) Executions(ctx context.Context, o ExecutionsOptions) (*Executions, error) {
+	if o.Limit <= 0 {
+		o.Limit = 50
+	}
+	rows, err := db.conn.Query(ctx, `
+SELECT e.machine_id, e.execution_id, e.session_id, e.prompt_id, p.name, p.repository, e.version,
+	coalesce(e.ended_at, e.stored_at), e.started_at, e.ended_at, e.calls, e.failed_calls, e.complete, e.score, e.grade,
+	e.input_tokens, e.output_tokens, e.cache_read_tokens, e.cache_creation_tokens, e.cost_nano_usd, e.models
+FROM sepad_executions e JOIN sepad_prompts p ON p.prompt_id = e.prompt_id
+WHERE $1 = '' OR p.name = $1
+ORDER BY coalesce(e.ended_at, e.stored_at) DESC, e.machine_id, e.execution_id
+LIMIT $2`, o.Match, o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := &Executions{Limit: o.Limit, Team: true, Executions: []ExecRow{}}
+	for rows.Next() {
+		var r ExecRow
+		var started, ended *time.Time
+		var in, outT, cr, cc, cost *int64
+		var models []string
+		if err := rows.Scan(&r.Machine, &r.ID, &r.SessionID, &r.PromptID, &r.Skill, &r.Project, &r.Hash,
+			&r.Time, &started, &ended, &r.Calls, &r.Failed, &r.Complete, &r.Score, &r.Grade,
+			&in, &outT, &cr, &cc, &cost, &models); err != nil {
+			return nil, err
+		}
+		r.SkillKey = r.PromptID
+		if started != nil && ended != nil && ended.After(*started) {
+			ms := ended.Sub(*started).Milliseconds()
+			r.DurationMS = &ms
+		}
+		if in != nil {
+			r.Usage = &execution.Usage{InputTokens: *in, OutputTokens: deref(outT), CacheReadTokens: deref(cr),
+				CacheCreationTokens: deref(cc), CostNanoUSD: deref(cost), Models: models}
+		}
+		out.Executions = append(out.Executions, r)
+	}
+	return out, rows.Err()
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

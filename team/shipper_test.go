@@ -1,0 +1,263 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/internal/pgtest"
+	"github.com/sepad/sepad/store"
+)
+
+// machine is one sepad home: its store and its shipper.
+type machine struct {
+	home string
+	db   *store.DB
+	sh   *Shipper
+}
+
+func newMachine(t *testing.T, dsn string) *machine {
+	t.Helper()
+	m := &machine{home: t.TempDir()}
+	m.open(t, dsn)
+	return m
+}
+
+func (m *machine) open(t *testing.T, dsn string) {
+	t.Helper()
+	db, err := store.Open(filepath.Join(m.home, "sepa.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.db = db
+	m.sh = NewShipper(db, ShipperOptions{Config: Config{Postgres: dsn, Person: "off"}, Home: m.home,
+		ClaudeDir: "/home/u/.claude", Batch: 7, Poll: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond})
+	if err := m.sh.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.close() })
+}
+
+func (m *machine) close() {
+	if m.sh != nil {
+		m.sh.Close()
+		m.sh = nil
+	}
+	if m.db != nil {
+		m.db.Close()
+		m.db = nil
+	}
+}
+
+var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// commit stores executions from..to-1 of the user-level skill deploy.
+func (m *machine) commit(t *testing.T, from, to int, version string, score func(i int) float64) {
+	t.Helper()
+	b := &store.Batch{}
+	for i := from; i < to; i++ {
+		at := t0.Add(time.Duration(i) * time.Second)
+		x := execution.Execution{ID: fmt.Sprintf("e%06d", i), SessionID: "s1", Skill: "deploy", Kind: "skill",
+			SkillPath: "/home/u/.claude/skills/deploy/SKILL.md", SkillVersion: version, StartedAt: at, EndedAt: at.Add(time.Second),
+			Calls: []execution.ToolCall{{Name: "Bash", Done: true, Response: "secret output"}}, Output: "final answer", HasOutput: true, Complete: true,
+			Usage: &execution.Usage{InputTokens: 10, OutputTokens: 5, CostNanoUSD: 1000}}
+		s := score(i)
+		b.Executions = append(b.Executions, store.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion,
+			Scored: true, Score: s, Grade: fitness.GradeOf(s), Signals: []fitness.Signal{{Signal: "tool_success", Present: true, Value: 1, Detail: "secret"}}}})
+	}
+	if err := m.db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	m.sh.Kick()
+}
+
+func waitShipped(t *testing.T, m *machine) Status {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if st := m.sh.Status(); st.Pending == 0 && st.Connected {
+			return st
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("not shipped after 60s: %+v", m.sh.Status())
+	return Status{}
+}
+
+func count(t *testing.T, c *pgtest.Cluster, sql string, args ...any) int {
+	t.Helper()
+	db, err := Connect(context.Background(), Config{Postgres: c.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.conn.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// Executions committed while PostgreSQL is killed with SIGKILL and
+// restarted, twice, all arrive exactly once; and a machine that ships its
+// outbox again from the start (a crash after PostgreSQL committed, before
+// the cursor moved) doubles nothing.
+func TestShipExactlyOnceAcrossPostgresKills(t *testing.T) {
+	c := pgtest.Start(t)
+	m := newMachine(t, c.DSN)
+	const total = 300
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 2; i++ {
+			time.Sleep(100 * time.Millisecond)
+			c.Kill9()
+			time.Sleep(100 * time.Millisecond)
+			c.Restart()
+		}
+	}()
+	for i := 0; i < total; i += 10 {
+		m.commit(t, i, i+10, "aaaaaaaaaaaa", func(i int) float64 { return float64(50 + i%40) })
+		time.Sleep(5 * time.Millisecond)
+	}
+	wg.Wait()
+	st := waitShipped(t, m)
+	if st.Shipped != total {
+		t.Errorf("shipped %d, want %d", st.Shipped, total)
+	}
+	if n := count(t, c, `SELECT count(*) FROM sepad_executions`); n != total {
+		t.Fatalf("team store holds %d executions, want %d", n, total)
+	}
+	// The same home, its store lost and rebuilt with the same executions:
+	// everything is shipped again, and nothing doubles.
+	m.close()
+	if err := os.Remove(filepath.Join(m.home, "sepa.db")); err != nil {
+		t.Fatal(err)
+	}
+	m.open(t, c.DSN)
+	m.commit(t, 0, total, "aaaaaaaaaaaa", func(i int) float64 { return float64(50 + i%40) })
+	waitShipped(t, m)
+	if n := count(t, c, `SELECT count(*) FROM sepad_executions`); n != total {
+		t.Fatalf("after shipping again: %d executions, want %d", n, total)
+	}
+	// What left the machine: no tool output, no answer, no signal detail.
+	if n := count(t, c, `SELECT count(*) FROM sepad_executions WHERE signals::text LIKE '%secret%'`); n != 0 {
+		t.Fatalf("%d rows hold a signal's detail", n)
+	}
+	if n := count(t, c, `SELECT count(*) FROM sepad_versions WHERE content IS NOT NULL`); n != 0 {
+		t.Fatalf("%d versions hold their text without team.share_text", n)
+	}
+}
+
+// PostgreSQL away at the start: the shipper counts what waits, says why,
+// and catches up once it is back.
+func TestShipCatchesUpWhenPostgresReturns(t *testing.T) {
+	c := pgtest.Start(t)
+	c.Stop()
+	m := newMachine(t, c.DSN)
+	m.commit(t, 0, 20, "aaaaaaaaaaaa", func(int) float64 { return 80 })
+	deadline := time.Now().Add(30 * time.Second)
+	for (m.sh.Status().LastError == "" || m.sh.Status().Pending != 20) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	st := m.sh.Status()
+	if st.LastError == "" || st.Pending != 20 || st.Connected {
+		t.Fatalf("while PostgreSQL is down: %+v", st)
+	}
+	file, err := ReadStatus(m.home)
+	if err != nil || file.Pending != 20 {
+		t.Fatalf("status file: %+v %v", file, err)
+	}
+	c.Restart()
+	st = waitShipped(t, m)
+	if st.Shipped != 20 || st.LastError != "" || st.Schema != SchemaVersion {
+		t.Fatalf("after PostgreSQL returned: %+v", st)
+	}
+}
+
+// A schema newer than this sepad's is refused with a clear error, and the
+// team store is left alone.
+func TestNewerSchemaRefused(t *testing.T) {
+	c := pgtest.Start(t)
+	ctx := context.Background()
+	db, err := Connect(ctx, Config{Postgres: c.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from, to, err := db.Migrate(ctx); err != nil || from != 0 || to != SchemaVersion {
+		t.Fatalf("Migrate: %d %d %v", from, to, err)
+	}
+	if from, to, err := db.Migrate(ctx); err != nil || from != SchemaVersion || to != SchemaVersion {
+		t.Fatalf("Migrate again: %d %d %v", from, to, err)
+	}
+	if _, err := db.conn.Exec(ctx, `INSERT INTO sepad_schema (version) VALUES (99)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := Open(ctx, Config{Postgres: c.DSN}); !errors.Is(err, ErrSchemaNewer) {
+		t.Fatalf("Open on a newer schema: %v", err)
+	}
+	m := newMachine(t, c.DSN)
+	m.commit(t, 0, 3, "aaaaaaaaaaaa", func(int) float64 { return 80 })
+	deadline := time.Now().Add(30 * time.Second)
+	for !m.sh.Status().Refused && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := m.sh.Status(); !st.Refused || st.Pending != 3 {
+		t.Fatalf("shipper on a newer schema: %+v", st)
+	}
+	if n := count(t, c, `SELECT count(*) FROM sepad_executions`); n != 0 {
+		t.Fatalf("%d executions written into a newer schema", n)
+	}
+}
+
+// Two machines' runs of one version pool: machines 2, n the sum.
+func TestTeamGradesPool(t *testing.T) {
+	c := pgtest.Start(t)
+	a, b := newMachine(t, c.DSN), newMachine(t, c.DSN)
+	a.commit(t, 0, 4, "v1hash000000", func(int) float64 { return 60 })
+	a.commit(t, 4, 10, "v2hash000000", func(int) float64 { return 90 })
+	b.commit(t, 100, 105, "v2hash000000", func(int) float64 { return 80 })
+	waitShipped(t, a)
+	waitShipped(t, b)
+	db, err := Open(context.Background(), Config{Postgres: c.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	g, err := db.Grades(context.Background(), GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Grades) != 1 || g.Machines != 2 {
+		t.Fatalf("grades: %+v", g)
+	}
+	r := g.Grades[0]
+	if r.Hash != "v2hash000000" || !r.Current || r.Machines != 2 || r.N != 11 || r.Version != 2 || r.PromptID != "skill/deploy" || r.Grade == "" {
+		t.Fatalf("current row: %+v", r)
+	}
+	all, err := db.Grades(context.Background(), GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions(), AllVersions: true})
+	if err != nil || len(all.Grades) != 2 || all.Grades[1].N != 4 || all.Grades[1].Machines != 1 {
+		t.Fatalf("all versions: %+v %v", all, err)
+	}
+	ex, err := db.Executions(context.Background(), ExecutionsOptions{Limit: 1000})
+	if err != nil || len(ex.Executions) != 15 {
+		t.Fatalf("executions: %d %v", len(ex.Executions), err)
+	}
+	machines := map[string]int{}
+	for _, e := range ex.Executions {
+		machines[e.Machine]++
+	}
+	if len(machines) != 2 || machines[a.sh.Status().Machine] != 10 {
+		t.Fatalf("executions by machine: %v", machines)
+	}
+}
