@@ -77,6 +77,8 @@ type Status struct {
 	Updated    time.Time `json:"updated"`
 	// Refused is set when the shipper stopped for good (a newer schema).
 	Refused bool `json:"refused,omitempty"`
+	// Failures counts failed attempts since the shipper started.
+	Failures uint64 `json:"failures"`
 }
 
 // Shipper copies the store's outbox to the team database on a goroutine
@@ -139,7 +141,7 @@ func (s *Shipper) Open(ctx context.Context) error {
 // Close stops shipping (a batch in flight is abandoned: not committed on
 // one side or the other, it is shipped again at the next start).
 func (s *Shipper) Close() error {
-	if s.cancel == nil {
+	if s == nil || s.cancel == nil {
 		return nil
 	}
 	s.cancel()
@@ -323,6 +325,7 @@ func (s *Shipper) failed(err error) {
 	s.mu.Lock()
 	s.status.Connected, s.status.LastError, s.status.LastErrorTime = false, err.Error(), &t
 	s.status.Refused = errors.Is(err, ErrSchemaNewer)
+	s.status.Failures++
 	s.mu.Unlock()
 	s.refresh()
 }

@@ -25,6 +25,7 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 	d.onCommit = append(d.onCommit, m.OnCommit)
 	registerIngestMetrics(m.Registry(), d.col)
 	registerBuildInfo(m.Registry())
+	registerTeamMetrics(m.Registry(), d.team)
 	srv := api.New(api.Options{
 		DB:       d.db,
 		Home:     d.home,

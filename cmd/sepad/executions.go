@@ -22,8 +22,9 @@ func runExecutions(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	grade := fs.String("grade", "", "only executions graded A+, A, B, C, D or F")
 	since := fs.String("since", "", "only executions since: RFC 3339 time, a date (2026-11-20) or a duration back from now (36h, 7d)")
 	limit := fs.Int("limit", query.DefaultLimit, "executions to list")
+	teamView := fs.Bool("team", false, "every machine's executions, from the team database (team.postgres; --skill takes a name)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad executions [--skill S] [--version V] [--grade G] [--since T] [--limit N] [--json]")
+		fmt.Fprintln(stderr, "usage: sepad executions [--skill S] [--version V] [--grade G] [--since T] [--limit N] [--team] [--json]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args)
@@ -32,6 +33,12 @@ func runExecutions(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	}
 	if len(pos) > 0 {
 		return usageErrorf("executions takes flags only (--skill S, …)")
+	}
+	if *teamView {
+		if *version != "" || *grade != "" || *since != "" {
+			return usageErrorf("--team takes --skill NAME and --limit only")
+		}
+		return teamExecutions(qf, *skill, *limit, stdout)
 	}
 	v := url.Values{"limit": {fmt.Sprint(*limit)}}
 	for k, s := range map[string]string{"skill": skillArgument(*skill), "version": *version, "grade": *grade, "since": *since} {

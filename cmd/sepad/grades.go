@@ -45,8 +45,9 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	qf.add(fs)
 	all := fs.Bool("all-versions", false, "one row per version instead of one per skill")
 	failUnder := fs.String("fail-under", "", "exit 1 when a selected skill's current version grades below GRADE or scores below SCORE")
+	teamView := fs.Bool("team", false, "every machine's runs pooled, from the team database (team.postgres; docs/team.md)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad grades [SKILL] [--all-versions] [--fail-under GRADE|SCORE] [--json]")
+		fmt.Fprintln(stderr, "usage: sepad grades [SKILL] [--all-versions] [--fail-under GRADE|SCORE] [--team] [--json]")
 		fmt.Fprintln(stderr, "SKILL is a name (every project), PROJECT#name, or the prompt file's path.")
 		fs.PrintDefaults()
 	}
@@ -60,6 +61,16 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	g, err := parseGate(*failUnder)
 	if err != nil {
 		return err
+	}
+	if *teamView {
+		match := ""
+		if len(pos) == 1 {
+			match = pos[0]
+		}
+		if g != nil {
+			return usageErrorf("--team and --fail-under: the gate reads this machine's grades")
+		}
+		return teamGrades(qf, match, *all, stdout)
 	}
 	v := url.Values{}
 	if len(pos) == 1 {

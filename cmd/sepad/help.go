@@ -53,6 +53,7 @@ var helps = map[string]helpText{
 	"show":       {"SKILL[@VERSION]", "sepad show deploy@v2"},
 	"status":     {"", "sepad status --json"},
 	"strategies": {"[SKILL]", "sepad strategies deploy"},
+	"team":       {"init | status", "sepad team status --json"},
 	"uninstall":  {"", "sepad uninstall --user"},
 	"unpin":      {"SKILL", "sepad unpin deploy"},
 	"validity":   {"[SKILL]", "sepad validity fix-tests --json"},

@@ -25,6 +25,7 @@ import (
 	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/team"
 	"github.com/sepad/sepad/transcript"
 )
 
@@ -103,6 +104,8 @@ type daemon struct {
 	mut     *mutation.Engine
 	// evo runs `sepad evolve` and automatic mode (mutation.evolve: auto).
 	evo *evolve.Evolver
+	// team ships to the team database (nil without team.postgres).
+	team *team.Shipper
 	// api serves the socket (and --http); nil until started.
 	api io.Closer
 	// onCommit are called after every collector commit (metrics,
@@ -168,10 +171,10 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 			}
 		},
 	})
-	// Start order: store, file watcher, mutation engine, API (so commit
-	// hooks and queries exist before the first commit), collector. Close
-	// stops the API, then the collector (committing its batch), then the
-	// engine, the file watcher and the store.
+	// Start order: store, file watcher, mutation engine, team shipper,
+	// API (so commit hooks and queries exist before the first commit),
+	// collector. Close stops the API, then the collector (committing its
+	// batch), then the shipper, the engine, the file watcher and the store.
 	uh := f.userHome
 	if uh == "" {
 		uh, _ = os.UserHomeDir()
@@ -200,7 +203,21 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 			d.evo.Observe(ci.Executions) // after the engine: it decides first
 		}
 	})
+	if d.team, err = openShipper(ctx, d, cfg); err != nil {
+		d.mut.Close()
+		d.watch.Close()
+		d.db.Close()
+		return nil, err
+	}
+	if d.team != nil {
+		d.onCommit = append(d.onCommit, func(ci collector.CommitInfo) {
+			if len(ci.Executions) > 0 {
+				d.team.Kick()
+			}
+		})
+	}
 	if d.api, err = openAPI(ctx, d, f); err != nil {
+		d.team.Close()
 		d.mut.Close()
 		d.watch.Close()
 		d.db.Close()
@@ -208,6 +225,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	}
 	if err := d.col.Open(ctx); err != nil {
 		d.api.Close()
+		d.team.Close()
 		d.mut.Close()
 		d.watch.Close()
 		d.db.Close()
@@ -289,6 +307,9 @@ func (d *daemon) Close() error {
 	}
 	if d.evo != nil {
 		d.evo.Close() // stops the automatic evolutions' mutators
+	}
+	if d.team != nil {
+		errs = append(errs, d.team.Close())
 	}
 	if d.mut != nil {
 		errs = append(errs, d.mut.Close())
