@@ -39,7 +39,7 @@ func (h *handler) applyLabel(r *http.Request) (*query.LabelAnswer, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return nil, fmt.Errorf("%w: the label is not a JSON object of outcome, score, note, rater, model, rubric_version: %v", query.ErrBadRequest, err)
+		return nil, fmt.Errorf("%w: the label is not a JSON object of outcome, score, note, rater, model, rubric_version, source: %v", query.ErrBadRequest, err)
 	}
 	id, err := query.ResolveExecution(h.o.DB, r.PathValue("id"), skill)
 	if err != nil {

@@ -69,12 +69,16 @@ type Label struct {
 	Outcome     string `json:"outcome"`
 	// Score is the normalised score in [0, 1] (success 1 and failure 0
 	// when none was given).
-	Score         float64   `json:"score"`
-	Note          string    `json:"note,omitempty"`
-	Rater         string    `json:"rater,omitempty"`
-	Model         string    `json:"model,omitempty"`
-	RubricVersion string    `json:"rubric_version,omitempty"`
-	Time          time.Time `json:"time"`
+	Score         float64 `json:"score"`
+	Note          string  `json:"note,omitempty"`
+	Rater         string  `json:"rater,omitempty"`
+	Model         string  `json:"model,omitempty"`
+	RubricVersion string  `json:"rubric_version,omitempty"`
+	// Source says where the label came from when no one gave it by
+	// hand: "insights" for Claude Code's /insights facets (`sepad import
+	// --facets`); "" for `sepad label` and the API.
+	Source string    `json:"source,omitempty"`
+	Time   time.Time `json:"time"`
 }
 
 // Input is a label as asked for (sepad label, POST .../label).
@@ -87,6 +91,7 @@ type Input struct {
 	Rater         string   `json:"rater,omitempty"`
 	Model         string   `json:"model,omitempty"`
 	RubricVersion string   `json:"rubric_version,omitempty"`
+	Source        string   `json:"source,omitempty"`
 }
 
 // New checks an input and returns the label for execution id at time now
@@ -94,14 +99,15 @@ type Input struct {
 // Kairos does; one that is not a number is refused.
 func New(id string, in Input, now time.Time) (Label, error) {
 	l := Label{ExecutionID: id, Outcome: strings.ToLower(strings.TrimSpace(in.Outcome)), Note: in.Note,
-		Rater: strings.TrimSpace(in.Rater), Model: strings.TrimSpace(in.Model), RubricVersion: strings.TrimSpace(in.RubricVersion), Time: now.UTC()}
+		Rater: strings.TrimSpace(in.Rater), Model: strings.TrimSpace(in.Model), RubricVersion: strings.TrimSpace(in.RubricVersion),
+		Source: strings.TrimSpace(in.Source), Time: now.UTC()}
 	if l.Outcome != Success && l.Outcome != Failure {
 		return Label{}, fmt.Errorf("%w: outcome %q: want success or failure", ErrBadLabel, in.Outcome)
 	}
 	if l.Rater != "" && l.Model != "" {
 		return Label{}, fmt.Errorf("%w: give a rater (a person) or a model, not both", ErrBadLabel)
 	}
-	for _, f := range []struct{ name, v string }{{"note", l.Note}, {"rater", l.Rater}, {"model", l.Model}, {"rubric_version", l.RubricVersion}} {
+	for _, f := range []struct{ name, v string }{{"note", l.Note}, {"rater", l.Rater}, {"model", l.Model}, {"rubric_version", l.RubricVersion}, {"source", l.Source}} {
 		if len(f.v) > MaxText {
 			return Label{}, fmt.Errorf("%w: %s is over %d bytes", ErrBadLabel, f.name, MaxText)
 		}
@@ -126,10 +132,13 @@ func Normalize(outcome string, score *float64) float64 {
 }
 
 // Words describe a label in one line: "failure 0.00 by ana", "success
-// 0.90 by model m1", "success 1.00 (no rater)".
+// 0.90 by model m1", "failure 0.25 from insights", "success 1.00 (no
+// rater)".
 func (l Label) Words() string {
 	who := " (no rater)"
 	switch {
+	case l.Source != "" && l.Rater == "" && l.Model == "":
+		who = " from " + l.Source
 	case l.Rater != "":
 		who = " by " + l.Rater
 	case l.Model != "":

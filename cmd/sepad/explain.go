@@ -141,6 +141,8 @@ func printExplain(w io.Writer, e *query.Explain) {
 				who = "rater " + l.Rater
 			case l.Model != "":
 				who = "model " + l.Model
+			case l.Source != "":
+				who = "from " + l.Source
 			}
 			rv := "no rubric_version"
 			if l.RubricVersion != "" {

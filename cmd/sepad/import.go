@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register("import", "import existing hook logs (hooks-mastery logs/*.json arrays, JSONL hook logs) into the store, once", runImport)
+	register("import", "import existing hook logs (hooks-mastery logs/*.json arrays, JSONL hook logs) into the store, once; --facets: /insights outcomes as labels", runImport)
 }
 
 // runImport is `sepad import PATH...`: read the logs (files, or the
@@ -30,10 +30,14 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var qf queryFlags
 	qf.add(fs)
 	dry := fs.Bool("dry-run", false, "read and report, import nothing")
+	facets := fs.Bool("facets", false, "import Claude Code's /insights facets (<claude config dir>/usage-data/facets, or the DIR given) as labels of their sessions' executions")
 	claudeEval := fs.String("claude-eval", "", "record a `claude plugin eval` aggregate-result.json as evidence for SKILL's current version (sepad import --claude-eval FILE SKILL)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *facets {
+		return importFacets(qf, pos, *dry, stdout) // import_facets.go
 	}
 	if *claudeEval != "" {
 		return importClaudeEval(qf, *claudeEval, pos, stdout) // eval.go
