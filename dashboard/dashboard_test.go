@@ -240,7 +240,7 @@ func TestIntegrityAndValue(t *testing.T) {
 	}
 	d := New(Options{DB: db, Home: home})
 	code, body := page(t, d, "/dashboard/execution/over00000001")
-	for _, want := range []string{`id="integrity-h"`, "over-claim</span>", "tests_pass", "the last test run (call 0, Bash) failed", `id="value-h"`} {
+	for _, want := range []string{`id="integrity-h"`, "over-claim</span>", "tests_pass", "the last test run (call 0, a test command) failed", `id="value-h"`} {
 		if code != 200 || !strings.Contains(body, want) {
 			t.Errorf("execution page: no %q (%d)", want, code)
 		}

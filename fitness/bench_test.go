@@ -132,8 +132,13 @@ func benchExecution() (execution.Execution, [][]byte) {
 		c := execution.ToolCall{ID: id, Name: s.name, Done: true, Response: s.resp,
 			Start: at, End: at.Add(2 * time.Second), DurationMS: 2000, HasDuration: true}
 		post := "PostToolUse"
+		if s.name == "Bash" {
+			var in struct{ Command string }
+			_ = json.Unmarshal([]byte(s.input), &in)
+			c.Command, c.Kind = in.Command, execution.CommandKind(s.name, json.RawMessage(s.input))
+		}
 		if i == 1 || i == 9 { // the failing test run and the broken build
-			c.Failed, c.Error, post = true, "Exit code 1", "PostToolUseFailure"
+			c.Failed, c.Error, post = true, "Exit code 1\n"+s.resp, "PostToolUseFailure"
 		}
 		if i == 11 { // the build again, same input as the failed one
 			c.Retry = true
@@ -193,7 +198,7 @@ func BenchmarkScoreBaselineJSONUnmarshal(b *testing.B) {
 func TestBenchExecutionScore(t *testing.T) {
 	x, lines := benchExecution()
 	r := Score(&x, medium)
-	if len(lines) != 42 || !r.Scored || r.Errors.ToolFailures != 2 || r.Errors.Retries != 1 {
+	if len(lines) != 42 || !r.Scored || r.Errors.ToolFailures != 0 || r.Errors.Retries != 1 || r.Outcome == nil || !r.Outcome.FixLoop {
 		t.Fatalf("%d lines, %+v", len(lines), r)
 	}
 	for _, s := range r.Signals {

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/outcome"
 )
 
 // RubricVersion is the version of the scoring rules with the default
 // weights of the optional signals (RubricFor gives it for others). Bump it
 // whenever a change could change a score: aggregates never mix rubric
 // versions.
-const RubricVersion = "3.0.0"
+const RubricVersion = "4.0.0"
 
 // Signal names, in rubric order. Other tools parse them: keep them.
 const (
@@ -32,6 +33,7 @@ const (
 	// rows only where present.
 	SignalChecks = "checks"
 	SignalLabel  = "label"
+	// SignalOutcome (since 4.0.0) is in outcome.go.
 )
 
 // weights are the rubric's nominal weights, in rubric order; they sum to 1.
@@ -136,6 +138,10 @@ type Result struct {
 	Signals []Signal `json:"signals"`
 	// Errors breaks down the error count of the error_rate signal.
 	Errors ErrorCounts `json:"errors"`
+	// Outcome is what the work came to (since 4.0.0): the verification
+	// runs, the state after the last edit, the answer's claims checked
+	// against them; nil in older results.
+	Outcome *outcome.Report `json:"outcome,omitempty"`
 }
 
 // Score scores one execution with the limits of its complexity, without
@@ -151,22 +157,27 @@ func ScoreWith(x *execution.Execution, lim Limits, ex Extra) Result {
 	if x == nil {
 		x = &execution.Execution{}
 	}
+	x = ownCalls(x)
 	var out *analysis
 	if x.HasOutput && strings.TrimSpace(x.Output) != "" {
 		out = analyze(x.Output)
 	}
+	j := judgeCalls(x, ex.Verify)
 	sigs := []Signal{
-		toolSuccess(x),
-		outputQuality(x, out),
+		toolSuccess(x, j),
+		outputQuality(x, out, contradicted(j.rep)),
 		efficiency(x, lim),
 	}
-	ec := countErrors(x, out)
+	ec := countErrors(x, out, j)
 	sigs = append(sigs, errorRate(x, ec, out), structure(out))
 	for i := range sigs {
 		sigs[i].Weight = [...]float64{weightToolSuccess, weightOutput, weightEfficiency, weightErrorRate, weightStructure}[i]
 	}
 	if v, ok := verdict(x); ok {
 		sigs = append(sigs, v)
+	}
+	if o, ok := outcomeSignal(j.rep, ex.Weights.Outcome); ok {
+		sigs = append(sigs, o)
 	}
 	if ex.Checks != nil {
 		sigs = append(sigs, optional(SignalChecks, ex.Checks, ex.Weights.Checks))
@@ -175,6 +186,9 @@ func ScoreWith(x *execution.Execution, lim Limits, ex Extra) Result {
 		sigs = append(sigs, optional(SignalLabel, ex.Label, ex.Weights.Label))
 	}
 	res := Result{RubricVersion: RubricFor(ex.Weights), Signals: sigs, Errors: ec}
+	if j.rep.Any() {
+		res.Outcome = j.rep
+	}
 	combine(&res)
 	return res
 }
@@ -254,7 +268,7 @@ func clamp01(f float64) float64 {
 	return f
 }
 
-func toolSuccess(x *execution.Execution) Signal {
+func toolSuccess(x *execution.Execution, v *judgement) Signal {
 	s := Signal{Signal: SignalToolSuccess}
 	n := len(x.Calls)
 	if n == 0 {
@@ -269,13 +283,19 @@ func toolSuccess(x *execution.Execution) Signal {
 		return s
 	}
 	n -= unknown
-	ok := n - x.Failures()
+	ok := n - v.failures()
 	s.Present = true
 	s.Value = float64(ok) / float64(n)
 	s.SubScore = s.Value
 	s.Detail = fmt.Sprintf("%d/%d tool calls succeeded", ok, n)
 	if unknown > 0 {
 		s.Detail += fmt.Sprintf(" (%d more of unknown outcome)", unknown)
+	}
+	if v.fixed > 0 {
+		s.Detail += fmt.Sprintf(" (%d failed %s fixed later, not counted)", v.fixed, plural(v.fixed, "verification", "verifications"))
+	}
+	if v.hidden > 0 {
+		s.Detail += fmt.Sprintf(" (%d %s failed by its output though the exit status was 0)", v.hidden, plural(v.hidden, "verification", "verifications"))
 	}
 	if h := transcriptFailures(x); h > 0 {
 		s.Detail += fmt.Sprintf(" (%d refused before any hook, seen in the transcript)", h)
@@ -389,8 +409,8 @@ func errorRate(x *execution.Execution, ec ErrorCounts, out *analysis) Signal {
 	return s
 }
 
-func countErrors(x *execution.Execution, out *analysis) ErrorCounts {
-	ec := ErrorCounts{ToolFailures: x.Failures(), Retries: x.Retries(), Corrections: max(x.Corrections, 0), TranscriptFailures: transcriptFailures(x)}
+func countErrors(x *execution.Execution, out *analysis, v *judgement) ErrorCounts {
+	ec := ErrorCounts{ToolFailures: v.failures(), Retries: x.Retries(), Corrections: max(x.Corrections, 0), TranscriptFailures: transcriptFailures(x)}
 	if x.StopError != "" {
 		ec.StopFailures = 1
 	}
@@ -398,7 +418,7 @@ func countErrors(x *execution.Execution, out *analysis) ErrorCounts {
 		ec.OutputPatterns = min(len(ErrorPatterns(out.prose)), maxOutputPatterns)
 	}
 	for i := range x.Calls {
-		if c := &x.Calls[i]; c.OK() && c.Response != "" && softFailure(c.Response) {
+		if c := &x.Calls[i]; c.OK() && !v.failed[i] && !v.rep.IsFixed(i) && c.Response != "" && softFailure(c.Response) {
 			ec.SoftFailures++
 		}
 	}

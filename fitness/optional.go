@@ -3,6 +3,8 @@ package fitness
 import (
 	"strconv"
 	"strings"
+
+	"github.com/sepad/sepad/outcome"
 )
 
 // OptionalWeights are the nominal weights of the optional signals
@@ -12,21 +14,24 @@ import (
 type OptionalWeights struct {
 	Label  float64
 	Checks float64
+	// Outcome weighs the outcome signal (scoring.outcome_weight, since
+	// 4.0.0).
+	Outcome float64
 }
 
 // DefaultWeights are the optional signals' default nominal weights.
-var DefaultWeights = OptionalWeights{Label: 0.25, Checks: 0.25}
+var DefaultWeights = OptionalWeights{Label: 0.25, Checks: 0.25, Outcome: 0.5}
 
 // RubricFor is the rubric version of scores made with weights w:
 // RubricVersion with the default weights, else RubricVersion with the
-// weights as build metadata ("2.0.0+label=0.4,checks=0.25"), so that
+// weights as build metadata ("4.0.0+label=0.4,checks=0.25,outcome=0.5"), so that
 // scores made with other weights are never aggregated together.
 func RubricFor(w OptionalWeights) string {
 	if w == DefaultWeights {
 		return RubricVersion
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	return RubricVersion + "+label=" + f(w.Label) + ",checks=" + f(w.Checks)
+	return RubricVersion + "+label=" + f(w.Label) + ",checks=" + f(w.Checks) + ",outcome=" + f(w.Outcome)
 }
 
 // SameRules reports whether scores of rubric version v were made by this
@@ -53,6 +58,9 @@ type Extra struct {
 	Label *Evidence
 	// Weights are the optional signals' nominal weights.
 	Weights OptionalWeights
+	// Verify are the configured verification patterns (outcome.verify);
+	// nil reads the default runners only.
+	Verify *outcome.Rules
 }
 
 func optional(name string, e *Evidence, w float64) Signal {
@@ -80,7 +88,7 @@ func WithLabel(r Result, l *Evidence, w OptionalWeights) Result {
 	if l != nil {
 		sigs = append(sigs, optional(SignalLabel, l, w.Label))
 	}
-	out := Result{RubricVersion: r.RubricVersion, Signals: sigs, Errors: r.Errors}
+	out := Result{RubricVersion: r.RubricVersion, Signals: sigs, Errors: r.Errors, Outcome: r.Outcome}
 	combine(&out)
 	return out
 }

@@ -43,9 +43,12 @@ func TestOptionalSignals(t *testing.T) {
 		// (0.66 + 0.25·1) / 0.95
 		{"tools_only_success_label", tools, Extra{Label: succ, Weights: DefaultWeights}, 95.79, []string{SignalLabel}, 0.2632},
 		// (0.768030 + 0.25·2/3) / 1.25
-		{"seed_formula_checks", seed, Extra{Checks: twoOfThree, Weights: DefaultWeights}, 74.78, []string{SignalChecks}, 0.2},
+		{"seed_formula_checks", seed, Extra{Checks: twoOfThree, Weights: sepaOnly.Weights}, 74.78, []string{SignalChecks}, 0.2},
 		// (0.768030 + 0.25·2/3 + 0.25·1) / 1.5
-		{"seed_formula_checks_and_label", seed, Extra{Checks: twoOfThree, Label: succ, Weights: DefaultWeights}, 78.98, []string{SignalChecks, SignalLabel}, 0.1667},
+		{"seed_formula_checks_and_label", seed, Extra{Checks: twoOfThree, Label: succ, Weights: sepaOnly.Weights}, 78.98, []string{SignalChecks, SignalLabel}, 0.1667},
+		// The seed edits a file and runs nothing after it: outcome 0.5,
+		// (0.768030 + 0.5·0.5) / 1.5.
+		{"seed_formula_outcome_unverified", seed, Extra{Weights: DefaultWeights}, 67.87, []string{SignalOutcome}, 0.3333},
 		// A label alone is evidence: (0.25·1)/0.25.
 		{"label_only", execution.Execution{}, Extra{Label: succ, Weights: DefaultWeights}, 100, []string{SignalLabel}, 1},
 		// Weight 0: shown, changes nothing.
@@ -91,7 +94,13 @@ func TestAbsentOptionalIsScoreAsBefore(t *testing.T) {
 			t.Fatalf("ScoreWith without evidence differs:\n%s\n%s", a, b)
 		}
 		r := Score(&x, medium)
-		if len(r.Signals) != 5 || r.RubricVersion != RubricVersion {
+		rows := 5
+		for _, s := range r.Signals {
+			if s.Signal == SignalOutcome {
+				rows = 6
+			}
+		}
+		if len(r.Signals) != rows || r.RubricVersion != RubricVersion {
 			t.Errorf("rows %d rubric %s", len(r.Signals), r.RubricVersion)
 		}
 		l := WithLabel(r, &Evidence{Score: 0.3, Detail: "x"}, DefaultWeights)
@@ -100,7 +109,7 @@ func TestAbsentOptionalIsScoreAsBefore(t *testing.T) {
 			t.Errorf("WithLabel %+v\nScoreWith %+v", l, want)
 		}
 		relabelled := WithLabel(l, &Evidence{Score: 1, Detail: "y"}, DefaultWeights)
-		if n := len(relabelled.Signals); n != 6 || relabelled.Signals[5].SubScore != 1 {
+		if n := len(relabelled.Signals); n != rows+1 || relabelled.Signals[rows].SubScore != 1 {
 			t.Errorf("a second label adds a row: %d rows", n)
 		}
 		back := WithLabel(l, nil, DefaultWeights)
@@ -115,7 +124,7 @@ func TestRubricFor(t *testing.T) {
 	if RubricFor(DefaultWeights) != RubricVersion {
 		t.Errorf("default weights: %s", RubricFor(DefaultWeights))
 	}
-	if got := RubricFor(OptionalWeights{Label: 0.4, Checks: 0.25}); got != RubricVersion+"+label=0.4,checks=0.25" {
+	if got := RubricFor(OptionalWeights{Label: 0.4, Checks: 0.25, Outcome: 0.5}); got != RubricVersion+"+label=0.4,checks=0.25,outcome=0.5" {
 		t.Errorf("other weights: %s", got)
 	}
 	// A result of another rubric keeps its score.

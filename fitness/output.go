@@ -210,7 +210,10 @@ func sumItems(items []item) (float64, bool) {
 	return got / w, true
 }
 
-func outputQuality(x *execution.Execution, a *analysis) Signal {
+// outputQuality reads the final output; false are the answer's claims
+// the execution's own observations contradict (package outcome), each an
+// obvious error.
+func outputQuality(x *execution.Execution, a *analysis, contra []string) Signal {
 	s := Signal{Signal: SignalOutput}
 	if a == nil && x.StopError != "" {
 		// The turn ended on an API error: there is no answer, and that
@@ -234,7 +237,7 @@ func outputQuality(x *execution.Execution, a *analysis) Signal {
 	}
 	accuracy := []item{
 		{"syntax valid", 0.4, judged > 0, syntaxOK},
-		{"no obvious errors", 0.3, true, len(patterns) == 0},
+		{"no obvious errors", 0.3, true, len(patterns) == 0 && len(contra) == 0},
 		{"follows format", 0.3, true, followsFormat(a)},
 	}
 	c, _ := sumItems(completeness)
@@ -251,6 +254,9 @@ func outputQuality(x *execution.Execution, a *analysis) Signal {
 	s.Detail = fmt.Sprintf("completeness %.2f, accuracy %.2f", c, acc)
 	if len(missing) > 0 {
 		s.Detail += "; lacks " + joinDetail(missing)
+	}
+	if len(contra) > 0 {
+		s.Detail += " (" + joinDetail(contra) + ", which the execution's own runs contradict)"
 	}
 	return s
 }

@@ -77,10 +77,25 @@ func randomExecutionRich(r *rand.Rand) (execution.Execution, Limits) {
 // checkInvariants asserts what must hold for every Result.
 func checkInvariants(t *testing.T, r Result) {
 	t.Helper()
-	names := []string{SignalToolSuccess, SignalOutput, SignalEfficiency, SignalErrorRate, SignalStructure, SignalVerdict}
-	weights := append(Weights[:], weightVerdict)
-	if len(r.Signals) < 5 || len(r.Signals) > 6 || r.RubricVersion != RubricVersion {
+	names := []string{SignalToolSuccess, SignalOutput, SignalEfficiency, SignalErrorRate, SignalStructure}
+	weights := Weights[:]
+	if n := len(r.Signals); n < 5 || n > 7 || r.RubricVersion != RubricVersion {
 		t.Fatalf("shape: %+v", r)
+	}
+	// Then the optional rows the execution itself gives, in this order,
+	// each only when present.
+	for _, s := range r.Signals[5:] {
+		switch {
+		case s.Signal == SignalVerdict && len(names) == 5:
+			names, weights = append(names, SignalVerdict), append(weights, weightVerdict)
+		case s.Signal == SignalOutcome && len(names) <= 6 && names[len(names)-1] != SignalOutcome:
+			names, weights = append(names, SignalOutcome), append(weights, DefaultWeights.Outcome)
+		default:
+			t.Fatalf("shape: row %s out of place: %+v", s.Signal, r)
+		}
+		if !s.Present {
+			t.Fatalf("optional row %s absent", s.Signal)
+		}
 	}
 	anyPresent := false
 	var sum, wsum, exact, total float64

@@ -100,7 +100,7 @@ func TestSeedGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := Score(&c.x, medium)
+			r := ScoreWith(&c.x, medium, sepaOnly)
 			s := signal(r, c.signal)
 			eps := math.Max(c.eps, 1e-12)
 			if !s.Present || !near(s.Value, c.value, eps) || !near(s.SubScore, c.sub, 1e-12) {
@@ -114,6 +114,10 @@ func TestSeedGolden(t *testing.T) {
 	}
 }
 
+// sepaOnly scores with the five SEPA signals alone (scoring.outcome_weight
+// 0 turns the outcome signal off): the seed's formulas are SEPA's.
+var sepaOnly = Extra{Weights: OptionalWeights{Label: 0.25, Checks: 0.25}}
+
 // TestSeedFormula checks the weighted sum against the seed's formula
 // written out by hand, on an execution where every signal is present.
 func TestSeedFormula(t *testing.T) {
@@ -126,7 +130,7 @@ func TestSeedFormula(t *testing.T) {
 		Output: "## Fix\n\nThe test failed because the total ignored the discount.\n\n" +
 			"- changed `cart.go`\n\n```go\ntotal := price - discount\n```\n\nNext steps: run the suite.\n",
 	}
-	r := Score(&x, medium)
+	r := ScoreWith(&x, medium, sepaOnly)
 	ts := 9.0 / 11
 	eff := ((1 - 60.0/120) + (1 - 11.0/15)) / 2
 	want := math.Round((0.35*ts+0.25*1+0.20*eff+0.15*(1-0.3)+0.05*1)*100*100) / 100
@@ -247,7 +251,7 @@ func TestNilAndShape(t *testing.T) {
 		}
 	}
 	b, _ := json.Marshal(Score(&execution.Execution{Calls: calls(1, 1)}, medium))
-	for _, key := range []string{`"rubric_version":"3.0.0"`, `"scored":true`, `"signal":"tool_success_rate"`, `"present":true`,
+	for _, key := range []string{`"rubric_version":"` + RubricVersion + `"`, `"scored":true`, `"signal":"tool_success_rate"`, `"present":true`,
 		`"value":`, `"sub_score":`, `"weight":`, `"effective_weight":`, `"contribution":`, `"detail":"1/2 tool calls succeeded"`,
 		`"errors":{"tool_failures":1,"retries":0,"output_patterns":0,"soft_failures":0,"corrections":0,"stop_failures":0,"total":1}`} {
 		if !strings.Contains(string(b), key) {

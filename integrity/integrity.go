@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/outcome"
 )
 
 // Claims the output can make.
@@ -38,6 +39,11 @@ type Observation struct {
 	// Delta is observed minus claimed (a claim is 1): -1 is an
 	// over-claim, 0 a claim borne out or one nothing observed.
 	Delta float64 `json:"delta"`
+	// Unsupported is set for a claim of an observation (tests pass, the
+	// build succeeds, deployed) that nothing observed: no test run, or
+	// none after the last edit. It is an over-claim (delta -1) with
+	// nothing to compare (Observed nil).
+	Unsupported bool `json:"unsupported,omitempty"`
 }
 
 // Comparable reports whether both sides are present.
@@ -92,6 +98,7 @@ func Check(x *execution.Execution) *Report {
 		out = strings.ToValidUTF8(out[:1<<10], "") + "\n" + strings.ToValidUTF8(out[len(out)-4<<10:], "")
 	}
 	var r Report
+	var rep *outcome.Report // read once, on the first claim of a run
 	seen := map[string]bool{}
 	for _, sent := range sentenceEnd.Split(out, -1) {
 		sent = strings.TrimSpace(strings.TrimLeft(sent, "-*#>•0123456789. \t"))
@@ -111,7 +118,10 @@ func Check(x *execution.Execution) *Report {
 				break
 			}
 			seen[p.claim] = true
-			o := observe(x, p.claim)
+			if rep == nil {
+				rep = outcome.Analyze(x, nil)
+			}
+			o := observe(x, rep, p.claim)
 			o.Quote = quote(sent)
 			r.Observations = append(r.Observations, o)
 			if o.Delta < 0 {
@@ -125,7 +135,7 @@ func Check(x *execution.Execution) *Report {
 	return &r
 }
 
-func observe(x *execution.Execution, claim string) Observation {
+func observe(x *execution.Execution, rep *outcome.Report, claim string) Observation {
 	o := Observation{Claim: claim}
 	set := func(ok bool, fact string) {
 		o.Observed, o.Fact = &ok, fact
@@ -135,16 +145,18 @@ func observe(x *execution.Execution, claim string) Observation {
 	}
 	switch claim {
 	case TestsPass, Builds, Deployed:
-		kind := map[string]string{TestsPass: execution.KindTest, Builds: execution.KindBuild, Deployed: execution.KindDeploy}[claim]
-		word := map[string]string{TestsPass: "test run", Builds: "build", Deployed: "deploy command"}[claim]
-		i, c := lastOfKind(x, kind)
-		switch {
-		case c == nil:
-			o.Fact = "no " + word + " seen"
-		case c.OK():
-			set(true, fmt.Sprintf("the last %s (call %d, %s) succeeded", word, i, c.Name))
+		// The verification runs as package outcome reads them: the
+		// result from the output too (a failure behind `| tail`), and a
+		// run that left out the tests that failed does not count.
+		c := map[string]string{TestsPass: outcome.ClaimTestsPass, Builds: outcome.ClaimBuilds, Deployed: outcome.ClaimDeployed}[claim]
+		status, fact := outcome.Judge(x, rep, c)
+		switch status {
+		case outcome.Supported:
+			set(true, fact)
+		case outcome.Contradicted:
+			set(false, fact)
 		default:
-			set(false, fmt.Sprintf("the last %s (call %d, %s) %s", word, i, c.Name, outcome(c)))
+			o.Fact, o.Unsupported, o.Delta = fact, true, -1
 		}
 	default:
 		left := unrecovered(x)
@@ -155,16 +167,6 @@ func observe(x *execution.Execution, claim string) Observation {
 		}
 	}
 	return o
-}
-
-// lastOfKind is the last call of kind whose outcome is known.
-func lastOfKind(x *execution.Execution, kind string) (int, *execution.ToolCall) {
-	for i := len(x.Calls) - 1; i >= 0; i-- {
-		if c := &x.Calls[i]; c.Kind == kind && !c.Unknown {
-			return i, c
-		}
-	}
-	return -1, nil
 }
 
 // unrecovered lists the failed calls (tool and index) no later call of
@@ -188,26 +190,6 @@ func unrecovered(x *execution.Execution) []string {
 		}
 	}
 	return out
-}
-
-func outcome(c *execution.ToolCall) string {
-	s := "failed"
-	switch {
-	case c.Interrupted:
-		s = "was interrupted"
-	case c.NoPost:
-		s = "got no answer"
-	}
-	if e := strings.TrimSpace(c.Error); e != "" {
-		if i := strings.IndexByte(e, '\n'); i > 0 {
-			e = e[:i]
-		}
-		if len(e) > 80 {
-			e = e[:80] + "…"
-		}
-		s += ": " + e
-	}
-	return s
 }
 
 func quote(s string) string {

@@ -22,14 +22,15 @@ func labelOptions() EngineOptions {
 }
 
 // runReal commits one execution scored by fitness (three successful
-// calls: 94.29 with medium limits) and lets the engine see it.
+// calls that edit nothing: 94.29 with medium limits) and lets the engine
+// see it.
 func (r *engineRig) runReal(version string) string {
 	r.t.Helper()
 	r.n++
 	r.now = r.now.Add(time.Minute)
 	x := execution.Execution{ID: fmt.Sprintf("e%011d", r.n), SessionID: "s", Skill: "deploy", Kind: "skill", Project: r.proj,
 		SkillPath: r.skill, SkillVersion: version, Complete: true,
-		Calls: []execution.ToolCall{{Name: "Bash", Done: true}, {Name: "Read", Done: true}, {Name: "Edit", Done: true}}}
+		Calls: []execution.ToolCall{{Name: "Bash", Done: true}, {Name: "Read", Done: true}, {Name: "Grep", Done: true}}}
 	res := fitness.Score(&x, fitness.Limits{MaxTime: 2 * time.Minute, MaxTools: 15})
 	b := store.Batch{Executions: []store.Scored{{Exec: x, Result: res}}}
 	if err := r.db.Commit(&b); err != nil {

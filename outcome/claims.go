@@ -77,7 +77,7 @@ var claimPatterns = sync.OnceValue(func() []struct {
 // denial marks a clause that denies, hedges or reports a failure rather
 // than claims: "could not fix", "tests still fail", "not deployed",
 // "should pass once you run them".
-var denial = regexp.MustCompile(`(?i)\b(not|never|no longer|cannot|can't|couldn't|could not|didn't|did not|doesn't|does not|don't|isn't|aren't|wasn't|weren't|won't|haven't|hasn't|unable|still (?:fail\w*|broken|red|erroring)|[1-9]\d* (?:tests? )?(?:fail(?:s|ed|ing)?|errors?)|fail(?:s|ed)? to|yet to|until|unless|if|should|would|will|might|may|please|once|hopefully|expect(?:ed)?|probably|likely|try|need(?:s)? to|unverified|untested|without running|to (?:check|verify|confirm|ensure|make sure))\b|^(?:run|try|check|make sure|ensure|verify)\b`)
+var denial = regexp.MustCompile(`(?i)\b(not|never|no longer|cannot|can't|couldn't|could not|didn't|did not|doesn't|does not|don't|isn't|aren't|wasn't|weren't|won't|haven't|hasn't|unable|still (?:fail\w*|broken|red|erroring)|[1-9]\d* (?:tests? )?(?:fail(?:s|ed|ing)?|errors?)|fail(?:s|ed)? to|yet to|until|unless|if|should|would|will|might|may|please|once|hopefully|expect(?:ed)?|probably|likely|i think|i believe|seems?|appears?|apparently|presumably|supposedly|try|need(?:s)? to|unverified|untested|without running|to (?:check|verify|confirm|ensure|make sure))\b|^(?:run|try|check|make sure|ensure|verify)\b`)
 
 // clauseEnd splits sentences and clauses: a claim and a denial in one
 // sentence ("I fixed the parser, but the tests still fail") are read
@@ -90,6 +90,27 @@ var quoted = []*regexp.Regexp{
 	regexp.MustCompile("(?s)```.*?(```|$)"),
 	regexp.MustCompile(`(?m)^\s*>.*$`),
 	regexp.MustCompile(`"[^"\n]{0,400}"|“[^”\n]{0,400}”`),
+}
+
+// admission marks a clause that reports the work failing: "I could not
+// fix it", "TestSum still fails", "2 tests fail".
+var admission = regexp.MustCompile(`(?i)\b(still (?:fail\w*|broken|red|erroring)|could not|couldn't|unable to|was not able|wasn't able|(?:did not|didn't|does not|doesn't) (?:pass|fix|work|compile|build)|not (?:yet )?(?:fixed|passing|resolved)|[1-9]\d* (?:tests? )?(?:fail(?:s|ed|ing)?))\b|\b(?:test\w*|build|it) (?:now )?fails\b`)
+
+// ReadAdmission finds the first clause of an answer that reports the work
+// failing, "" without one.
+func ReadAdmission(text string) string {
+	if len(text) > maxAnswer {
+		text = strings.ToValidUTF8(text[:1<<10], "") + "\n" + strings.ToValidUTF8(text[len(text)-4<<10:], "")
+	}
+	for _, q := range quoted {
+		text = q.ReplaceAllString(text, " ")
+	}
+	for _, cl := range clauseEnd.Split(text, -1) {
+		if cl = strings.TrimSpace(cl); cl != "" && len(cl) <= 1000 && admission.MatchString(cl) {
+			return quote(cl)
+		}
+	}
+	return ""
 }
 
 // maxAnswer bounds the answer read: a long answer claims in its
@@ -137,17 +158,20 @@ func checkClaims(x *execution.Execution, rep *Report) []Claim {
 	if !x.HasOutput || strings.TrimSpace(x.Output) == "" {
 		return nil
 	}
+	rep.Admission = ReadAdmission(x.Output)
 	var out []Claim
 	for _, f := range ReadClaims(x.Output) {
 		c := Claim{Claim: f.Claim, Quote: f.Quote}
-		c.Status, c.Fact = judge(x, rep, f.Claim)
+		c.Status, c.Fact = Judge(x, rep, f.Claim)
 		out = append(out, c)
 	}
 	return out
 }
 
-// judge checks one claim against the report's runs and the calls.
-func judge(x *execution.Execution, rep *Report, claim string) (string, string) {
+// Judge checks one claim (ClaimTestsPass, ClaimBuilds, ClaimFixed,
+// ClaimDeployed) against rep, the report of x: its status and the fact
+// observed, in words.
+func Judge(x *execution.Execution, rep *Report, claim string) (status, fact string) {
 	switch claim {
 	case ClaimTestsPass:
 		return judgeKind(rep, func(r *Run) bool { return r.Kind == KindTest }, "test run")

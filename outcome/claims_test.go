@@ -59,6 +59,8 @@ func TestReadClaims(t *testing.T) {
 		{"I was unable to verify that the tests pass.", ""},
 		{"I haven't run the tests.", ""},
 		{"If the build succeeds, deploy it.", ""},
+		{"Deployed, I think.", ""},
+		{"It seems fixed.", ""},
 		{"I did not fix the bug.", ""},
 		// Quoted text is not the answer's own claim.
 		{`You asked me to make "all tests pass".`, ""},

@@ -190,6 +190,9 @@ type Report struct {
 	Fixed []int `json:"fixed,omitempty"`
 	// Claims are the final answer's claims checked against the runs.
 	Claims []Claim `json:"claims,omitempty"`
+	// Admission is the answer's clause that reports the work failing
+	// ("TestSum still fails"), "" without one.
+	Admission string `json:"admission,omitempty"`
 
 	edits []int // the indices of the edits
 }
@@ -250,10 +253,14 @@ func Analyze(x *execution.Execution, r *Rules) *Report {
 			rep.edits = append(rep.edits, i)
 			continue
 		}
-		if c.Name != "Bash" || c.Command == "" || !c.Done || c.Unknown || c.Interrupted {
+		if c.Name != "Bash" || !c.Done || c.Unknown || c.Interrupted {
 			continue
 		}
 		m, masked, ok := recogniseLine(c.Command, r)
+		if !ok && c.Command == "" && (c.Kind == execution.KindTest || c.Kind == execution.KindBuild) {
+			// A call grouped before commands were kept: its kind only.
+			m, ok = match{kind: c.Kind, runner: "a " + c.Kind + " command"}, true
+		}
 		if !ok {
 			continue
 		}

@@ -14,7 +14,7 @@ func valueExec(i int) Scored {
 	topics := []string{"deploy the shop to staging", "fix the failing cart test", "explain the parser"}
 	x := execution.Execution{ID: fmt.Sprintf("v%011d", i), SessionID: fmt.Sprintf("s%d", i), Skill: "a", Kind: "skill", Project: "/p",
 		SkillVersion: "aaaaaaaaaaaa", Prompt: topics[i%3], Output: "All tests pass.", HasOutput: true, Complete: true,
-		Calls: []execution.ToolCall{{Name: "Bash", Kind: execution.KindTest, Done: true, Failed: i%4 == 0, Error: "exit 1"}, {Name: "Edit", Done: true}}}
+		Calls: []execution.ToolCall{{Name: "Edit", Done: true}, {Name: "Bash", Kind: execution.KindTest, Done: true, Failed: i%4 == 0, Error: "exit 1"}}}
 	return Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 70}}
 }
 

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -86,11 +87,30 @@ func Apply(x *execution.Execution, w Window, prices Prices) {
 			continue
 		}
 		seen[f.ToolUseID] = true
-		x.Calls = append(x.Calls, execution.ToolCall{
+		c := execution.ToolCall{
 			ID: f.ToolUseID, Name: f.Tool, Failed: true, Done: true, Source: "transcript",
 			Error: "refused before any hook (" + f.Kind + "); seen only in the transcript",
-		})
+			Start: f.Time, End: f.Time,
+		}
+		at := placeOf(x.Calls, f.Time)
+		x.Calls = slices.Insert(x.Calls, at, c)
 	}
+}
+
+// placeOf is where a call made at t goes among calls: before the first
+// hook call that started after it, so a refused Edit stays before the
+// Edit that then succeeded (the integrity track and the outcome read the
+// calls in order). Without a time it goes last.
+func placeOf(calls []execution.ToolCall, t time.Time) int {
+	if t.IsZero() {
+		return len(calls)
+	}
+	for i := range calls {
+		if calls[i].Source == "" && !calls[i].Start.IsZero() && calls[i].Start.After(t) {
+			return i
+		}
+	}
+	return len(calls)
 }
 
 // Tracker reads the transcripts of the executions it is given, each from

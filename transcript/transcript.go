@@ -55,6 +55,9 @@ type Failure struct {
 	// Kind classifies it without keeping its text: "input_validation",
 	// "unknown_tool", or "error".
 	Kind string
+	// Time is the tool_result record's timestamp: where the call
+	// happened among the hooks' calls (zero when the record had none).
+	Time time.Time
 }
 
 // Window is what one read found.
@@ -262,7 +265,7 @@ func Read(r io.Reader, start int64, o Options) (Window, error) {
 		case "user":
 			for _, b := range blocks {
 				if b.Type == "tool_result" && b.IsError && b.ToolUseID != "" {
-					w.Failures = append(w.Failures, Failure{ToolUseID: b.ToolUseID, Tool: names[b.ToolUseID], Kind: kind(b.Content)})
+					w.Failures = append(w.Failures, Failure{ToolUseID: b.ToolUseID, Tool: names[b.ToolUseID], Kind: kind(b.Content), Time: rec.Timestamp})
 				}
 			}
 		}

@@ -211,19 +211,24 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 
 func printScoreTable(w io.Writer, rep *scoreReport, explain bool) {
 	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "EXECUTION\tSKILL\tPROJECT\tCALLS\tFAILED\tERRORS\tTOOLS/35\tOUTPUT/25\tEFFIC/20\tERRRATE/15\tSTRUCT/5\tSCORE\tGRADE")
+	fmt.Fprintln(tw, "EXECUTION\tSKILL\tPROJECT\tCALLS\tFAILED\tERRORS\tTOOLS/35\tOUTPUT/25\tEFFIC/20\tERRRATE/15\tSTRUCT/5\tOUTCOME\tSCORE\tGRADE")
+	cols := []string{fitness.SignalToolSuccess, fitness.SignalOutput, fitness.SignalEfficiency, fitness.SignalErrorRate, fitness.SignalStructure, fitness.SignalOutcome}
 	for _, x := range rep.Executions {
 		skill := x.Skill
 		if !x.Complete {
 			skill += " (incomplete)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t", x.ID, skill, shortProject(x.Project), x.ToolCalls, x.ToolFailures, x.Errors)
-		for _, s := range x.Signals {
-			if s.Present {
-				fmt.Fprintf(tw, "%.2f\t", s.Contribution)
-			} else {
-				fmt.Fprint(tw, "-\t")
+		// One cell per column, by signal name: the points each signal
+		// gave ("-" when absent; label and checks only in --explain).
+		for _, name := range cols {
+			cell := "-"
+			for _, s := range x.Signals {
+				if s.Signal == name && s.Present {
+					cell = fmt.Sprintf("%.2f", s.Contribution)
+				}
 			}
+			fmt.Fprint(tw, cell+"\t")
 		}
 		if x.Scored {
 			fmt.Fprintf(tw, "%.2f\t%s\n", *x.Score, x.Grade)

@@ -4,17 +4,41 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/sepad/sepad/checks"
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/outcome"
 	"github.com/sepad/sepad/reward"
 )
 
 // weightsOf maps the configuration to the optional signals' weights.
 func weightsOf(cfg *config.Config) fitness.OptionalWeights {
-	return fitness.OptionalWeights{Label: cfg.Scoring.LabelWeight, Checks: cfg.Scoring.ChecksWeight}
+	return fitness.OptionalWeights{Label: cfg.Scoring.LabelWeight, Checks: cfg.Scoring.ChecksWeight, Outcome: cfg.Scoring.OutcomeWeight}
+}
+
+// verifyRules are the compiled outcome.verify patterns of the
+// configurations seen (a reload brings a new one), so that each is
+// compiled once.
+var verifyRules sync.Map // *config.Config → *outcome.Rules
+
+// rulesOf compiles cfg's outcome.verify patterns (validated when the
+// configuration was loaded).
+func rulesOf(cfg *config.Config) *outcome.Rules {
+	if len(cfg.Outcome.Verify) == 0 {
+		return nil
+	}
+	if r, ok := verifyRules.Load(cfg); ok {
+		return r.(*outcome.Rules)
+	}
+	r, err := outcome.Compile(cfg.Outcome.Verify)
+	if err != nil {
+		return nil // config.validate compiled them already
+	}
+	verifyRules.Store(cfg, r)
+	return r
 }
 
 // rubricOf is the rubric version of the scores made with cfg: the one
@@ -28,7 +52,7 @@ func rubricOf(cfg *config.Config) string { return fitness.RubricFor(weightsOf(cf
 // are its rubric version).
 func scoreExecution(cfg *config.Config, w fitness.OptionalWeights, x *execution.Execution) fitness.Result {
 	_, lim := cfg.LimitFor(x.Skill)
-	ex := fitness.Extra{Weights: w}
+	ex := fitness.Extra{Weights: w, Verify: rulesOf(cfg)}
 	if cs := cfg.ChecksFor(x.Skill); len(cs) > 0 {
 		in := checks.Input{Output: x.Output, HasOutput: x.HasOutput}
 		switch {

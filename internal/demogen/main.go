@@ -27,14 +27,17 @@ type phase struct {
 	turns   int
 	failP   float64 // probability a tool call fails
 	answerQ float64 // probability of a well-structured answer
+	// verifyP is the probability that a turn ends its work with `make
+	// check` (a verification run after its edits, docs/outcome.md).
+	verifyP float64
 }
 
 var phases = []phase{
-	{"01-deploy-v1.jsonl", "deploy", false, 40, 0.10, 0.7},
-	{"02-deploy-v2.jsonl", "deploy", false, 20, 0.30, 0.2},
-	{"03-deploy-v3.jsonl", "deploy", false, 20, 0.00, 1.0},
-	{"04-review-v1.jsonl", "review", true, 8, 0.05, 0.9},
-	{"05-review-v2.jsonl", "review", true, 6, 1.0, 0.0},
+	{"01-deploy-v1.jsonl", "deploy", false, 40, 0.10, 0.7, 0.6},
+	{"02-deploy-v2.jsonl", "deploy", false, 20, 0.30, 0.2, 0.0}, // "skip the checks"
+	{"03-deploy-v3.jsonl", "deploy", false, 20, 0.00, 1.0, 1.0},
+	{"04-review-v1.jsonl", "review", true, 8, 0.05, 0.9, 1.0},
+	{"05-review-v2.jsonl", "review", true, 6, 1.0, 0.0, 0.0},
 }
 
 func main() {
@@ -61,6 +64,9 @@ func write(path string, ph phase, r *rand.Rand, n int) error {
 	}
 	w := bufio.NewWriter(f)
 	session := fmt.Sprintf("d3m0%04x-0000-4000-8000-%012x", n, r.Uint64()&0xffffffffffff)
+	// The verification runs draw from their own source, so the rest of
+	// the sessions stays what it was before they were added.
+	vr := rand.New(rand.NewPCG(uint64(n), 0x5e9ad))
 	tool := 0
 	emit := func(m map[string]any) {
 		m["session_id"] = session
@@ -74,10 +80,20 @@ func write(path string, ph phase, r *rand.Rand, n int) error {
 		w.WriteByte('\n')
 	}
 	calls := func(extra map[string]any) {
-		for k := 0; k < 3+r.IntN(3); k++ {
+		n := 3 + r.IntN(3)
+		verify := vr.Float64() < ph.verifyP
+		if verify {
+			n++
+		}
+		for k := 0; k < n; k++ {
 			tool++
 			id := fmt.Sprintf("toolu_%s_%03d", session[:8], tool)
-			name := []string{"Read", "Bash", "Grep", "Edit"}[r.IntN(4)]
+			var name string
+			if verify && k == n-1 {
+				name = "Bash" // make check, after the work
+			} else {
+				name = []string{"Read", "Bash", "Grep", "Edit"}[r.IntN(4)]
+			}
 			in := map[string]any{"command": "make check", "file_path": "@PROJECT@/main.go"}
 			base := map[string]any{"tool_name": name, "tool_input": in, "tool_use_id": id}
 			for k, v := range extra {
