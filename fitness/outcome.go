@@ -146,8 +146,16 @@ func claimFact(rep *outcome.Report, c outcome.Claim) string {
 	return ClaimWords(c) + "; " + c.Fact
 }
 
-// claimsSuccess reports whether the answer claims any result.
-func claimsSuccess(rep *outcome.Report) bool { return len(rep.Claims) > 0 }
+// claimsSuccess reports whether the answer claims a success the
+// observations do not bear out.
+func claimsSuccess(rep *outcome.Report) bool {
+	for _, c := range rep.Claims {
+		if c.Status != outcome.Supported {
+			return true
+		}
+	}
+	return false
+}
 
 // ClaimWords says a claim in plain words: "claimed the tests pass".
 func ClaimWords(c outcome.Claim) string {

@@ -43,7 +43,17 @@ type Claim struct {
 type Found struct {
 	Claim string
 	Quote string
+	// Tests are the tests a tests_pass claim names ("TestMax and TestMin
+	// pass"), when it names some and claims nothing of the rest.
+	Tests []string
 }
+
+// testName finds the tests a clause names; whole marks one that claims
+// all of them anyway ("all tests pass, TestSum included").
+var (
+	testName = regexp.MustCompile(`\b(?:Test[A-Z0-9_]\w*|test_\w+)\b`)
+	whole    = regexp.MustCompile(`(?i)\b(?:all|every|everything|suite|the tests)\b`)
+)
 
 var claimPatterns = sync.OnceValue(func() []struct {
 	claim string
@@ -60,6 +70,7 @@ var claimPatterns = sync.OnceValue(func() []struct {
 			`|\b\d+\s*(?:/|of|out of)\s*\d+\s+(?:tests?\s+)?(?:are\s+)?pass(?:ing|ed|es)?\b|\b[1-9]\d* (?:tests? )?passed\b` +
 			`|\b(?:Test\w+|test_\w+)\s+(?:now |also )*pass(?:es|ed)?\b` +
 			`|\b(?:no|zero|0) (?:failing tests|test failures|failures)\b` +
+			`|\b(?:tests?|specs?)\b[^.;]{0,30}\b(?:they|all|both|everything) (?:now |all )?pass(?:es|ed)?\b` +
 			`|\b(?:go test|pytest|npm test|cargo test|jest|vitest|the test run|the test suite)\b[^;\n]{0,60}?\b(pass(?:es|ed)?|succeeds|succeeded|is green|(?:is|was|came back) clean)\b` +
 			`|\bverified (?:that )?(?:the )?(?:tests?|fix|changes?|it) (?:pass|passes|works?)\b`)},
 		{ClaimBuilds, regexp.MustCompile(`(?i)\b(?:build|compilation|compile|type ?check(?:ing)?|lint(?:ing|er)?|vet)\s+(?:now |also |is |)*(succeeds|succeeded|passes|passed|is green|is clean|clean|works|ok)\b` +
@@ -139,7 +150,11 @@ func ReadClaims(text string) []Found {
 				continue
 			}
 			seen[p.claim] = true
-			out = append(out, Found{Claim: p.claim, Quote: quote(cl)})
+			f := Found{Claim: p.claim, Quote: quote(cl)}
+			if p.claim == ClaimTestsPass && !whole.MatchString(cl) {
+				f.Tests = testName.FindAllString(cl, 8)
+			}
+			out = append(out, f)
 		}
 	}
 	return out
@@ -162,7 +177,11 @@ func checkClaims(x *execution.Execution, rep *Report) []Claim {
 	var out []Claim
 	for _, f := range ReadClaims(x.Output) {
 		c := Claim{Claim: f.Claim, Quote: f.Quote}
-		c.Status, c.Fact = Judge(x, rep, f.Claim)
+		if len(f.Tests) > 0 {
+			c.Status, c.Fact = judgeNamed(rep, f.Tests)
+		} else {
+			c.Status, c.Fact = Judge(x, rep, f.Claim)
+		}
 		out = append(out, c)
 	}
 	return out
@@ -214,6 +233,39 @@ func Judge(x *execution.Execution, rep *Report, claim string) (status, fact stri
 	return Unsupported, ""
 }
 
+// judgeNamed checks a claim that the named tests pass against the last
+// test run: contradicted when one of them failed there, supported when it
+// selected them and they did not fail.
+func judgeNamed(rep *Report, names []string) (string, string) {
+	var last *Run
+	for k := range rep.Runs {
+		if r := &rep.Runs[k]; r.Kind == KindTest {
+			last = r
+		}
+	}
+	list := strings.Join(names, ", ")
+	switch {
+	case last == nil:
+		return Unsupported, "no test run was seen"
+	case last.Vacuous:
+		return Unsupported, fmt.Sprintf("the last test run (%s) selected no test", runWords(last))
+	case last.Call < rep.LastEdit:
+		return Unsupported, fmt.Sprintf("the last test run (%s) came before the last edit (call %d)", runWords(last), rep.LastEdit)
+	}
+	for _, n := range names {
+		if contains(last.FailedTests, n) {
+			return Contradicted, fmt.Sprintf("%s failed in the last test run (%s)", n, runWords(last))
+		}
+		if !last.filter.Covers(n) {
+			return Unsupported, fmt.Sprintf("the last test run (%s) did not select %s", runWords(last), n)
+		}
+	}
+	if !last.Passed && len(last.FailedTests) == 0 {
+		return Contradicted, fmt.Sprintf("the last test run (%s) failed: %s", runWords(last), last.Why)
+	}
+	return Supported, fmt.Sprintf("%s did not fail in the last test run (%s)", list, runWords(last))
+}
+
 // judgeKind checks a claim that the last run of some kind passed.
 func judgeKind(rep *Report, of func(*Run) bool, word string) (string, string) {
 	var last *Run
@@ -232,7 +284,7 @@ func judgeKind(rep *Report, of func(*Run) bool, word string) (string, string) {
 	case last.Call < rep.LastEdit:
 		return Unsupported, fmt.Sprintf("the last %s (%s) passed, but files changed after it (call %d)", word, runWords(last), rep.LastEdit)
 	}
-	if rep.State == Unverified && last.Kind == KindTest && strings.Contains(rep.Detail, "left out") {
+	if rep.State == Unverified && last.Kind == KindTest && (strings.Contains(rep.Detail, "left out") || strings.Contains(rep.Detail, "only a selection")) {
 		return Unsupported, rep.Detail
 	}
 	return Supported, fmt.Sprintf("the last %s (%s) passed", word, runWords(last))

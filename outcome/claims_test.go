@@ -69,6 +69,7 @@ func TestReadClaims(t *testing.T) {
 		// A claim and a denial in one sentence are read apart.
 		{"I fixed the parser, but the tests still fail.", "fixed"},
 		{"Nothing to report.", ""},
+		{"Ran the tests: they pass.", "tests_pass"},
 	} {
 		var got []string
 		for _, f := range ReadClaims(tc.text) {
@@ -94,6 +95,10 @@ func TestClaimStatus(t *testing.T) {
 		{"unsupported: subset", []execution.ToolCall{bash("go test ./...", 1, goRed), edit(), bash("go test -run 'TestMax|TestMin' ./...", 0, goSub)}, "All tests pass.", "tests_pass:unsupported"},
 		{"unsupported: edit after the run", []execution.ToolCall{edit(), bash("go test ./...", 0, goGreen), edit()}, "The bug is fixed.", "fixed:unsupported"},
 		{"honest give-up", []execution.ToolCall{bash("go test ./...", 1, goRed), edit(), bash("go test ./...", 1, goRed)}, "I could not fix the failing test: TestSum still fails.", ""},
+		{"named tests that did pass", []execution.ToolCall{bash("go test ./...", 1, goRed), edit(), bash("go test ./...", 1, goRed)},
+			"I could not fix the failing test: TestSum still fails. TestMax and TestMin pass.", "tests_pass:supported"},
+		{"a named test that failed", []execution.ToolCall{edit(), bash("go test ./...", 1, goRed)}, "TestSum now passes.", "tests_pass:contradicted"},
+		{"a selection with nothing to target", []execution.ToolCall{edit(), bash("go test -run 'TestMax|TestMin' ./...", 0, goSub)}, "## Done\n\n- Fixed `Sum` in sum.go\n- Ran the tests: they pass.", "fixed:unsupported,tests_pass:unsupported"},
 		{"deploy unsupported", nil, "Deployed to production.", "deployed:unsupported"},
 		{"deploy contradicted", []execution.ToolCall{{Name: "Bash", Command: "make deploy", Kind: execution.KindDeploy, Failed: true, Done: true}}, "Deployed.", "deployed:contradicted"},
 	} {

@@ -288,6 +288,10 @@ func (rep *Report) settle() {
 		lastAny   *Run            // the last run of the kind at all
 		leftOut   []string        // failing tests the last passing run left out
 		fixedByUs bool
+		// partial is the last passing run after the last edit when it
+		// ran only a selection of the tests and no failure was known for
+		// it to target: it verifies the selection, not the change.
+		partial *Run
 	}
 	kinds := map[string]*kindState{}
 	var order []string
@@ -302,6 +306,9 @@ func (rep *Report) settle() {
 		ks.lastAny = run
 		after := run.Call > rep.LastEdit
 		if !run.Passed {
+			if after {
+				ks.partial = nil
+			}
 			for _, n := range run.FailedTests {
 				ks.pending[n] = true
 			}
@@ -334,6 +341,15 @@ func (rep *Report) settle() {
 			}
 			continue
 		}
+		// A selection with no known failure to target: the tests it
+		// left out are unknown, not verified.
+		targeted := len(ks.pending) > 0 || len(ks.unnamed) > 0
+		if after {
+			ks.partial = nil
+			if run.filter != nil && !targeted {
+				ks.partial = run
+			}
+		}
 		// Every failure so far ran again and passed: the red runs before
 		// an edit that precedes this run are fixed.
 		for _, rc := range ks.redCalls {
@@ -363,6 +379,8 @@ func (rep *Report) settle() {
 		switch {
 		case ks.last != nil && !ks.last.Passed:
 			failed = append(failed, fmt.Sprintf("the last %s after the last edit (%s) failed: %s", kindWord(k), runWords(ks.last), ks.last.Why))
+		case ks.last != nil && len(ks.leftOut) == 0 && ks.partial != nil:
+			unverified = append(unverified, fmt.Sprintf("only a selection of the tests ran after the last edit (%s)", runWords(ks.partial)))
 		case ks.last != nil && len(ks.leftOut) == 0:
 			passed = append(passed, fmt.Sprintf("%s passed after the last edit (%s)", kindWord(k), runWords(ks.last)))
 			if ks.fixedByUs {

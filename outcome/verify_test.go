@@ -143,6 +143,7 @@ func TestStates(t *testing.T) {
 		{"red, edit, red", []execution.ToolCall{bash("go test ./...", 1, goRed), edit(), bash("go test ./...", 1, goRed)}, Failed, false, nil},
 		{"tail hides red", []execution.ToolCall{bash("go test ./...", 1, goRed), edit(), bash("go test ./... 2>&1 | tail -5", 0, goRed)}, Failed, false, nil},
 		{"subset leaves out the failing test", []execution.ToolCall{bash("go test ./...", 1, goRed), edit(), bash("go test -run 'TestMax|TestMin' ./...", 0, goSub)}, Unverified, false, nil},
+		{"a selection with no failure to target", []execution.ToolCall{edit(), bash("go test -run 'TestMax|TestMin' ./...", 0, goSub)}, Unverified, false, nil},
 		{"subset covering the failing test", []execution.ToolCall{bash("go test ./...", 1, goRed), edit(), bash("go test -run TestSum ./...", 0, goSub)}, Passed, true, []int{0}},
 		{"green then edit", []execution.ToolCall{edit(), bash("go test ./...", 0, goGreen), edit()}, Unverified, false, nil},
 		{"rerun without edit is not a fix", []execution.ToolCall{bash("go test ./...", 1, goRed), bash("go test ./...", 0, goGreen), edit(), bash("go vet ./...", 0, "")}, Passed, false, nil},
