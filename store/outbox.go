@@ -90,7 +90,8 @@ func (db *DB) OutboxNext(after uint64, max int) ([]Scored, error) {
 		c := tx.Bucket(bBySeq).Cursor()
 		// Keys are ^seq, newest first: the oldest after the cursor is the
 		// key just before ^after.
-		k, id := c.Seek(u64(^after))
+		var id []byte
+		k, _ := c.Seek(u64(^after))
 		if k == nil {
 			k, id = c.Last()
 		} else {

@@ -111,6 +111,9 @@ func count(t *testing.T, c *pgtest.Cluster, sql string, args ...any) int {
 // outbox again from the start (a crash after PostgreSQL committed, before
 // the cursor moved) doubles nothing.
 func TestShipExactlyOnceAcrossPostgresKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: kills PostgreSQL twice; runs without -short")
+	}
 	c := pgtest.Start(t)
 	m := newMachine(t, c.DSN)
 	const total = 300
