@@ -62,10 +62,21 @@ const bigBody = 8 << 20
 // hookWait is how long a hook request waits for a slot before 503.
 const hookWait = 250 * time.Millisecond
 
+// DefaultHookBodyTime is the default Options.HookBodyTime, and
+// hookBodyRate the slowest a hook body may arrive, in bytes a second,
+// beyond it: on loopback a body arrives at hundreds of MB a second, so
+// this is far from what a working client needs (a 60 MiB body has 17 s, a
+// small one 2 s), and a stalled one keeps its slot that long only.
+const (
+	DefaultHookBodyTime = 2 * time.Second
+	hookBodyRate        = 4 << 20
+)
+
 // Refusal reasons of sepad_hook_requests_refused_total.
 const (
 	refusedBusy     = "busy"
 	refusedTooLarge = "too_large"
+	refusedSlow     = "slow"
 )
 
 // NewHandler returns the API's HTTP handler over o.DB.
@@ -84,6 +95,9 @@ func NewHandler(o Options) http.Handler {
 	}
 	if o.MaxHookBody <= 0 {
 		o.MaxHookBody = hooks.DefaultMaxPayload
+	}
+	if o.HookBodyTime <= 0 {
+		o.HookBodyTime = DefaultHookBodyTime
 	}
 	h := &handler{o: o, mux: http.NewServeMux(), compute: make(chan struct{}, o.MaxCompute),
 		hookSlots: make(chan struct{}, o.MaxHookPosts)}

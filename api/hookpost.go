@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"runtime"
 	"time"
 
@@ -18,7 +19,9 @@ import (
 // the X-Sepad-Wrote header (spool or fallback). The work per request is
 // bounded: at most MaxHookPosts at once (503 beyond, after a short wait),
 // a body of at most MaxHookBody bytes (413 beyond, refused before reading
-// when Content-Length says so), and the server's read timeout.
+// when Content-Length says so), read within its own time once in a slot
+// (bodyTime; 408 beyond), so that slow clients cannot keep the slots for
+// the server's 30 s read timeout.
 func (h *handler) hook(w http.ResponseWriter, r *http.Request) {
 	limit := h.o.MaxHookBody
 	if r.ContentLength > limit {
@@ -38,9 +41,16 @@ func (h *handler) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { <-h.hookSlots }()
+	// Not every ResponseWriter has a connection (a test's recorder): the
+	// server's read timeout then stays the bound.
+	wait := h.bodyTime(r.ContentLength)
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(wait))
 	payload, err := readBody(r.Body, r.ContentLength, limit)
 	var tooLarge *http.MaxBytesError
 	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		h.refuse(w, http.StatusRequestTimeout, refusedSlow, fmt.Errorf("the body did not arrive within %v", wait))
+		return
 	case errors.As(err, &tooLarge):
 		h.refuse(w, http.StatusRequestEntityTooLarge, refusedTooLarge, fmt.Errorf("the body is over the %d byte limit", limit))
 		return
@@ -78,6 +88,15 @@ func (h *handler) hook(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Sepad-Quarantined", "true")
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// bodyTime is how long a hook body of length bytes (-1: unknown, then
+// the largest allowed) may take to arrive.
+func (h *handler) bodyTime(length int64) time.Duration {
+	if length < 0 {
+		length = h.o.MaxHookBody
+	}
+	return h.o.HookBodyTime + time.Duration(length)*time.Second/hookBodyRate
 }
 
 // refuse answers a hook request it did not read and counts it.

@@ -77,11 +77,12 @@ func NewMetrics(o MetricsOptions) *Metrics {
 		unauthorized: prometheus.NewCounter(prometheus.CounterOpts{Name: "sepad_http_unauthorized_total",
 			Help: "Requests on the TCP address refused (401) for a missing or wrong secret."}),
 		hookRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sepad_hook_requests_refused_total",
-			Help: "POST /v1/hook requests refused: busy (503, too many at once) or too_large (413, over the body limit)."}, []string{"reason"}),
+			Help: "POST /v1/hook requests refused: busy (503, too many at once), too_large (413, over the body limit) or slow (408, the body slower than its time)."}, []string{"reason"}),
 		eventNames: map[string]bool{},
 	}
 	m.hookRefused.WithLabelValues(refusedBusy)
 	m.hookRefused.WithLabelValues(refusedTooLarge)
+	m.hookRefused.WithLabelValues(refusedSlow)
 	for _, g := range []string{"A+", "A", "B", "C", "D", "F", "unscored"} {
 		m.scored.WithLabelValues(g)
 	}

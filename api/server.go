@@ -106,6 +106,12 @@ type Options struct {
 	// MaxHookBody bounds a POST /v1/hook body; a larger one gets 413.
 	// Default hooks.DefaultMaxPayload, the bound of the hook's own read.
 	MaxHookBody int64
+	// HookBodyTime is how long a POST /v1/hook request, once in its
+	// slot, may take to send a small body; a larger one has a second
+	// more per hookBodyRate bytes. Slower is 408: a slow client holds
+	// its slot that long, not a whole request's 30 s. Default
+	// DefaultHookBodyTime.
+	HookBodyTime time.Duration
 
 	// login issues dashboard login links (set by Server: a handler
 	// without a daemon has none and answers 503).
