@@ -80,6 +80,9 @@ func observe(s *store.Scored, l *reward.Label, latest map[[2]string]*evals.Evide
 	switch e := latest[[2]string{s.SkillKey, s.Version}]; {
 	case l != nil:
 		x.Source, x.Success = validity.SourceLabel, l.Outcome == reward.Success
+		if l.Source != "" {
+			x.Source = l.Source // an imported label ("insights")
+		}
 	case len(s.Exec.Verdicts) > 0:
 		// The person's last word on the answer: a correction, or an
 		// acceptance (after a repair, the repaired answer's).

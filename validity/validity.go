@@ -17,7 +17,7 @@ import (
 // Sources of a verdict, in order of precedence (an execution counts once,
 // with the first it has).
 const (
-	SourceLabel  = "label"  // sepad label, POST .../label (a person or a model)
+	SourceLabel  = "label"  // sepad label, POST .../label (a person or a model); an imported label counts as its own source ("insights")
 	SourcePerson = "person" // the person corrected (a failure) or accepted (a success) the answer in the next prompt
 	SourceEval   = "eval"   // the version's latest Claude Code eval suite passed or failed
 )
