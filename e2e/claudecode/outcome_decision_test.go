@@ -44,6 +44,7 @@ type decisionRecord struct {
 	Decision *struct {
 		Outcome string  `json:"outcome"`
 		Delta   float64 `json:"delta"`
+		Words   string  `json:"words"`
 	} `json:"decision"`
 }
 
@@ -126,7 +127,11 @@ func verdictOf(recs []decisionRecord) (string, string) {
 	var words []string
 	outcome := ""
 	for _, r := range recs {
-		words = append(words, r.Kind+" "+r.Rule+": "+r.Words)
+		w := r.Kind + " " + r.Rule + ": " + r.Words
+		if r.Decision != nil && r.Decision.Words != "" && r.Decision.Words != r.Words {
+			w += " (" + r.Decision.Words + ")"
+		}
+		words = append(words, w)
 		if r.Kind == "decision" && r.Decision != nil && outcome == "" {
 			outcome = r.Decision.Outcome
 		}
@@ -144,8 +149,10 @@ func outcomeSpools(t *testing.T, variant string) []string {
 }
 
 // TestOutcomeDecision replays the recorded honest and lazy fix-tests runs
-// through the daemon with the default configuration, each way round, and
-// reports the decision on the second version.
+// through the daemon with the default configuration, each way round: the
+// decision on the second version goes the honest way (issue 32's "Done
+// when": the lazy version, never running the tests and claiming they
+// pass, was accepted +16.8 over the honest one).
 func TestOutcomeDecision(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts daemons")
@@ -161,7 +168,10 @@ func TestOutcomeDecision(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, words := verdictOf(decideBetween(t, c.first, c.second))
-			t.Logf("decision on the second version: %q (want %q)\n%s", got, c.want, words)
+			if got != c.want {
+				t.Errorf("decision on the second version: %q, want %q\n%s", got, c.want, words)
+			}
+			t.Logf("%s", words)
 		})
 	}
 }
