@@ -53,17 +53,17 @@ type GradesOptions struct {
 const sqlGrades = `
 WITH v AS (
 	SELECT prompt_id, version,
-		count(*) FILTER (WHERE scored AND rubric = $1) AS n,
+		coalesce(sum(n) FILTER (WHERE rubric = $1), 0) AS n,
 		count(DISTINCT machine_id) AS machines,
-		avg(score) FILTER (WHERE scored AND rubric = $1) AS mean,
-		stddev_samp(score) FILTER (WHERE scored AND rubric = $1) AS sd,
-		max(coalesce(ended_at, stored_at)) AS last_run,
-		sum(calls) AS calls, sum(failed_calls) AS failed
-	FROM sepad_executions
+		coalesce(sum(score_sum) FILTER (WHERE rubric = $1), 0) AS s,
+		coalesce(sum(score_sumsq) FILTER (WHERE rubric = $1), 0) AS ss,
+		max(last_run) AS last_run,
+		sum(calls) AS calls, sum(failed) AS failed
+	FROM sepad_version_stats
 	WHERE $2 = '' OR prompt_id IN (SELECT prompt_id FROM sepad_prompts WHERE name = $2)
 	GROUP BY prompt_id, version
 )
-SELECT v.prompt_id, v.version, v.n, v.machines, coalesce(v.mean, 0), coalesce(v.sd, 0), v.last_run, v.calls, v.failed,
+SELECT v.prompt_id, v.version, v.n, v.machines, v.s, v.ss, v.last_run, v.calls, v.failed,
 	p.kind, p.name, p.repository, p.path, ver.first_seen, ver.content IS NOT NULL,
 	coalesce(w.scores, '{}')
 FROM v
@@ -71,9 +71,9 @@ JOIN sepad_prompts p ON p.prompt_id = v.prompt_id
 LEFT JOIN sepad_versions ver ON ver.prompt_id = v.prompt_id AND ver.hash = v.version
 LEFT JOIN LATERAL (
 	SELECT array_agg(score ORDER BY t DESC) AS scores FROM (
-		SELECT score, coalesce(ended_at, stored_at) AS t FROM sepad_executions e
+		SELECT score, ended_at AS t FROM sepad_executions e
 		WHERE e.prompt_id = v.prompt_id AND e.version = v.version AND e.rubric = $1 AND e.scored
-		ORDER BY coalesce(ended_at, stored_at) DESC LIMIT $3) s
+		ORDER BY ended_at DESC NULLS LAST LIMIT $3) s
 ) w ON true`
 
 // Grades returns the team's grades: one row per prompt (its current
@@ -95,11 +95,11 @@ func (db *DB) Grades(ctx context.Context, o GradesOptions) (*Grades, error) {
 	for rows.Next() {
 		var r vrow
 		var n, machines int
-		var mean, sd float64
+		var sum, sumsq float64
 		var calls, failed int64
 		var scores []float64
 		var known bool
-		if err := rows.Scan(&r.PromptID, &r.Hash, &n, &machines, &mean, &sd, &r.lastRun, &calls, &failed,
+		if err := rows.Scan(&r.PromptID, &r.Hash, &n, &machines, &sum, &sumsq, &r.lastRun, &calls, &failed,
 			&r.Kind, &r.Skill, &r.Repository, &r.Path, &r.firstSeen, &known, &scores); err != nil {
 			rows.Close()
 			return nil, err
@@ -110,6 +110,10 @@ func (db *DB) Grades(ctx context.Context, o GradesOptions) (*Grades, error) {
 			r.FailRate = round4(float64(failed) / float64(calls))
 		}
 		if n > 0 && len(scores) > 0 {
+			mean, sd := sum/float64(n), 0.0
+			if n > 1 {
+				sd = math.Sqrt(max(0, (sumsq-sum*sum/float64(n))/float64(n-1)))
+			}
 			a, _ := aggregate.Compute(scores, o.Aggregate)
 			a.N, a.Mean, a.SD, a.Graded = n, round4(mean), round4(sd), n >= max(o.Aggregate.MinSamples, 1)
 			r.Aggregate, r.Mean, r.SD, r.LastScore = &a.Value, &a.Mean, &a.SD, &a.Last
@@ -213,7 +217,7 @@ SELECT e.machine_id, e.execution_id, e.session_id, e.prompt_id, p.name, p.reposi
 	e.input_tokens, e.output_tokens, e.cache_read_tokens, e.cache_creation_tokens, e.cost_nano_usd, e.models
 FROM sepad_executions e JOIN sepad_prompts p ON p.prompt_id = e.prompt_id
 WHERE $1 = '' OR p.name = $1
-ORDER BY coalesce(e.ended_at, e.stored_at) DESC, e.machine_id, e.execution_id
+ORDER BY e.ended_at DESC NULLS LAST, e.machine_id, e.execution_id
 LIMIT $2`, o.Match, o.Limit)
 	if err != nil {
 		return nil, err

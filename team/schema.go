@@ -14,7 +14,7 @@ const timeoutClose = 5 * time.Second
 
 // SchemaVersion is the version of the team schema this sepad writes and
 // reads (docs/team.md, "Schema").
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[i] takes the schema from version i to i+1. A migration is
 // never changed once released: a change is a new one.
@@ -90,6 +90,34 @@ CREATE TABLE sepad_decisions (
 );
 CREATE INDEX sepad_decisions_by_prompt ON sepad_decisions (prompt_id, time DESC);
 `,
+	// 2: per version, rubric and machine, the counts and sums the grades
+	// read, kept by the insert of each execution (ship.go), so the team's
+	// grades read a row per machine instead of every execution.
+	1: `
+CREATE TABLE sepad_version_stats (
+	prompt_id  text NOT NULL,
+	version    text NOT NULL,
+	rubric     text NOT NULL,
+	machine_id text NOT NULL,
+	runs       bigint NOT NULL,
+	n          bigint NOT NULL,
+	score_sum  double precision NOT NULL,
+	score_sumsq double precision NOT NULL,
+	calls      bigint NOT NULL,
+	failed     bigint NOT NULL,
+	last_run   timestamptz,
+	PRIMARY KEY (prompt_id, version, rubric, machine_id)
+);
+INSERT INTO sepad_version_stats
+SELECT prompt_id, version, rubric, machine_id, count(*), count(*) FILTER (WHERE scored),
+	coalesce(sum(score) FILTER (WHERE scored), 0), coalesce(sum(score * score) FILTER (WHERE scored), 0),
+	sum(calls), sum(failed_calls), max(coalesce(ended_at, stored_at))
+FROM sepad_executions GROUP BY prompt_id, version, rubric, machine_id;
+DROP INDEX sepad_executions_by_version;
+CREATE INDEX sepad_executions_scored ON sepad_executions (prompt_id, version, rubric, ended_at DESC NULLS LAST) WHERE scored;
+DROP INDEX sepad_executions_by_time;
+CREATE INDEX sepad_executions_by_time ON sepad_executions (ended_at DESC NULLS LAST);
+`,
 }
 
 // The advisory lock key that serialises migrations across machines.
@@ -126,6 +154,11 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 // under an advisory lock, so two machines initialising at once do it once. It returns the versions before and
 // after; a newer schema is ErrSchemaNewer and is left alone.
 func (db *DB) Migrate(ctx context.Context) (from, to int, err error) {
+	return db.migrateTo(ctx, SchemaVersion)
+}
+
+// migrateTo migrates up to version target (tests stop at older ones).
+func (db *DB) migrateTo(ctx context.Context, target int) (from, to int, err error) {
 	err = pgx.BeginFunc(ctx, db.conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrateLock)); err != nil {
 			return err
@@ -143,7 +176,7 @@ func (db *DB) Migrate(ctx context.Context) (from, to int, err error) {
 		if from > SchemaVersion {
 			return fmt.Errorf("%w (it is version %d, this sepad knows %d)", ErrSchemaNewer, from, SchemaVersion)
 		}
-		for v := from; v < SchemaVersion; v++ {
+		for v := from; v < target; v++ {
 			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 				return fmt.Errorf("team schema %d to %d: %w", v, v+1, err)
 			}
@@ -156,5 +189,5 @@ func (db *DB) Migrate(ctx context.Context) (from, to int, err error) {
 	if err != nil {
 		return from, from, err
 	}
-	return from, SchemaVersion, nil
+	return from, max(from, target), nil
 }

@@ -51,11 +51,23 @@ ON CONFLICT (prompt_id) DO NOTHING`
 ON CONFLICT (prompt_id, hash) DO UPDATE
 SET first_seen = least(sepad_versions.first_seen, EXCLUDED.first_seen), content = coalesce(sepad_versions.content, EXCLUDED.content)
 WHERE EXCLUDED.first_seen < sepad_versions.first_seen OR (sepad_versions.content IS NULL AND EXCLUDED.content IS NOT NULL)`
-	sqlExecution = `INSERT INTO sepad_executions (machine_id, execution_id, prompt_id, version, person, session_id,
+	// sqlExecution inserts an execution and, only when it was new (the
+	// RETURNING of an insert that did nothing is empty), adds it to its
+	// version's counts: a replayed execution changes neither.
+	sqlExecution = `WITH ins AS (
+INSERT INTO sepad_executions (machine_id, execution_id, prompt_id, version, person, session_id,
 	started_at, ended_at, stored_at, complete, rubric, scored, score, grade, signals, calls, failed_calls, corrections,
 	input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, cost_nano_usd, models)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-ON CONFLICT (machine_id, execution_id) DO NOTHING`
+ON CONFLICT (machine_id, execution_id) DO NOTHING
+RETURNING prompt_id, version, rubric, machine_id, scored, score, calls, failed_calls, coalesce(ended_at, stored_at) AS t)
+INSERT INTO sepad_version_stats AS s (prompt_id, version, rubric, machine_id, runs, n, score_sum, score_sumsq, calls, failed, last_run)
+SELECT prompt_id, version, rubric, machine_id, 1, CASE WHEN scored THEN 1 ELSE 0 END,
+	CASE WHEN scored THEN score ELSE 0 END, CASE WHEN scored THEN score * score ELSE 0 END, calls, failed_calls, t FROM ins
+ON CONFLICT (prompt_id, version, rubric, machine_id) DO UPDATE SET
+	runs = s.runs + EXCLUDED.runs, n = s.n + EXCLUDED.n, score_sum = s.score_sum + EXCLUDED.score_sum,
+	score_sumsq = s.score_sumsq + EXCLUDED.score_sumsq, calls = s.calls + EXCLUDED.calls, failed = s.failed + EXCLUDED.failed,
+	last_run = greatest(s.last_run, EXCLUDED.last_run)`
 	sqlDecision = `INSERT INTO sepad_decisions (machine_id, seq, prompt_id, time, kind, rule, from_hash, to_hash, applied,
 	outcome, delta, baseline_n, candidate_n)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)

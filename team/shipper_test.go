@@ -264,3 +264,36 @@ func TestTeamGradesPool(t *testing.T) {
 		t.Fatalf("executions by machine: %v", machines)
 	}
 }
+
+// A version 1 database with executions upgrades to the current schema,
+// its counts backfilled: the grades read the same n.
+func TestMigrateFromVersion1(t *testing.T) {
+	c := pgtest.Start(t)
+	ctx := context.Background()
+	db, err := Connect(ctx, Config{Postgres: c.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, to, err := db.migrateTo(ctx, 1); err != nil || to != 1 {
+		t.Fatalf("to version 1: %d %v", to, err)
+	}
+	if _, err := db.conn.Exec(ctx, `INSERT INTO sepad_prompts (prompt_id, kind, name) VALUES ('skill/deploy', 'skill', 'deploy')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.conn.Exec(ctx, `INSERT INTO sepad_executions (machine_id, execution_id, prompt_id, version, stored_at, ended_at, complete, rubric, scored, score, calls, failed_calls, corrections)
+SELECT 'm' || (i % 3), 'e' || i, 'skill/deploy', 'v1', now(), now() - i * interval '1 minute', true, $1, i % 5 <> 0, 60 + i % 30, 2, 0, 0
+FROM generate_series(1, 40) i`, fitness.RubricVersion); err != nil {
+		t.Fatal(err)
+	}
+	if from, to, err := db.Migrate(ctx); err != nil || from != 1 || to != SchemaVersion {
+		t.Fatalf("upgrade: %d %d %v", from, to, err)
+	}
+	g, err := db.Grades(ctx, GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions()})
+	if err != nil || len(g.Grades) != 1 {
+		t.Fatalf("grades: %+v %v", g, err)
+	}
+	if r := g.Grades[0]; r.N != 32 || r.Machines != 3 || r.Mean == nil || r.Grade == "" {
+		t.Fatalf("after the upgrade: %+v", r)
+	}
+}
