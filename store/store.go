@@ -8,6 +8,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,7 +39,9 @@ var (
 	// ErrNoSpace: a commit failed because the file system holding the
 	// database is full (or the user's quota is spent). Nothing of the
 	// batch was written; the same batch can be committed again once there
-	// is room (the collector waits and retries).
+	// is room (the collector waits and retries). Open returns it too when
+	// a new database cannot be created for lack of space (the daemon
+	// waits and retries; a half-written new file is removed).
 	ErrNoSpace = errors.New("no space left for the database")
 )
 
@@ -253,20 +256,34 @@ func Open(path string, o Options) (*DB, error) {
 			return nil, fmt.Errorf("open store %s: empty file, never initialised: start the daemon once (sepad run)", path)
 		}
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", path, noSpace(err))
+	}
+	fresh := false
+	if !o.ReadOnly {
+		fi, err := os.Stat(path)
+		fresh = errors.Is(err, fs.ErrNotExist) || err == nil && fi.Size() == 0
 	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly, NoFreelistSync: true, PageSize: PageSize})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
 		}
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		if fresh && isNoSpace(err) {
+			// bbolt could not write the new file's first pages: what it
+			// wrote is no database, and would be refused as one once
+			// there is room again.
+			os.Remove(path)
+		}
+		return nil, fmt.Errorf("open store %s: %w", path, noSpace(err))
 	}
 	db := &DB{bolt: bdb, path: path, opts: o, values: &valueCaches{}, lite: &liteMemo{},
 		changes: &changes{mark: 1, all: 1}, gen: new(atomic.Uint64)}
 	if err := db.init(); err != nil {
 		bdb.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		if fresh && isNoSpace(err) {
+			os.Remove(path) // created here and never initialised
+		}
+		return nil, fmt.Errorf("open store %s: %w", path, noSpace(err))
 	}
 	if err := bdb.View(func(tx *bolt.Tx) error { db.gen.Store(uint64(max(tx.ID(), 0))); return nil }); err != nil {
 		bdb.Close()
@@ -313,6 +330,27 @@ func (db *DB) init() error {
 			}
 			return nil
 		})
+	}
+	// A database already at this schema, with every bucket, needs no
+	// write to open: so it opens on a full disk too, and serves what it
+	// holds while the collector waits for room (docs/store.md).
+	current := false
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		m := tx.Bucket(bMeta)
+		if m == nil {
+			return nil
+		}
+		n, _ := strconv.Atoi(string(m.Get(kSchema)))
+		current = n == SchemaVersion
+		for _, b := range allBuckets {
+			current = current && tx.Bucket(b) != nil
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if current {
+		return nil
 	}
 	return db.update(func(tx *bolt.Tx) error {
 		m, err := tx.CreateBucketIfNotExists(bMeta)

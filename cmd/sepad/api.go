@@ -23,7 +23,7 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 	}
 	m := api.NewMetrics(api.MetricsOptions{DB: d.db, Home: d.home})
 	d.onCommit = append(d.onCommit, m.OnCommit)
-	registerIngestMetrics(m.Registry(), d.col)
+	registerIngestMetrics(m.Registry(), func() query.Ingest { return ingestHealth(d.col) })
 	registerBuildInfo(m.Registry())
 	registerTeamMetrics(m.Registry(), d.team)
 	srv := api.New(api.Options{

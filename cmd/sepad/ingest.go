@@ -14,24 +14,26 @@ func ingestHealth(c *collector.Collector) query.Ingest {
 		NextRetry: h.NextRetry, PendingLines: h.PendingLines, Stalls: h.Stalls, FailedCommits: h.FailedCommits}
 }
 
-// registerIngestMetrics adds the collector's commit health to the
-// daemon's metrics: whether ingestion is stalled on a full disk, how many
-// commits failed, and the lines held meanwhile (docs/api.md).
-func registerIngestMetrics(reg *prometheus.Registry, c *collector.Collector) {
+// registerIngestMetrics adds the daemon's commit health to its metrics:
+// whether ingestion is stalled on a full disk, how many commits failed,
+// and the lines held meanwhile (docs/api.md). in is the collector's
+// health (ingestHealth), or the wait for room to open the database
+// (waitstore.go).
+func registerIngestMetrics(reg *prometheus.Registry, in func() query.Ingest) {
 	reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sepad_ingest_stalled",
 			Help: "1 while the store refuses commits because its file system is full: the daemon holds what it read and retries with backoff."},
 			func() float64 {
-				if c.Health().Stalled {
+				if in().Stalled {
 					return 1
 				}
 				return 0
 			}),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sepad_commit_failures_total",
 			Help: "Commits refused for lack of space (each retry counts), since the daemon started."},
-			func() float64 { return float64(c.Health().FailedCommits) }),
+			func() float64 { return float64(in().FailedCommits) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sepad_ingest_pending_lines",
 			Help: "Lines read and held for a commit the store refused (0 when commits succeed)."},
-			func() float64 { return float64(c.Health().PendingLines) }),
+			func() float64 { return float64(in().PendingLines) }),
 	)
 }

@@ -70,6 +70,10 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	d, err := openDaemon(ctx, f, logger)
 	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			logger.Info("stopped while waiting for room to open the database")
+			return nil
+		}
 		return lockedByDaemon(f.home, err)
 	}
 	hup := make(chan os.Signal, 1)
@@ -143,7 +147,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	// A CLI query reading the database directly holds a shared lock for
 	// up to about a second on a large store: wait that out, but fail fast
 	// enough when another daemon holds it for good.
-	d.db, err = store.Open(dbPath, store.Options{LockTimeout: 3 * time.Second,
+	d.db, err = openStoreWaiting(ctx, d, dbPath, store.Options{LockTimeout: 3 * time.Second,
 		QuarantineMax: cfg.Collector.QuarantineMax, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
 	if err != nil {
 		return nil, err
