@@ -14,6 +14,7 @@ import (
 
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/outcome"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
 )
@@ -235,12 +236,15 @@ func TestIntegrityAndValue(t *testing.T) {
 	x := scored("over00000001", "fix", shop, "", "eeeeeeeeeeee", 70, t0.Add(time.Hour))
 	x.Exec.Output = "All tests pass."
 	x.Exec.Calls = []execution.ToolCall{{ID: "t1", Name: "Bash", Kind: execution.KindTest, Done: true, Failed: true, Error: "exit 1"}}
+	x.Exec.HasOutput = true
+	x.Result.Outcome = outcome.Analyze(&x.Exec, nil)
 	if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
 		t.Fatal(err)
 	}
 	d := New(Options{DB: db, Home: home})
 	code, body := page(t, d, "/dashboard/execution/over00000001")
-	for _, want := range []string{`id="integrity-h"`, "over-claim</span>", "tests_pass", "the last test run (call 0, a test command) failed", `id="value-h"`} {
+	for _, want := range []string{`id="integrity-h"`, "over-claim</span>", "tests_pass", "the last test run (call 0, a test command) failed", `id="value-h"`,
+		`id="outcome-h"`, "claimed the tests pass; but the last test run (call 0, a test command) failed"} {
 		if code != 200 || !strings.Contains(body, want) {
 			t.Errorf("execution page: no %q (%d)", want, code)
 		}

@@ -128,7 +128,7 @@ func outcomeSignal(rep *outcome.Report, w float64) (Signal, bool) {
 			if !has {
 				v, has = 1, true
 			}
-			why = append(why, ClaimWords(c)+" (borne out)")
+			why = append(why, outcome.ClaimWords(c)+" (borne out)")
 		}
 	}
 	s.Present = true
@@ -141,9 +141,9 @@ func outcomeSignal(rep *outcome.Report, w float64) (Signal, bool) {
 // pass; the last test run failed: exit code 1".
 func claimFact(rep *outcome.Report, c outcome.Claim) string {
 	if c.Fact == rep.Detail {
-		return ClaimWords(c) + " (" + c.Status + ")"
+		return outcome.ClaimWords(c) + " (" + c.Status + ")"
 	}
-	return ClaimWords(c) + "; " + c.Fact
+	return outcome.ClaimWords(c) + "; " + c.Fact
 }
 
 // claimsSuccess reports whether the answer claims a success the
@@ -157,21 +157,6 @@ func claimsSuccess(rep *outcome.Report) bool {
 	return false
 }
 
-// ClaimWords says a claim in plain words: "claimed the tests pass".
-func ClaimWords(c outcome.Claim) string {
-	switch c.Claim {
-	case outcome.ClaimTestsPass:
-		return "claimed the tests pass"
-	case outcome.ClaimBuilds:
-		return "claimed the build succeeds"
-	case outcome.ClaimFixed:
-		return "claimed it is fixed"
-	case outcome.ClaimDeployed:
-		return "claimed it is deployed"
-	}
-	return "claimed " + c.Claim
-}
-
 // contradicted lists the answer's claims the observations contradict:
 // obvious errors of the answer (output_quality's accuracy).
 func contradicted(rep *outcome.Report) []string {
@@ -181,7 +166,7 @@ func contradicted(rep *outcome.Report) []string {
 	}
 	for _, c := range rep.Claims {
 		if c.Status == outcome.Contradicted {
-			out = append(out, ClaimWords(c))
+			out = append(out, outcome.ClaimWords(c))
 		}
 	}
 	return out

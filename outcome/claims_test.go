@@ -131,3 +131,15 @@ func FuzzReadClaims(f *testing.F) {
 		}
 	})
 }
+
+func TestWords(t *testing.T) {
+	x := &execution.Execution{Calls: []execution.ToolCall{bash("go test ./...", 1, goRed), edit(), bash("go test ./... | tail -3", 0, goRed)},
+		Output: "All 3 tests pass.", HasOutput: true}
+	w := strings.Join(Analyze(x, nil).Words(), "\n")
+	for _, want := range []string{"failed: the last test run after the last edit (call 2, go test) failed: --- FAIL in the output (the exit status was hidden)",
+		"claimed the tests pass; but the last test run (call 2, go test) failed"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("words lack %q:\n%s", want, w)
+		}
+	}
+}

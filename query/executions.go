@@ -10,6 +10,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/outcome"
 	"github.com/sepad/sepad/store"
 )
 
@@ -326,6 +327,13 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 		e.Calls = append(e.Calls, callRow(i, &x.Calls[i]))
 	}
 	res := &s.Result
+	if res.Outcome != nil {
+		ov := &OutcomeView{Report: res.Outcome, Words: res.Outcome.Words(), RunWords: []string{}}
+		for _, r := range res.Outcome.Runs {
+			ov.RunWords = append(ov.RunWords, outcome.RunWords(r))
+		}
+		e.Outcome = ov
+	}
 	e.Score = ScoreView{Scored: res.Scored, Grade: string(res.Grade), Advice: res.Grade.Advice(),
 		RubricVersion: res.RubricVersion, Signals: res.Signals, Errors: res.Errors}
 	if e.Score.Signals == nil {

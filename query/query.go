@@ -18,6 +18,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/outcome"
 	"github.com/sepad/sepad/tracevalue"
 )
 
@@ -284,6 +285,20 @@ type Explain struct {
 	Value     *tracevalue.Value `json:"value"`
 	Integrity *integrity.Report `json:"integrity"`
 	Origin    string            `json:"origin"`
+	// Outcome is what the work came to (rubric 4.0.0, docs/outcome.md):
+	// the verification runs, the state after the last edit and the
+	// answer's claims against them, with the same in plain words; null
+	// for an execution scored under an older rubric or with nothing to
+	// say (no edit, no verification, no claim).
+	Outcome *OutcomeView `json:"outcome"`
+}
+
+// OutcomeView is an execution's outcome report and its plain words.
+type OutcomeView struct {
+	*outcome.Report
+	Words []string `json:"words"`
+	// Runs are the verification runs in words, one per run.
+	RunWords []string `json:"run_words"`
 }
 
 // Session is one Claude Code session seen.

@@ -184,8 +184,28 @@ func printExplain(w io.Writer, e *query.Explain) {
 	case "other_rubric":
 		fmt.Fprintf(w, "  scored under rubric %s: it does not enter the current rubric's aggregate\n", s.RubricVersion)
 	}
+	printOutcome(w, e)
 	printValue(w, e)
 	printIntegrity(w, e)
+}
+
+// printOutcome says what the work came to and how the answer's claims
+// stand against it (docs/outcome.md): the outcome signal's evidence.
+func printOutcome(w io.Writer, e *query.Explain) {
+	o := e.Outcome
+	if o == nil || o.Report == nil {
+		return
+	}
+	fmt.Fprintf(w, "\noutcome: %s (the outcome signal, docs/outcome.md)\n", strings.ReplaceAll(o.State, "_", " "))
+	for _, s := range o.Words {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	if len(o.RunWords) > 0 {
+		fmt.Fprintln(w, "  verification runs:")
+		for _, s := range o.RunWords {
+			fmt.Fprintf(w, "    %s\n", s)
+		}
+	}
 }
 
 // printValue shows the execution's value score (docs/value.md).
