@@ -14,8 +14,8 @@ import (
 
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/outcome"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/outcome"
 	"github.com/sepad/sepad/store"
 )
 
