@@ -44,7 +44,10 @@ type Run struct {
 	Failed      []FailedCall `json:"failed,omitempty"`
 	Output      string       `json:"output,omitempty"`
 	Corrections int          `json:"corrections,omitempty"`
-	StopError   string       `json:"stop_error,omitempty"`
+	// Said is what the person said when they corrected the answer
+	// (the start of their prompt, execution.VerdictRecord).
+	Said      []string `json:"said,omitempty"`
+	StopError string   `json:"stop_error,omitempty"`
 }
 
 // Input is everything a request is built from.
@@ -157,6 +160,9 @@ func evidence(runs []Run) string {
 		if r.Corrections > 0 {
 			fmt.Fprintf(&e, "- the user corrected the answer %d time(s)\n", r.Corrections)
 		}
+		for _, q := range r.Said {
+			fmt.Fprintf(&e, "- the user said: %s\n", quote(cut(q, MaxErrorText)))
+		}
 		if r.StopError != "" {
 			fmt.Fprintf(&e, "- the turn ended on an API error: %s\n", quote(cut(r.StopError, MaxErrorText)))
 		}
@@ -236,6 +242,11 @@ func Worst(xs []store.Scored, k int) []Run {
 	for _, i := range idx {
 		x := &xs[i]
 		r := Run{Score: x.Result.Score, Corrections: x.Exec.Corrections, StopError: x.Exec.StopError}
+		for _, v := range x.Exec.Verdicts {
+			if v.Verdict == execution.VerdictCorrection && v.Quote != "" {
+				r.Said = append(r.Said, v.Quote)
+			}
+		}
 		for _, c := range x.Exec.Calls {
 			if c.OK() {
 				continue

@@ -46,7 +46,8 @@ func sampleInput() Input {
 		},
 		Runs: []Run{
 			{Score: 31.5, Failed: []FailedCall{{"Bash", "Exit code 2\n" + long}, {"Bash", "Exit code 1"}, {"Read", "file not found"}, {"Bash", "x"}, {"Bash", "y"}},
-				Output: "Error: the deploy failed.\nI was unable to finish the release.", Corrections: 1},
+				Output: "Error: the deploy failed.\nI was unable to finish the release.", Corrections: 1,
+				Said: []string{"that's wrong, it went to the wrong branch"}},
 			{Score: 40, StopError: "overloaded_error"},
 		},
 		MinBytes: 50, MaxBytes: 200}
@@ -123,6 +124,11 @@ func TestSignalsAndWorst(t *testing.T) {
 		scored(50, "meh", 0.5, execution.ToolCall{Name: "Edit", Interrupted: true}),
 		{Result: fitness.Result{Scored: false}},
 	}
+	// The worst run was corrected, then accepted after its repair: what
+	// the person said against it is evidence, their thanks is not.
+	xs[1].Exec.Corrections, xs[1].Exec.Acceptances = 1, 1
+	xs[1].Exec.Verdicts = []execution.VerdictRecord{{Verdict: execution.VerdictCorrection, Quote: "that's wrong, the tests still fail"},
+		{Verdict: execution.VerdictAcceptance, Quote: "thanks, works"}}
 	sigs := Signals(xs)
 	want := map[string]SignalValue{
 		fitness.SignalOutput:      {Signal: fitness.SignalOutput, Value: 0.5667, N: 3},
@@ -139,7 +145,8 @@ func TestSignalsAndWorst(t *testing.T) {
 	if len(runs) != 2 || runs[0].Score != 30 || runs[1].Score != 50 {
 		t.Fatalf("worst = %+v", runs)
 	}
-	if len(runs[0].Failed) != 1 || runs[0].Failed[0] != (FailedCall{"Bash", "Exit code 2"}) || runs[0].Output != "Error: failed" {
+	if len(runs[0].Failed) != 1 || runs[0].Failed[0] != (FailedCall{"Bash", "Exit code 2"}) || runs[0].Output != "Error: failed" ||
+		runs[0].Corrections != 1 || len(runs[0].Said) != 1 || runs[0].Said[0] != "that's wrong, the tests still fail" {
 		t.Errorf("run 1 = %+v", runs[0])
 	}
 	if runs[1].Failed[0].Error != "interrupted" || runs[1].Output != "meh" {

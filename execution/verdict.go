@@ -90,7 +90,7 @@ func quoteOf(prompt string) string {
 // pastedFailureRE matches a prompt that starts with pasted failing
 // output: the person answers with what they saw.
 var pastedFailureRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(--- FAIL|FAIL\t|FAIL\s+\S+\s+[0-9.]+s|FAILED |panic: |Traceback \(most recent call last\)|npm ERR!|error(\[E\d+\])?: )`)
+	return regexp.MustCompile(`^(--- FAIL|FAIL\t|FAIL: |FAIL\s+\S+\s+[0-9.]+s|FAILED |panic: |Traceback \(most recent call last\)|npm ERR!|error(\[E\d+\])?: )`)
 })
 
 func pastedFailure(prompt string) bool {
@@ -149,7 +149,7 @@ func clauses(s string) []string {
 
 // Corrections said at the very start of the prompt: a refusal, a revert.
 var correctionStartRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(no+(\s*[,.!—–]|$|,?\s+(it|that|this|you|the|still|wrong|not|i|we|don'?t|stop|revert|undo)\b)|nope\b|nah\b|wrong\b|incorrect\b|not quite\b|not really\b|not (right|correct|it)\b|(undo|revert|roll ?back)(\s*[,.!]|$)|stop(\s*[,.!]|$|\s+(that|it|doing|changing|editing|touching|deleting)\b)|ugh\b|hmm+,?\s+no\b|same (error|failure|problem|issue|result)\b|still\b)`)
+	return regexp.MustCompile(`^(no+(\s*[,.!—–]|$|,?\s+(it|that|this|you|the|still|wrong|not|i|we|don'?t|stop|revert|undo)\b)|nope\b|nah\b|wrong\b|incorrect\b|not quite\b|not really\b|not (right|correct|it|working)\b|(please )?(undo|revert|roll ?back)( (please|it|that|this))?(\s*[,.!]|$)|(doesn'?t|does not|didn'?t|did not|isn'?t|won'?t|still doesn'?t) (work|compile|build|pass|run|fix)\b|are you sure\b|i (said|asked for|asked you to|told you|meant)\b|go back(\s*[,.!]|$)|stop(\s*[,.!]|$|\s+(that|it|doing|changing|editing|touching|deleting)\b)|ugh\b|hmm+,?\s+no\b|same (thing|error|failure|problem|issue|result)\b|still\b)`)
 })
 
 // Corrections said anywhere in a clause.
@@ -178,6 +178,12 @@ var correctionAnyRE = sync.OnceValue(func() *regexp.Regexp {
 		`\b(is|are|it'?s|that'?s|still) not (fixed|working|correct|right|done|passing)\b`,
 		`\b(isn'?t|aren'?t|wasn'?t|weren'?t) (fixed|working|correct|right|passing)\b`,
 		`\bmade (it|things) worse\b`,
+		`\b(it'?s|that'?s|this is|it is|now it'?s) (even |now |much )?worse\b`,
+		`\byou only (ran|run|tested|checked|fixed|changed|looked at)\b`,
+		`\b(get|getting|got|see|seeing|have|having) the same (error|failure|problem|issue|result|output)\b`,
+		`^(they|it|that|this|those|these) (still )?(don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|do not|does not|did not)$`,
+		`\btest\w* (still |now |also )?(fails?|failed|failing)\b`,
+		`\b(go|put it|change it|switch) back to (the )?((previous|old|original|last|earlier) (version|one|code|state|behaviou?r)|what it was|how it was)\b`,
 	}, "|"))
 })
 
@@ -187,7 +193,7 @@ var correctionAnyRE = sync.OnceValue(func() *regexp.Regexp {
 var (
 	negatedRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(not|never|don'?t|do not|no need to|without)\s*$`) })
 	conditionalRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(if|when|whenever|whether|unless|until|in case|make sure|ensure|check that|verify that|so that|should|shouldn'?t|could|would|might|expect|expected|test that|a test|tests? (that|where|which)|what if|ask|asks|say|says|said|print|prints|message|error message|log|logs)\b`)
+		return regexp.MustCompile(`\b(if|when|whenever|whether|unless|until|in case|make sure|ensure|check that|verify that|so that|should|shouldn'?t|could|would|might|expect|expected|test that|a test|tests? (that|where|which)|what if|ask|asks|say|says|said|print|prints|message|error message|log|logs|claim|claims|claimed|told me|think|thought|supposedly|supposed to)\b`)
 	})
 )
 
@@ -219,7 +225,7 @@ var politeRE = sync.OnceValue(func() *regexp.Regexp {
 
 // Acceptances said at the very start of the prompt.
 var acceptanceStartRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(thanks|thank you|thx|ty|cheers|perfect|great|excellent|awesome|nice|amazing|brilliant|lgtm|looks good|looks great|sounds good|good job|great job|nice work|good work|well done|works|it works|that works|that worked|this works|all good|exactly|correct|yes,? (that'?s|this is|it'?s) (it|right|correct|perfect|what i wanted)|ship it|approved|confirmed|love it|beautiful|spot on|nailed it|good|ok,? (thanks|great|perfect|works)|okay,? (thanks|great|perfect|works)|yes+ ?!+|yay|👍|🎉|✅|🙏)(\b|\s|!|$)`)
+	return regexp.MustCompile(`^(thanks|thank you|thx|ty|cheers|perfect|great|excellent|awesome|nice|amazing|brilliant|lgtm|looks good|looks great|sounds good|good job|great job|nice work|good work|well done|works|it works|that works|that worked|this works|all good|exactly|correct|yes,? (that'?s|this is|it'?s) (it|right|correct|perfect|what i wanted)|ship it|approved|confirmed|love it|beautiful|spot on|nailed it|good|cool|sweet|all green|that'?s it|ok,? (thanks|great|perfect|works)|okay,? (thanks|great|perfect|works)|yes+ ?!+|yay|👍|🎉|✅|🙏)(\b|\s|!|$)`)
 })
 
 // Acceptances said anywhere in a clause.

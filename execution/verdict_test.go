@@ -52,6 +52,18 @@ var verdictTable = []struct {
 	{"no it still returns the wrong total", VerdictCorrection},
 	{"It's not fixed", VerdictCorrection},
 	{"stop. don't touch the migrations", VerdictCorrection},
+	{"Doesn't compile", VerdictCorrection},
+	{"you only ran TestMax", VerdictCorrection},
+	{"please revert", VerdictCorrection},
+	{"I said sum, not max", VerdictCorrection},
+	{"go back to the previous version", VerdictCorrection},
+	{"It's worse now", VerdictCorrection},
+	{"FAIL: TestSum", VerdictCorrection},
+	{"Didn't work", VerdictCorrection},
+	{"Are you sure? TestSum fails for me", VerdictCorrection},
+	{"you claimed the tests pass but they don't", VerdictCorrection},
+	{"You said all tests pass. They don't.", VerdictCorrection},
+	{"I get the same error", VerdictCorrection},
 
 	// Acceptances.
 	{"thanks, works", VerdictAcceptance},
@@ -69,6 +81,9 @@ var verdictTable = []struct {
 	{"Yes, that's it", VerdictAcceptance},
 	{"all tests pass now, ship it", VerdictAcceptance},
 	{"TestSum no longer fails, thanks", VerdictAcceptance},
+	{"All green now", VerdictAcceptance},
+	{"cool, thanks", VerdictAcceptance},
+	{"that's it, thanks", VerdictAcceptance},
 
 	// Neither: new requests, negations, conditions, quotes, questions.
 	{"Now add a README", VerdictNone},
@@ -94,6 +109,9 @@ var verdictTable = []struct {
 	{"<task-notification>the tests still fail</task-notification>", VerdictNone},
 	{"the parser should say it is not correct when the input is empty", VerdictNone},
 	{"", VerdictNone},
+	{"go back to the README and add a section on flags", VerdictNone},
+	{"I think the tests pass now, can you double-check?", VerdictNone},
+	{"Ok", VerdictNone},
 }
 
 func TestReadVerdict(t *testing.T) {
