@@ -2,8 +2,11 @@ package team
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sepad/sepad/aggregate"
@@ -41,7 +44,7 @@ type GradesOptions struct {
 	// Rubric is the rubric version whose scores are pooled.
 	Rubric    string
 	Aggregate aggregate.Options
-	// Match keeps the prompts with this name ("" all).
+	// Match keeps the prompts with this name or prompt ID ("" all).
 	Match string
 	// AllVersions gives every version a row, not only the current one.
 	AllVersions bool
@@ -60,7 +63,7 @@ WITH v AS (
 		max(last_run) AS last_run,
 		sum(calls) AS calls, sum(failed) AS failed
 	FROM sepad_version_stats
-	WHERE $2 = '' OR prompt_id IN (SELECT prompt_id FROM sepad_prompts WHERE name = $2)
+	WHERE $2 = '' OR prompt_id IN (SELECT prompt_id FROM sepad_prompts WHERE name = $2 OR prompt_id = $2)
 	GROUP BY prompt_id, version
 )
 SELECT v.prompt_id, v.version, v.n, v.machines, v.s, v.ss, v.last_run, v.calls, v.failed,
@@ -253,4 +256,131 @@ func deref(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// MachineRow is one machine's part of a version's pooled runs.
+type MachineRow struct {
+	Machine string     `json:"machine"`
+	Person  string     `json:"person,omitempty"`
+	Runs    int        `json:"runs"`
+	N       int        `json:"n"`
+	Mean    *float64   `json:"mean"`
+	SD      *float64   `json:"sd"`
+	LastRun *time.Time `json:"last_run"`
+}
+
+// VersionRow is a row of `sepad versions SKILL --team`: the pooled row and
+// each machine's part of it.
+type VersionRow struct {
+	GradeRow
+	PerMachine []MachineRow `json:"per_machine"`
+	// Spread is the standard deviation of the machines' means (null with
+	// fewer than two machines with scored runs): how much the machines
+	// disagree, beside SD, how much the runs do.
+	Spread *float64 `json:"machine_spread"`
+}
+
+// Versions is `sepad versions SKILL --team --json`.
+type Versions struct {
+	RubricVersion string       `json:"rubric_version"`
+	MinSamples    int          `json:"min_samples"`
+	Team          bool         `json:"team"`
+	Skill         Prompt       `json:"skill"`
+	Versions      []VersionRow `json:"versions"`
+}
+
+// ErrAmbiguous: a name that several prompts of the team store have.
+var ErrAmbiguous = errors.New("several prompts have this name: name one by its prompt_id")
+
+// ErrNoPrompt: no prompt has this name or ID in the team store.
+var ErrNoPrompt = errors.New("no such prompt in the team database")
+
+// Versions returns every version of one prompt (a name or a prompt ID),
+// newest first, with each machine's part.
+func (db *DB) Versions(ctx context.Context, skill string, o GradesOptions) (*Versions, error) {
+	o.Match, o.AllVersions = skill, true
+	g, err := db.Grades(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for _, r := range g.Grades {
+		ids[r.PromptID] = true
+	}
+	switch {
+	case len(ids) == 0:
+		return nil, fmt.Errorf("%q: %w", skill, ErrNoPrompt)
+	case len(ids) > 1:
+		var names []string
+		for id := range ids {
+			names = append(names, id)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("%q: %w: %s", skill, ErrAmbiguous, strings.Join(names, ", "))
+	}
+	out := &Versions{RubricVersion: g.RubricVersion, MinSamples: g.MinSamples, Team: true}
+	for _, r := range g.Grades {
+		out.Skill = Prompt{ID: r.PromptID, Kind: r.Kind, Name: r.Skill, Repository: r.Repository, Path: r.Path}
+		out.Versions = append(out.Versions, VersionRow{GradeRow: r, PerMachine: []MachineRow{}})
+	}
+	rows, err := db.conn.Query(ctx, `
+SELECT s.version, s.machine_id, coalesce(m.person, ''), s.runs, s.n, s.score_sum, s.score_sumsq, s.last_run
+FROM sepad_version_stats s LEFT JOIN sepad_machines m ON m.machine_id = s.machine_id
+WHERE s.prompt_id = $1 AND s.rubric = $2
+ORDER BY s.version, s.n DESC, s.machine_id`, out.Skill.ID, o.Rubric)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byHash := map[string]*VersionRow{}
+	for i := range out.Versions {
+		byHash[out.Versions[i].Hash] = &out.Versions[i]
+	}
+	for rows.Next() {
+		var hash string
+		var m MachineRow
+		var sum, sumsq float64
+		if err := rows.Scan(&hash, &m.Machine, &m.Person, &m.Runs, &m.N, &sum, &sumsq, &m.LastRun); err != nil {
+			return nil, err
+		}
+		if m.N > 0 {
+			mean := round4(sum / float64(m.N))
+			m.Mean = &mean
+			if m.N > 1 {
+				sd := round4(math.Sqrt(max(0, (sumsq-sum*sum/float64(m.N))/float64(m.N-1))))
+				m.SD = &sd
+			}
+		}
+		if v := byHash[hash]; v != nil {
+			v.PerMachine = append(v.PerMachine, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out.Versions {
+		out.Versions[i].Spread = spread(out.Versions[i].PerMachine)
+	}
+	return out, nil
+}
+
+// spread is the standard deviation of the machines' means.
+func spread(ms []MachineRow) *float64 {
+	var means []float64
+	for _, m := range ms {
+		if m.Mean != nil {
+			means = append(means, *m.Mean)
+		}
+	}
+	if len(means) < 2 {
+		return nil
+	}
+	var sum, sumsq float64
+	for _, x := range means {
+		sum += x
+		sumsq += x * x
+	}
+	n := float64(len(means))
+	sd := round4(math.Sqrt(max(0, (sumsq-sum*sum/n)/(n-1))))
+	return &sd
 }

@@ -252,6 +252,17 @@ func TestTeamGradesPool(t *testing.T) {
 	if err != nil || len(all.Grades) != 2 || all.Grades[1].N != 4 || all.Grades[1].Machines != 1 {
 		t.Fatalf("all versions: %+v %v", all, err)
 	}
+	vs, err := db.Versions(context.Background(), "deploy", GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions()})
+	if err != nil || len(vs.Versions) != 2 || vs.Skill.ID != "skill/deploy" {
+		t.Fatalf("versions: %+v %v", vs, err)
+	}
+	v2 := vs.Versions[0]
+	if len(v2.PerMachine) != 2 || v2.Spread == nil || *v2.Spread != 7.0711 || v2.PerMachine[0].N+v2.PerMachine[1].N != 11 {
+		t.Fatalf("v2 per machine: %+v spread %v", v2.PerMachine, v2.Spread)
+	}
+	if _, err := db.Versions(context.Background(), "nosuch", GradesOptions{Rubric: fitness.RubricVersion}); !errors.Is(err, ErrNoPrompt) {
+		t.Fatalf("versions of an unknown prompt: %v", err)
+	}
 	ex, err := db.Executions(context.Background(), ExecutionsOptions{Limit: 1000})
 	if err != nil || len(ex.Executions) != 15 {
 		t.Fatalf("executions: %d %v", len(ex.Executions), err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -271,4 +272,38 @@ func teamExecutions(qf queryFlags, skill string, limit int, stdout io.Writer) er
 	}
 	printExecutions(stdout, rows)
 	return nil
+}
+
+// teamVersions is `sepad versions SKILL --team`.
+func teamVersions(qf queryFlags, skill string, stdout io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, cfg, err := openTeamDB(ctx, qf)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	vs, err := db.Versions(ctx, skill, team.GradesOptions{Rubric: rubricOf(cfg), Aggregate: aggregateOptions(cfg)})
+	if err != nil {
+		return err
+	}
+	if qf.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(vs)
+	}
+	doc := &query.SkillVersions{RubricVersion: vs.RubricVersion, MinSamples: vs.MinSamples,
+		Skill: query.SkillRef{Key: vs.Skill.ID, Name: vs.Skill.Name, Kind: vs.Skill.Kind, Project: vs.Skill.Repository}}
+	for _, v := range vs.Versions {
+		doc.Versions = append(doc.Versions, v.GradeRow.GradeRow)
+	}
+	printVersions(stdout, doc)
+	tw := tabwriter.NewWriter(trimTrailing(stdout), 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERSION\tMACHINE\tN\tMEAN\tSD\tLAST RUN")
+	for _, v := range vs.Versions {
+		for _, m := range v.PerMachine {
+			fmt.Fprintf(tw, "v%d\t%s\t%d\t%s\t%s\t%s\n", v.Version, m.Machine[:min(12, len(m.Machine))], m.N, fmtScore(m.Mean), fmtScore(m.SD), fmtTimePtr(m.LastRun))
+		}
+	}
+	return tw.Flush()
 }

@@ -17,12 +17,16 @@ func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := newFlagSet("versions", stderr)
 	var qf queryFlags
 	qf.add(fs)
+	teamView := fs.Bool("team", false, "every machine's runs pooled, with each machine's part, from the team database (SKILL: a name or a prompt_id)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usageErrorf("versions takes one SKILL")
+	}
+	if *teamView {
+		return teamVersions(qf, pos[0], stdout)
 	}
 	var doc query.SkillVersions
 	body, err := fetch(qf, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/versions", &doc)

@@ -1,0 +1,171 @@
+package team
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/internal/pgtest"
+	"github.com/sepad/sepad/store"
+)
+
+// TestTeamLoad is the team store's benchmark (BENCHMARKS.md, "A team's
+// store"): 50 machines, each a bbolt store and the daemon's Shipper, at
+// 20 executions/s in total into one PostgreSQL that already holds
+// 1,000,000 executions, restarted with SIGKILL twice during the run. It
+// reports the shipping lag (stored to committed in PostgreSQL), rows/s
+// and the team grades' answer time, and fails on any execution lost or
+// doubled. SEPAD_TEAM_BENCH=1 runs it; SEPAD_TEAM_BENCH_DURATION sets the
+// run (default 10m), SEPAD_TEAM_BENCH_PRELOAD the executions loaded first
+// (default 1000000).
+func TestTeamLoad(t *testing.T) {
+	if os.Getenv("SEPAD_TEAM_BENCH") != "1" {
+		t.Skip("the team store's load run: SEPAD_TEAM_BENCH=1 (BENCHMARKS.md)")
+	}
+	dur := 10 * time.Minute
+	if d, err := time.ParseDuration(os.Getenv("SEPAD_TEAM_BENCH_DURATION")); err == nil {
+		dur = d
+	}
+	preload := 1_000_000
+	if n, err := fmt.Sscan(os.Getenv("SEPAD_TEAM_BENCH_PRELOAD"), &preload); n != 1 || err != nil {
+		preload = 1_000_000
+	}
+	const machines, rate, prompts = 50, 20, 20
+	ctx := context.Background()
+	c := pgtest.Start(t)
+	db, err := Connect(ctx, Config{Postgres: c.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The store as 50 machines left it: preload executions over 20
+	// prompts of 3 versions each, with their counts.
+	start := time.Now()
+	for _, q := range []string{
+		`INSERT INTO sepad_prompts (prompt_id, kind, name) SELECT 'skill/s' || p, 'skill', 's' || p FROM generate_series(0, 19) p`,
+		`INSERT INTO sepad_machines (machine_id) SELECT 'pre' || m FROM generate_series(0, 49) m`,
+		`INSERT INTO sepad_executions (machine_id, execution_id, prompt_id, version, stored_at, ended_at, started_at, complete, rubric,
+	scored, score, grade, calls, failed_calls, corrections, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, cost_nano_usd)
+SELECT 'pre' || (i % 50), 'x' || i, 'skill/s' || (i % 20), 'ver' || ((i / 20) % 3), now() - i * interval '1 second',
+	now() - i * interval '1 second', now() - i * interval '1 second' - interval '30 seconds', true, '` + fitness.RubricVersion + `',
+	i % 10 <> 0, 50 + (i::bigint * 7919) % 50, 'B', 5, i % 3, 0, 1000, 200, 0, 0, 3000
+FROM generate_series(1, ` + fmt.Sprint(preload) + `) i`,
+		`INSERT INTO sepad_version_stats
+SELECT prompt_id, version, rubric, machine_id, count(*), count(*) FILTER (WHERE scored),
+	coalesce(sum(score) FILTER (WHERE scored), 0), coalesce(sum(score * score) FILTER (WHERE scored), 0),
+	sum(calls), sum(failed_calls), max(coalesce(ended_at, stored_at))
+FROM sepad_executions GROUP BY prompt_id, version, rubric, machine_id`,
+		`ANALYZE`,
+	} {
+		if _, err := db.conn.Exec(ctx, q); err != nil {
+			t.Fatalf("preload: %v", err)
+		}
+	}
+	t.Logf("preloaded %d executions in %s", preload, time.Since(start).Round(time.Second))
+
+	ms := make([]*machine, machines)
+	for i := range ms {
+		m := &machine{home: t.TempDir()}
+		sdb, err := store.Open(filepath.Join(m.home, "sepa.db"), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.db = sdb
+		m.sh = NewShipper(sdb, ShipperOptions{Config: Config{Postgres: c.DSN, Person: "off"}, Home: m.home,
+			ClaudeDir: "/home/u/.claude", RetryMax: 10 * time.Second})
+		if err := m.sh.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.close)
+		ms[i] = m
+	}
+	// The load: 20 executions/s, machine after machine, each committed
+	// to its store and the shipper woken, as the daemon does.
+	var grades []time.Duration
+	committed := 0
+	tick := time.NewTicker(time.Second / rate)
+	defer tick.Stop()
+	gradeTick := time.NewTicker(2 * time.Second)
+	defer gradeTick.Stop()
+	began := time.Now()
+	restarts := []time.Duration{dur / 3, 2 * dur / 3}
+	for time.Since(began) < dur {
+		select {
+		case <-tick.C:
+			m := ms[committed%machines]
+			at := time.Now().UTC()
+			x := execution.Execution{ID: fmt.Sprintf("b%09d", committed), SessionID: "s", Skill: fmt.Sprintf("s%d", committed%prompts), Kind: "skill",
+				SkillPath: fmt.Sprintf("/home/u/.claude/skills/s%d/SKILL.md", committed%prompts), SkillVersion: "ver2",
+				StartedAt: at.Add(-30 * time.Second), EndedAt: at, Complete: true, Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
+			s := float64(50 + committed%50)
+			if err := m.db.Commit(&store.Batch{Executions: []store.Scored{{Exec: x,
+				Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: s, Grade: fitness.GradeOf(s)}}}}); err != nil {
+				t.Fatal(err)
+			}
+			m.sh.Kick()
+			committed++
+		case <-gradeTick.C:
+			q := time.Now()
+			qdb, err := Open(ctx, Config{Postgres: c.DSN})
+			if err != nil {
+				continue // PostgreSQL restarting
+			}
+			if _, err := qdb.Grades(ctx, GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions()}); err == nil {
+				grades = append(grades, time.Since(q))
+			}
+			qdb.Close()
+		}
+		if len(restarts) > 0 && time.Since(began) > restarts[0] {
+			restarts = restarts[1:]
+			c.Kill9()
+			c.Restart()
+			t.Logf("PostgreSQL killed with SIGKILL and restarted at %s", time.Since(began).Round(time.Second))
+		}
+	}
+	elapsed := time.Since(began)
+	deadline := time.Now().Add(5 * time.Minute)
+	for _, m := range ms {
+		for m.sh.Status().Pending > 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	db.Close()
+	db, err = Connect(ctx, Config{Postgres: c.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var rows, distinct int
+	var p50, p99, pmax float64
+	if err := db.conn.QueryRow(ctx, `SELECT count(*), count(DISTINCT (machine_id, execution_id)),
+	percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM shipped_at - stored_at)),
+	percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM shipped_at - stored_at)),
+	max(extract(epoch FROM shipped_at - stored_at))
+FROM sepad_executions WHERE execution_id LIKE 'b%'`).Scan(&rows, &distinct, &p50, &p99, &pmax); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(grades)
+	pct := func(q float64) time.Duration {
+		if len(grades) == 0 {
+			return 0
+		}
+		return grades[min(len(grades)-1, int(q*float64(len(grades))))]
+	}
+	t.Logf("%d machines, %s at %d/s: %d committed, %d in PostgreSQL (%d lost, %d doubled), %.1f rows/s",
+		machines, elapsed.Round(time.Second), rate, committed, rows, committed-distinct, rows-distinct, float64(rows)/elapsed.Seconds())
+	t.Logf("shipping lag (stored to PostgreSQL's transaction): p50 %.3fs, p99 %.3fs, max %.3fs", p50, p99, pmax)
+	t.Logf("team grades over %d executions: %d answers, p50 %s, p99 %s, max %s", preload+rows, len(grades),
+		pct(0.5).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), pct(1).Round(time.Millisecond))
+	if rows != committed || distinct != committed {
+		t.Fatalf("%d committed, %d rows, %d distinct: lost or doubled", committed, rows, distinct)
+	}
+}
