@@ -19,9 +19,9 @@ const SignalVerdict = "verdict"
 const weightVerdict = 0.75
 
 // IsOptional reports whether a signal is present only on some runs: the
-// person's verdict, a skill's checks, a label.
+// person's verdict, the outcome, a skill's checks, a label.
 func IsOptional(name string) bool {
-	return name == SignalVerdict || name == SignalChecks || name == SignalLabel
+	return name == SignalVerdict || name == SignalOutcome || name == SignalChecks || name == SignalLabel
 }
 
 // verdict scores the person's verdicts on x: the share of them that
