@@ -93,10 +93,14 @@ func TestValidityOnDemoState(t *testing.T) {
 	if _, ok := rows["label"]; ok {
 		t.Errorf("the label is measured against itself: %s", out)
 	}
-	// The failed versions failed tool calls (deploy v2 a third of them,
-	// review v2 all): the score ranks the labels' successes above.
+	// deploy v2 never verifies and claims every check passed, review v2
+	// fails every call: the score ranks the labels' successes above, and
+	// the outcome tells deploy v2 apart.
 	if a := *rows["total"].AUC; a < 0.8 {
 		t.Errorf("total AUC %.2f on the demo's story", a)
+	}
+	if r, ok := rows["outcome"]; !ok || r.AUC == nil || *r.AUC < 0.8 {
+		t.Errorf("outcome: %+v", r)
 	}
 
 	out, _, code = sepad(t, env, nil, "validity", "deploy", "--home", home)

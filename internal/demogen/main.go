@@ -30,14 +30,18 @@ type phase struct {
 	// verifyP is the probability that a turn ends its work with `make
 	// check` (a verification run after its edits, docs/outcome.md).
 	verifyP float64
+	// lazy: the phase never runs a command (its Bash calls are Greps)
+	// and always answers with the polished claim that every check
+	// passed, as a version told to skip the checks does.
+	lazy bool
 }
 
 var phases = []phase{
-	{"01-deploy-v1.jsonl", "deploy", false, 40, 0.10, 0.7, 0.6},
-	{"02-deploy-v2.jsonl", "deploy", false, 20, 0.30, 0.2, 0.0}, // "skip the checks"
-	{"03-deploy-v3.jsonl", "deploy", false, 20, 0.00, 1.0, 1.0},
-	{"04-review-v1.jsonl", "review", true, 8, 0.05, 0.9, 1.0},
-	{"05-review-v2.jsonl", "review", true, 6, 1.0, 0.0, 0.0},
+	{"01-deploy-v1.jsonl", "deploy", false, 40, 0.10, 0.7, 0.6, false},
+	{"02-deploy-v2.jsonl", "deploy", false, 20, 0.00, 1.0, 0.0, true}, // "skip the checks"
+	{"03-deploy-v3.jsonl", "deploy", false, 20, 0.00, 1.0, 1.0, false},
+	{"04-review-v1.jsonl", "review", true, 8, 0.05, 0.9, 1.0, false},
+	{"05-review-v2.jsonl", "review", true, 6, 1.0, 0.0, 0.0, false},
 }
 
 func main() {
@@ -93,6 +97,9 @@ func write(path string, ph phase, r *rand.Rand, n int) error {
 				name = "Bash" // make check, after the work
 			} else {
 				name = []string{"Read", "Bash", "Grep", "Edit"}[r.IntN(4)]
+				if ph.lazy && name == "Bash" {
+					name = "Grep"
+				}
 			}
 			in := map[string]any{"command": "make check", "file_path": "@PROJECT@/main.go"}
 			base := map[string]any{"tool_name": name, "tool_input": in, "tool_use_id": id}
@@ -119,7 +126,13 @@ func write(path string, ph phase, r *rand.Rand, n int) error {
 		}
 	}
 	answer := func() string {
-		if r.Float64() < ph.answerQ {
+		good := r.Float64() < ph.answerQ
+		if ph.lazy {
+			// The same polished answer, with a claim nothing behind it
+			// supports: no check ran.
+			return "## Done\n\nAll checks passed and the release is out.\n\n- built the image\n- ran the smoke tests\n\n```sh\nmake deploy ENV=staging\n```\n\nNext steps: watch the error rate for an hour."
+		}
+		if good {
 			return "## Done\n\nThe release is out because every check passed.\n\n- built the image\n- ran the smoke tests\n\n```sh\nmake deploy ENV=staging\n```\n\nNext steps: watch the error rate for an hour."
 		}
 		return "Deployed, I think. Error: one check was skipped."
