@@ -10,14 +10,31 @@ import (
 	"github.com/sepad/sepad/hooks"
 )
 
-// origin returns the live file s is a copy of, if any.
+// origin returns the live file s is a copy of, if any: s holds the head
+// o had when this source read it, or, when o was not read that far yet
+// (logrotate copied it before the daemon read its first lines), the head
+// o holds now.
 func (c *Collector) origin(s *source) *source {
 	for _, o := range c.sources {
-		if o != s && o.f != nil && o.kind.live() && o.follows == nil && s.copyOf(o) {
+		if o != s && o.f != nil && o.kind.live() && o.follows == nil && (s.copyOf(o) || o.fpLen < fingerprintLen && sameHead(s, o)) {
 			return o
 		}
 	}
 	return nil
+}
+
+// sameHead reports whether the files of a and b both have a full head
+// (fingerprintLen bytes) and the same one.
+func sameHead(a, b *source) bool {
+	if a.f == nil || b.f == nil || a.id == b.id {
+		return false
+	}
+	ha, na, err := fingerprint(a.f, fingerprintLen)
+	if err != nil || na != fingerprintLen {
+		return false
+	}
+	hb, nb, err := fingerprint(b.f, fingerprintLen)
+	return err == nil && nb == fingerprintLen && ha == hb
 }
 
 // link makes s wait on o, of which it is a copy: while o holds the same

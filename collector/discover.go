@@ -139,6 +139,9 @@ func (c *Collector) rescan(now time.Time) error {
 			c.keysDirty = true
 		}
 	}
+	// New live files first: a copy found in the same poll as the spool it
+	// copies (both new) must find that spool among the sources.
+	slices.SortStableFunc(fresh, func(a, b candidate) int { return boolInt(!a.kind.live()) - boolInt(!b.kind.live()) })
 	for _, cand := range fresh {
 		s := &source{path: cand.path, kind: cand.kind, named: true}
 		if _, err := s.open(nil); err != nil {
@@ -159,6 +162,13 @@ func (c *Collector) rescan(now time.Time) error {
 	}
 	c.resort()
 	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // scanNames gives every followed file the name that reaches it now (or

@@ -367,3 +367,43 @@ func TestLogrotateCreateBackup(t *testing.T) {
 		})
 	}
 }
+
+// TestCopyOfUnreadSpool: logrotate copies the spool before the collector
+// read its first lines (a spool the first hooks just created, a busy
+// collector); the copy is seen while the spool still holds the same
+// lines, in the same poll as the spool or a later one, and with a
+// restart. The lines are read once, from the spool or the copy (issue 33
+// item 3: both were read from their starts).
+func TestCopyOfUnreadSpool(t *testing.T) {
+	for _, when := range []string{"same-poll", "next-poll", "restart"} {
+		t.Run(when, func(t *testing.T) {
+			r := newRig(t, nil)
+			lines := uniqueLines("U", 300)
+			var written [][]byte
+			put := func(ls [][]byte) { r.append(r.spool(), ls); written = append(written, ls...) }
+			if when == "next-poll" {
+				put(lines[:1]) // the spool exists, and is followed
+				r.drain()
+				if err := os.Truncate(r.spool(), 0); err != nil { // emptied: its line was read
+					t.Fatal(err)
+				}
+				r.drain()
+			}
+			put(lines[1:100])
+			copyFile(t, r.spool(), r.spool()+".1")
+			if when == "restart" {
+				r.restart()
+			}
+			r.step()
+			r.step()
+			if err := os.Truncate(r.spool(), 0); err != nil {
+				t.Fatal(err)
+			}
+			put(lines[100:300])
+			r.drain()
+			r.restart()
+			r.drain()
+			r.expectExact(written)
+		})
+	}
+}

@@ -52,12 +52,22 @@ type source struct {
 	kind sourceKind
 	f    *os.File
 	id   fileID
-	// fp is the hex sha256 of the first fpLen bytes.
+	// fp is the hex sha256 of the first fpLen bytes, bytes of complete
+	// lines the source consumed.
 	fp    string
 	fpLen int
-	off   int64
-	lines int64
-	buf   []byte
+	// head holds the file's first bytes (up to fingerprintLen) as this
+	// source read them, while headOK says it read them from offset 0 on:
+	// the fingerprint is taken from what was read, never by reading the
+	// file again later, when logrotate copytruncate may have truncated it
+	// meanwhile (issue 33 item 3: the spool read, then truncated before
+	// its fingerprint was taken, had none, so its copy was not recognised
+	// and was read again from its start).
+	head   []byte
+	headOK bool
+	off    int64
+	lines  int64
+	buf    []byte
 	// skipping is set while discarding the rest of an over-long line.
 	skipping bool
 	// eofPolls counts consecutive polls that found nothing new (draining
@@ -106,10 +116,12 @@ func (s *source) open(cp *checkpoint) (resumed bool, err error) {
 		return false, fmt.Errorf("%s: %w", s.path, errNotRegular)
 	}
 	s.f, s.id, s.buf, s.skipping, s.off, s.lines = f, statID(s.path, fi), nil, false, 0, 0
+	s.head, s.headOK = nil, true
 	if cp != nil && cp.ID == s.id && cp.Offset <= fi.Size() {
 		fp, n, err := fingerprint(f, cp.FPLen)
 		if err == nil && n == cp.FPLen && fp == cp.FP {
 			s.off, s.lines, s.fp, s.fpLen = cp.Offset, cp.Lines, cp.FP, cp.FPLen
+			s.headOK = s.off == 0
 			resumed = true
 		}
 	}
@@ -124,14 +136,33 @@ func (s *source) open(cp *checkpoint) (resumed bool, err error) {
 	return resumed, nil
 }
 
-// refreshFingerprint records the fingerprint once the file has enough bytes,
-// so that later checks compare like with like.
+// refreshFingerprint extends the fingerprint over the complete lines
+// consumed, up to fingerprintLen bytes, so that later checks compare like
+// with like. From the bytes this source read (head) when it read the file
+// from its start; otherwise (resumed from a checkpoint, or a copy started
+// past its head) from the file, only when its first fpLen bytes are still
+// those fingerprinted.
 func (s *source) refreshFingerprint() {
-	if s.fpLen >= fingerprintLen || s.f == nil {
+	if s.fpLen >= fingerprintLen || s.f == nil || int64(s.fpLen) >= s.off {
 		return
 	}
-	fp, n, err := fingerprint(s.f, fingerprintLen)
-	if err == nil && n > s.fpLen {
+	k := int(min(s.off, fingerprintLen))
+	if s.headOK {
+		if len(s.head) < k {
+			return // cannot happen: off counts bytes read
+		}
+		h := sha256.Sum256(s.head[:k])
+		s.fp, s.fpLen = hex.EncodeToString(h[:8]), k
+		return
+	}
+	if s.fpLen > 0 {
+		fp, n, err := fingerprint(s.f, s.fpLen)
+		if err != nil || n != s.fpLen || fp != s.fp {
+			return // changed: truncated says so before the next read
+		}
+	}
+	fp, n, err := fingerprint(s.f, k)
+	if err == nil && n == k {
 		s.fp, s.fpLen = fp, n
 	}
 }
@@ -215,8 +246,12 @@ func (s *source) read(max int, out []line) ([]line, error) {
 			s.buf = s.buf[:0]
 		}
 		carry = len(s.buf)
+		pos := s.off + int64(len(s.buf))
 		m, err := s.f.Read(chunk)
 		if m > 0 {
+			if s.headOK && pos == int64(len(s.head)) && len(s.head) < fingerprintLen {
+				s.head = append(s.head, chunk[:min(m, fingerprintLen-len(s.head))]...)
+			}
 			s.buf = append(s.buf, chunk[:m]...)
 			s.eofPolls = 0
 		}
@@ -375,9 +410,21 @@ func headOfLive(path string, sources []*source) bool {
 // seekTo moves a source to off, which must be the end of a complete line
 // (or 0), dropping what was buffered.
 func (s *source) seekTo(off int64) error {
+	read, err := s.f.Seek(0, io.SeekCurrent) // where the file was read to
+	if err != nil {
+		return fmt.Errorf("seek %s: %w", s.path, err)
+	}
 	if _, err := s.f.Seek(off, io.SeekStart); err != nil {
 		return fmt.Errorf("seek %s: %w", s.path, err)
 	}
 	s.off, s.buf, s.skipping = off, nil, false
+	switch {
+	case off == 0:
+		s.head, s.headOK = s.head[:0], true
+	case off < int64(len(s.head)):
+		s.head = s.head[:off] // bytes past off may be taken back
+	case off > read && len(s.head) < fingerprintLen:
+		s.headOK = false // a jump past bytes never read (a copy's start)
+	}
 	return nil
 }
