@@ -14,7 +14,7 @@ const timeoutClose = 5 * time.Second
 
 // SchemaVersion is the version of the team schema this sepad writes and
 // reads (docs/team.md, "Schema").
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations[i] takes the schema from version i to i+1. A migration is
 // never changed once released: a change is a new one.
@@ -117,6 +117,26 @@ DROP INDEX sepad_executions_by_version;
 CREATE INDEX sepad_executions_scored ON sepad_executions (prompt_id, version, rubric, ended_at DESC NULLS LAST) WHERE scored;
 DROP INDEX sepad_executions_by_time;
 CREATE INDEX sepad_executions_by_time ON sepad_executions (ended_at DESC NULLS LAST);
+`,
+	// 3: the team's decisions, one per candidate version of a prompt,
+	// made on the pooled runs by one decider at a time (decide.go).
+	2: `
+CREATE TABLE sepad_team_decisions (
+	prompt_id      text NOT NULL REFERENCES sepad_prompts,
+	candidate      text NOT NULL,
+	baseline       text NOT NULL,
+	outcome        text NOT NULL,
+	reason         text NOT NULL,
+	delta          double precision NOT NULL,
+	baseline_n     integer NOT NULL,
+	candidate_n    integer NOT NULL,
+	machines       integer NOT NULL,
+	machine_spread double precision,
+	words          text NOT NULL,
+	decided_by     text NOT NULL,
+	time           timestamptz NOT NULL,
+	PRIMARY KEY (prompt_id, candidate)
+);
 `,
 }
 

@@ -90,10 +90,9 @@ func nullTime(t time.Time) any {
 	return t.UTC()
 }
 
-// queueExecutions queues one batch's rows on b; it returns how many
-// executions it holds.
-func (s *source) queueExecutions(b *pgx.Batch, xs []store.Scored, now time.Time) error {
-	prompts := map[string]bool{}
+// queueExecutions queues one batch's rows on b, noting in prompts the
+// prompts they ran.
+func (s *source) queueExecutions(b *pgx.Batch, xs []store.Scored, now time.Time, prompts map[string]bool) error {
 	versions := map[string]bool{}
 	for i := range xs {
 		sc := &xs[i]

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
 
@@ -52,6 +53,11 @@ type ShipperOptions struct {
 	RetryMin, RetryMax time.Duration
 	Clock              Clock
 	Logger             *slog.Logger
+	// Decide, when set, makes this machine one of the team's deciders:
+	// after each batch it looks at the prompts the batch ran (decide.go),
+	// with these options, on the scores of rubric Rubric.
+	Decide *mutation.Options
+	Rubric string
 }
 
 // Status is what the shipper says about itself (`sepad team status`).
@@ -230,9 +236,10 @@ func (s *Shipper) shipOnce(ctx context.Context) (full bool, err error) {
 		return false, err
 	}
 	now := s.o.Clock.Now()
+	prompts := map[string]bool{}
 	if len(xs) > 0 {
 		b := &pgx.Batch{}
-		if err := s.src.queueExecutions(b, xs, now); err != nil {
+		if err := s.src.queueExecutions(b, xs, now, prompts); err != nil {
 			return false, err
 		}
 		if err := s.send(ctx, b, now); err != nil {
@@ -262,6 +269,9 @@ func (s *Shipper) shipOnce(ctx context.Context) (full bool, err error) {
 				return false, err
 			}
 		}
+	}
+	if s.o.Decide != nil {
+		s.decide(ctx, prompts, now)
 	}
 	s.mu.Lock()
 	s.status.Connected, s.status.LastError, s.status.LastErrorTime = true, "", nil
@@ -374,4 +384,24 @@ func ReadStatus(home string) (*Status, error) {
 		return nil, fmt.Errorf("%s: %w", StatusFile, err)
 	}
 	return &st, nil
+}
+
+// decide looks at each prompt a batch ran; a prompt another machine is
+// deciding is left to it, and a failure is logged (shipping goes on: the
+// next batch of that prompt looks again).
+func (s *Shipper) decide(ctx context.Context, prompts map[string]bool, now time.Time) {
+	db := &DB{conn: s.conn}
+	for id := range prompts {
+		if s.conn == nil {
+			return
+		}
+		d, err := db.Decide(ctx, id, s.o.Rubric, *s.o.Decide, s.src.machine, now)
+		switch {
+		case errors.Is(err, ErrBusy):
+		case err != nil:
+			s.o.Logger.Warn("team decision failed", "prompt", id, "err", err)
+		case d != nil && d.DecidedBy == s.src.machine && d.Time.Equal(now.UTC()):
+			s.o.Logger.Info("team decision", "prompt", id, "candidate", d.Candidate, "baseline", d.Baseline, "outcome", d.Outcome, "machines", d.Machines)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/pgtest"
+	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
 
@@ -306,5 +307,60 @@ FROM generate_series(1, 40) i`, fitness.RubricVersion); err != nil {
 	}
 	if r := g.Grades[0]; r.N != 32 || r.Machines != 3 || r.Mean == nil || r.Grade == "" {
 		t.Fatalf("after the upgrade: %+v", r)
+	}
+}
+
+// Two machines run a prompt's first version, then a better second one:
+// one of them, holding the prompt's advisory lock, records the team's
+// decision on the pooled runs, once.
+func TestTeamDecision(t *testing.T) {
+	c := pgtest.Start(t)
+	o := mutation.DefaultOptions()
+	var ms []*machine
+	for range 2 {
+		m := &machine{home: t.TempDir()}
+		db, err := store.Open(filepath.Join(m.home, "sepa.db"), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.db = db
+		m.sh = NewShipper(db, ShipperOptions{Config: Config{Postgres: c.DSN, Person: "off"}, Home: m.home, ClaudeDir: "/home/u/.claude",
+			Batch: 7, Poll: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond, Decide: &o, Rubric: fitness.RubricVersion})
+		if err := m.sh.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.close)
+		ms = append(ms, m)
+	}
+	for k, m := range ms {
+		m.commit(t, 1000*k, 1000*k+12, "v1hash000000", func(i int) float64 { return float64(55 + 10*k + i%7) })
+		waitShipped(t, m)
+	}
+	for k, m := range ms {
+		m.commit(t, 1000*k+100, 1000*k+140, "v2hash000000", func(i int) float64 { return float64(80 + 10*k + i%7) })
+	}
+	for _, m := range ms {
+		waitShipped(t, m)
+	}
+	db, err := Open(context.Background(), Config{Postgres: c.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var ds []TeamDecision
+	deadline := time.Now().Add(30 * time.Second)
+	for len(ds) == 0 && time.Now().Before(deadline) {
+		ms[0].commit(t, 5000, 5001, "v2hash000000", func(int) float64 { return 85 }) // another look
+		time.Sleep(50 * time.Millisecond)
+		if ds, err = db.TeamDecisions(context.Background(), "deploy", 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ds) != 1 {
+		t.Fatalf("team decisions: %+v", ds)
+	}
+	d := ds[0]
+	if d.Outcome != mutation.Accept || d.Candidate != "v2hash000000" || d.Baseline != "v1hash000000" || d.Machines != 2 || d.Delta < 15 {
+		t.Fatalf("team decision: %+v", d)
 	}
 }

@@ -21,12 +21,20 @@ func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	var qf queryFlags
 	qf.add(fs)
 	limit := fs.Int("limit", query.DefaultLimit, "newest decisions to show")
+	teamView := fs.Bool("team", false, "the team's decisions on pooled runs, from the team database (SKILL: a name or a prompt_id)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 1 {
 		return usageErrorf("decisions takes at most one SKILL")
+	}
+	if *teamView {
+		skill := ""
+		if len(pos) == 1 {
+			skill = pos[0]
+		}
+		return teamDecisions(qf, skill, *limit, stdout)
 	}
 	v := url.Values{"limit": {fmt.Sprint(*limit)}}
 	if len(pos) == 1 {

@@ -41,8 +41,11 @@ func openShipper(ctx context.Context, d *daemon, cfg *config.Config) (*team.Ship
 		return nil, nil
 	}
 	uh, _ := os.UserHomeDir()
+	// Every daemon is one of the team's deciders (one at a time per
+	// prompt): the mutation settings in force, on this rubric's scores.
+	decide := mutationOptions(cfg, uh, d.home, d.logger).Decide
 	sh := team.NewShipper(d.db, team.ShipperOptions{Config: teamConfig(cfg), Home: d.home,
-		ClaudeDir: claudedir.From(os.Getenv, uh), Logger: d.logger})
+		ClaudeDir: claudedir.From(os.Getenv, uh), Logger: d.logger, Decide: &decide, Rubric: rubricOf(cfg)})
 	if err := sh.Open(ctx); err != nil {
 		return nil, err
 	}
@@ -306,4 +309,36 @@ func teamVersions(qf queryFlags, skill string, stdout io.Writer) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// teamDecisions is `sepad decisions --team`.
+func teamDecisions(qf queryFlags, skill string, limit int, stdout io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, _, err := openTeamDB(ctx, qf)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ds, err := db.TeamDecisions(ctx, skill, limit)
+	if err != nil {
+		return err
+	}
+	if qf.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Team      bool                `json:"team"`
+			Decisions []team.TeamDecision `json:"decisions"`
+		}{true, ds})
+	}
+	if len(ds) == 0 {
+		fmt.Fprintln(stdout, "no team decisions yet")
+		return nil
+	}
+	for _, d := range ds {
+		fmt.Fprintf(stdout, "%s  %s  %s → %s  %s (%s), %d machines, decided by %s\n  %s\n", fmtTime(d.Time), d.PromptID,
+			d.Baseline, d.Candidate, d.Outcome, d.Reason, d.Machines, d.DecidedBy[:min(12, len(d.DecidedBy))], d.Words)
+	}
+	return nil
 }
