@@ -208,5 +208,5 @@ scoring:
 	}
 	// The daemon's rubric records the label weight; the views read it.
 	out, _, _ = sepad(t, p.env(), nil, "versions", "deploy", "--home", p.home, "--json")
-	contains(t, out, `"rubric_version": "`+fitness.RubricVersion+`+label=0.5,checks=0.25"`)
+	contains(t, out, `"rubric_version": "`+fitness.RubricVersion+`+label=0.5,checks=0.25,outcome=0.5"`)
 }
