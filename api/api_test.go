@@ -111,6 +111,8 @@ func TestEveryEndpointAnswersJSON(t *testing.T) {
 		{"/v1/sessions", 200, `"sessions":[`},
 		{"/v1/quarantine?limit=1", 200, `"total":9`},
 		{"/v1/decisions", 200, `"action":"keep"`},
+		{"/v1/validity", 200, `"groups":[]`},
+		{"/v1/validity?skill=review&min_labels=4&min_each=2", 200, `"min_labels":4,"min_each":2`},
 		{"/metrics", 200, `sepad_skill_version_aggregate{`},
 		// Errors: every one is JSON.
 		{"/v1/skills/nope", 404, `"status":404`},
@@ -127,6 +129,9 @@ func TestEveryEndpointAnswersJSON(t *testing.T) {
 		{"/v1/executions?version=v2", 400, `needs a skill`},
 		{"/v1/executions?skill=" + esc(deployPath) + "&version=v7", 404, `no version`},
 		{"/v1/executions/nothing", 404, `no execution`},
+		{"/v1/validity?skill=nope", 404, `no skill named`},
+		{"/v1/validity?min_labels=0", 400, `min_labels`},
+		{"/v1/validity?min_each=x", 400, `min_each`},
 		{"/v1/nothing", 404, `no endpoint`},
 		{"/", 404, `no endpoint`},
 	} {
