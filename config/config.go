@@ -76,6 +76,9 @@ type Collector struct {
 	RotateBytes   int64         `yaml:"rotate_bytes"`
 	ExtraFiles    []string      `yaml:"extra_files"`
 	QuarantineMax int           `yaml:"quarantine_max"`
+	// EventNames bounds the distinct unknown hook event names the store
+	// counts apart; beyond, they count as "other" (docs/store.md).
+	EventNames int `yaml:"event_names"`
 	// Transcripts: read each closed execution's part of its session
 	// transcript (tokens, cost, calls refused before any hook).
 	Transcripts bool `yaml:"transcripts"`

@@ -77,6 +77,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 		return bad("collector.rotate_bytes", "must be at least 4096, got %d", col.RotateBytes)
 	case col.QuarantineMax < 1:
 		return bad("collector.quarantine_max", "must be at least 1")
+	case col.EventNames < 1:
+		return bad("collector.event_names", "must be at least 1")
 	case col.Retention < 0:
 		return bad("collector.retention", "must be a duration, or 0s to keep everything")
 	}

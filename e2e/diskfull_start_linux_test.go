@@ -53,11 +53,12 @@ func TestDiskFullAtStart(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			home := tmpfs.Mount(t, "2m")
-			rt := t.TempDir() // $XDG_RUNTIME_DIR: the hook's fallback, on another file system
+			args := allNames(t, home) // written before the disk is full
+			rt := t.TempDir()         // $XDG_RUNTIME_DIR: the hook's fallback, on another file system
 			t.Setenv("XDG_RUNTIME_DIR", rt)
 			const before, during = 50, 80
 			if existing {
-				d := startDaemon(t, home)
+				d := startDaemon(t, home, args...)
 				var b bytes.Buffer
 				for i := 0; i < before; i++ {
 					b.Write(uniqueLine("B", i))
@@ -71,7 +72,7 @@ func TestDiskFullAtStart(t *testing.T) {
 				d.stop(t)
 			}
 			filler := tmpfs.Fill(t, home)
-			d := startDaemon(t, home)
+			d := startDaemon(t, home, args...)
 			env := []string{"SEPA_HOME=" + home, "XDG_RUNTIME_DIR=" + rt}
 			for i := 0; i < during; i++ {
 				if out, errOut, code := sepad(t, env, uniqueLine("F", i), "hook"); code != 0 || out != "" {

@@ -29,6 +29,17 @@ func uniqueLine(prefix string, i int) []byte {
 	return fmt.Appendf(nil, `{"session_id":"s-%s-%d","hook_event_name":"%s%07d","cwd":"/p","pad":"%0100d"}`+"\n", prefix, i%13, prefix, i, i)
 }
 
+// allNames writes a configuration under which the store counts every
+// event name apart (collector.event_names): the tests that give each line
+// its own name count the lines in the store with it. It returns the
+// daemon's arguments for it.
+func allNames(t *testing.T, home string) []string {
+	t.Helper()
+	p := filepath.Join(home, "all-names.yaml")
+	writeFile(t, p, "collector:\n  event_names: 1048576\n")
+	return []string{"--config", p}
+}
+
 // statusJSON runs `sepad status --json` (through the daemon's socket when it
 // runs, else on the database).
 func statusJSON(t *testing.T, home string) map[string]any {
@@ -123,9 +134,9 @@ func TestLogrotate(t *testing.T) {
 			logs := os.Getenv("SEPAD_LOGROTATE_LOGS") != ""
 			start := func() *daemon {
 				if logs {
-					return startDaemon(t, home, "--log-level", "info")
+					return startDaemon(t, home, append(allNames(t, home), "--log-level", "info")...)
 				}
-				return startDaemon(t, home)
+				return startDaemon(t, home, allNames(t, home)...)
 			}
 			d := start()
 			var mu sync.Mutex
@@ -316,7 +327,7 @@ func TestDiskFull(t *testing.T) {
 	home := tmpfs.Mount(t, "2m")
 	rt := t.TempDir() // $XDG_RUNTIME_DIR: another file system than home's
 	t.Setenv("XDG_RUNTIME_DIR", rt)
-	d := startDaemon(t, home)
+	d := startDaemon(t, home, allNames(t, home)...)
 	const before, during = 300, 500
 	var b bytes.Buffer
 	for i := 0; i < before; i++ {

@@ -156,3 +156,39 @@ func TestPoisonPill(t *testing.T) {
 	}
 	d.stop(t)
 }
+
+// TestEventNamesBounded: payloads choose hook_event_name, so the daemon
+// keeps at most collector.event_names (64) unknown names apart and counts
+// the events of the others under "other", none lost (issue 33 item 9: a
+// fuzz run left 394 names in the store).
+func TestEventNamesBounded(t *testing.T) {
+	skipLong(t)
+	home := shortTempDir(t)
+	const n = 100
+	var lines [][]byte
+	for i := 0; i < n; i++ {
+		lines = append(lines, []byte(strings.TrimSuffix(string(uniqueLine("N", i)), "\n")))
+	}
+	lines = append(lines, []byte(`{"session_id":"s","hook_event_name":"Stop","cwd":"/p"}`))
+	writeSpool(t, home, lines)
+	d := startDaemon(t, home)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		evs, _ := statusJSON(t, home)["events"].(map[string]any)
+		var sum float64
+		for _, v := range evs {
+			sum += v.(float64)
+		}
+		if sum >= n+1 {
+			if len(evs) != 64+2 || evs["other"] != float64(n-64) || evs["Stop"] != float64(1) {
+				t.Fatalf("%d names, other %v, Stop %v", len(evs), evs["other"], evs["Stop"])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v of %d events counted\n%s", sum, n+1, d.stderr)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	d.stop(t)
+}

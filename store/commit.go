@@ -101,14 +101,7 @@ func (db *DB) Commit(b *Batch) error {
 		if err := putImported(tx, b.ImportKeys, b.ImportSessions); err != nil {
 			return err
 		}
-		ev := tx.Bucket(bEvents)
-		for k, n := range b.EventCounts {
-			k := bkey(k)
-			if err := ev.Put(k, u64(getU64(ev.Get(k))+uint64(n))); err != nil {
-				return err
-			}
-		}
-		return nil
+		return db.putEventCounts(tx.Bucket(bEvents), b.EventCounts)
 	}))
 	if err == nil {
 		db.values.install(values)

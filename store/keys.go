@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/sepad/sepad/event"
 )
 
 // maxKeyPart bounds, in bytes, each part of a key that comes from an
@@ -56,6 +59,72 @@ func boundExecution(s *Scored) {
 		*f = boundPart(*f)
 	}
 	s.Result.RubricVersion = boundPart(s.Result.RubricVersion)
+}
+
+// DefaultEventNames is the default bound on the unknown hook event names
+// event_counts keeps apart: the metrics label's cap too.
+const DefaultEventNames = 64
+
+// OtherEvents is the name under which event_counts counts the events of
+// the unknown names past the bound, and of names over maxEventName bytes.
+const OtherEvents = "other"
+
+// maxEventName bounds a name kept in event_counts: Claude Code's are
+// under 25 bytes.
+const maxEventName = 64
+
+// knownEvents are the hook event names sepad understands: always counted
+// under their own name.
+var knownEvents = map[string]bool{
+	event.PreToolUse: true, event.PostToolUse: true, event.PostToolUseFailure: true, event.PostToolBatch: true,
+	event.UserPromptSubmit: true, event.UserPromptExpansion: true, event.Stop: true, event.StopFailure: true,
+	event.SubagentStart: true, event.SubagentStop: true, event.SessionStart: true, event.SessionEnd: true,
+	event.InstructionsLoaded: true, event.Legacy: true,
+}
+
+// putEventCounts adds counts to event_counts without letting payloads
+// choose how many names it holds (a fuzz run kept 394, issue 33): a name
+// already kept or one sepad understands counts under itself; an unknown
+// name is kept while fewer than EventNames unknown names are; any other,
+// and a name over maxEventName bytes, counts under OtherEvents. The
+// totals stay exact. Names are taken in order, so a replayed batch keeps
+// the same ones.
+func (db *DB) putEventCounts(b *bolt.Bucket, counts map[string]int64) error {
+	names := make([]string, 0, len(counts))
+	for k := range counts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	unknown := -1 // counted on first need
+	for _, k := range names {
+		key := []byte(k)
+		switch {
+		case len(k) > maxEventName || k == "":
+			key = []byte(OtherEvents)
+		case b.Get(key) != nil || knownEvents[k]:
+		default:
+			if unknown < 0 {
+				unknown = 0
+				if err := b.ForEach(func(k, _ []byte) error {
+					if !knownEvents[string(k)] && string(k) != OtherEvents {
+						unknown++
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			if unknown >= db.opts.EventNames {
+				key = []byte(OtherEvents)
+			} else {
+				unknown++
+			}
+		}
+		if err := b.Put(key, u64(getU64(b.Get(key))+uint64(counts[k]))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func versionKey(skill, hash string) []byte { return []byte(skill + "\x00" + hash) }

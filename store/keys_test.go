@@ -109,3 +109,35 @@ func TestBoundPart(t *testing.T) {
 		t.Errorf("bounded part %q…", ba[len(ba)-90:])
 	}
 }
+
+// The names of event_counts are bounded (issue 33 item 9: a fuzz run
+// kept 394): the names sepad understands are always kept, unknown names
+// while fewer than EventNames of them are, and later unknown names and
+// names over 64 bytes are counted under "other", so no event is lost from
+// the counts.
+func TestEventNamesBounded(t *testing.T) {
+	db, _ := openTest(t, Options{EventNames: 3})
+	commit := func(counts map[string]int64) {
+		t.Helper()
+		if err := db.Commit(&Batch{EventCounts: counts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(map[string]int64{"Fuzz1": 1, "Fuzz2": 1, "Stop": 1})
+	commit(map[string]int64{"Fuzz3": 2, "Fuzz4": 5, "Fuzz5": 1, "PreToolUse": 1, "Notification": 1})
+	commit(map[string]int64{"Fuzz1": 1, "Fuzz6": 1, strings.Repeat("n", 65): 1, "SessionEnd": 1})
+	st, err := db.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"Fuzz1": 2, "Fuzz2": 1, "Fuzz3": 2, "Stop": 1, "PreToolUse": 1, "SessionEnd": 1,
+		"other": 5 + 1 + 1 + 1 + 1} // Fuzz4, Fuzz5, Notification, Fuzz6, the long name
+	if len(st.Events) != len(want) {
+		t.Fatalf("names %v, want %v", st.Events, want)
+	}
+	for k, n := range want {
+		if st.Events[k] != n {
+			t.Errorf("%s: %d, want %d (all %v)", k, st.Events[k], n, st.Events)
+		}
+	}
+}

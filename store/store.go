@@ -54,6 +54,10 @@ type Options struct {
 	// QuarantineMax bounds the quarantined lines kept (default 100,000);
 	// beyond it lines are only counted.
 	QuarantineMax int
+	// EventNames bounds the distinct unknown hook event names counted in
+	// event_counts (default DefaultEventNames); beyond it they count as
+	// OtherEvents (keys.go).
+	EventNames int
 	// Aggregate configures the per-version aggregates.
 	Aggregate aggregate.Options
 	// Rubric is the rubric version whose aggregates the queries read
@@ -238,6 +242,9 @@ func Open(path string, o Options) (*DB, error) {
 	}
 	if o.QuarantineMax <= 0 {
 		o.QuarantineMax = 100_000
+	}
+	if o.EventNames <= 0 {
+		o.EventNames = DefaultEventNames
 	}
 	if len(o.Aggregate.Weights) == 0 {
 		o.Aggregate = aggregate.DefaultOptions()

@@ -104,7 +104,7 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 	} else if err == nil && fi.Size() == 0 {
 		return nil, nil, fmt.Errorf("%s: %w", path, errEmptyDB)
 	}
-	db, err := store.Open(path, store.Options{LockTimeout: directLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
+	db, err := store.Open(path, store.Options{LockTimeout: directLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, nil, &lockedError{db: path, sock: api.SocketPath(c.home)}
 	}

@@ -148,7 +148,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	// up to about a second on a large store: wait that out, but fail fast
 	// enough when another daemon holds it for good.
 	d.db, err = openStoreWaiting(ctx, d, dbPath, store.Options{LockTimeout: 3 * time.Second,
-		QuarantineMax: cfg.Collector.QuarantineMax, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
+		QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
 	if err != nil {
 		return nil, err
 	}
