@@ -217,10 +217,14 @@ func (s *Server) tcpAuth(onDenied func(), h http.Handler) http.Handler {
 			s.redeemLogin(w, r, deny)
 		case isDashboard(r.URL.Path):
 			if secret, page, ok := sessionPath(r.URL.Path); ok {
-				c, err := r.Cookie(cookieName(s.Addr()))
-				if err == nil && s.logins.valid(secret, c.Value) {
-					h.ServeHTTP(w, withPath(r, page))
-					return
+				// Every cookie of the name counts: a page on another
+				// port may set one for this host too (cookies have no
+				// port), and must not hide the session's.
+				for _, c := range r.CookiesNamed(cookieName(s.Addr())) {
+					if s.logins.valid(secret, c.Value) {
+						h.ServeHTTP(w, withPath(r, page))
+						return
+					}
 				}
 			} else if secretMatches(s.o.Secret, BearerToken(r)) {
 				h.ServeHTTP(w, r)

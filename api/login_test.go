@@ -149,6 +149,11 @@ func TestDashboardLogin(t *testing.T) {
 	if code, _, _ := fetch(t, base+"/dashboard/", cross); code != 403 {
 		t.Errorf("cross-site navigation outside a session's path: %d", code)
 	}
+	// A cookie of the same name set by a page on another port of the
+	// host (cookies have no port) does not hide the session's.
+	if code, _, _ := fetch(t, base+root, map[string]string{"Cookie": c.Name + "=" + strings.Repeat("0", 64) + "; " + cookie["Cookie"]}); code != 200 {
+		t.Errorf("the session's cookie after another of its name: %d", code)
+	}
 	// The dashboard's own same-origin requests (with Origin) pass.
 	if code, _, _ := fetch(t, base+root, map[string]string{"Cookie": cookie["Cookie"], "Origin": base}); code != 200 {
 		t.Errorf("same-origin request: %d", code)
