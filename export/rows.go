@@ -41,6 +41,10 @@ type Row struct {
 	Unknown      int        `json:"unknown_outcome"`
 	Retries      int        `json:"retries"`
 	Corrections  int        `json:"corrections"`
+	// Acceptances and Repairs: the person's other verdicts on the answer,
+	// and the repair turns after a correction (docs/executions.md).
+	Acceptances int `json:"acceptances"`
+	Repairs     int `json:"repairs"`
 	// Tools are the calls' tool names in order.
 	Tools         []string            `json:"tools"`
 	Scored        bool                `json:"scored"`
@@ -62,7 +66,7 @@ func fullRow(s *store.Scored, l *reward.Label, seq int) any {
 		Kind: x.Kind, Project: x.Project, Version: s.Version, VersionSeq: seq, Origin: x.Origin, Seq: s.Seq,
 		StartedAt: timePtr(x.StartedAt), EndedAt: timePtr(x.EndedAt), Complete: x.Complete, Prompt: x.Prompt, Output: x.Output,
 		StopError: x.StopError, ToolCalls: len(x.Calls), ToolFailures: x.Failures(), Unknown: x.UnknownOutcomes(),
-		Retries: x.Retries(), Corrections: x.Corrections, Tools: make([]string, 0, len(x.Calls)),
+		Retries: x.Retries(), Corrections: x.Corrections, Acceptances: x.Acceptances, Repairs: x.Repairs, Tools: make([]string, 0, len(x.Calls)),
 		Scored: s.Result.Scored, Score: scoreOf(&s.Result), Grade: string(s.Result.Grade), RubricVersion: s.Result.RubricVersion,
 		Signals: s.Result.Signals, Errors: s.Result.Errors, Usage: x.Usage, Value: s.Value, Integrity: s.Integrity, Label: labelRow(l)}
 	if d, ok := x.Duration(); ok {
