@@ -235,6 +235,18 @@ func TestTeamTwoMachines(t *testing.T) {
 	}
 	t.Logf("two machines: %d executions shipped, pooled n %d", want, sumN)
 
+	teamDoctor(t, ms[0])
+	// The tables, as people read them.
+	for _, args := range [][]string{{"grades", "--team"}, {"versions", "deploy", "--team"}, {"executions", "--team", "--limit", "5"},
+		{"decisions", "--team"}, {"team", "status"}} {
+		out, code := teamCLI(t, ms[1], args...)
+		if code != 0 || out == "" {
+			t.Fatalf("sepad %v: exit %d: %s", args, code, out)
+		}
+		if args[0] != "decisions" && args[0] != "team" {
+			contains(t, out, "deploy")
+		}
+	}
 	// team status says where things stand.
 	out, code = teamCLI(t, ms[0], "team", "status", "--json")
 	var st struct {
@@ -248,6 +260,14 @@ func TestTeamTwoMachines(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Pending != 0 || st.Shipped == 0 || !st.Database.Reachable || st.Database.Schema != team.SchemaVersion {
 		t.Fatalf("team status: %d %s", code, out)
 	}
+}
+
+// teamDoctor: sepad doctor checks the team database and the shipper.
+func teamDoctor(t *testing.T, m *teamMachine) {
+	t.Helper()
+	out, _, _ := sepad(t, []string{"SEPA_HOME=" + m.home, "SEPA_CONFIG=" + m.config}, nil, "doctor", "--home", m.home)
+	contains(t, out, fmt.Sprintf("OK    the team database is reachable, schema version %d", team.SchemaVersion))
+	contains(t, out, "OK    team shipping: ")
 }
 
 // teamCLI runs a sepad command for machine m.
