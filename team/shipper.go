@@ -58,6 +58,9 @@ type ShipperOptions struct {
 	// with these options, on the scores of rubric Rubric.
 	Decide *mutation.Options
 	Rubric string
+	// Notify, when set, tells this machine's person (at their next
+	// session) of a team rejection of the version their file holds.
+	Notify func(project, text string, at time.Time) error
 }
 
 // Status is what the shipper says about itself (`sepad team status`).
@@ -273,6 +276,11 @@ func (s *Shipper) shipOnce(ctx context.Context) (full bool, err error) {
 	if s.o.Decide != nil {
 		s.decide(ctx, prompts, now)
 	}
+	if s.o.Notify != nil {
+		if err := s.notifyRejections(ctx); err != nil {
+			s.o.Logger.Warn("team notices failed", "err", err)
+		}
+	}
 	s.mu.Lock()
 	s.status.Connected, s.status.LastError, s.status.LastErrorTime = true, "", nil
 	if len(xs) > 0 {
@@ -405,3 +413,47 @@ func (s *Shipper) decide(ctx context.Context, prompts map[string]bool, now time.
 		}
 	}
 }
+
+// noticesCursor is the outbox consumer whose cursor is the time (unix
+// nanoseconds) of the newest team decision this machine has looked at
+// for notices: a cursor that never moves back, as the outbox's.
+const noticesCursor = "team-notices"
+
+// notifyRejections tells this machine's person of each team rejection,
+// made since the last look, of a version their prompt file holds now:
+// the team's decision never writes anyone's file, it says which version
+// is better and the command to go back.
+func (s *Shipper) notifyRejections(ctx context.Context) error {
+	st, err := s.db.Outbox(noticesCursor)
+	if err != nil {
+		return err
+	}
+	rows, err := s.conn.Query(ctx, sqlTeamDecisions+` WHERE outcome = 'reject' AND time > $1 ORDER BY time LIMIT 100`,
+		time.Unix(0, int64(st.Cursor)).UTC())
+	ds, err := scanDecisions(rows, err)
+	if err != nil || len(ds) == 0 {
+		return err
+	}
+	skills, err := s.db.Skills()
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		for _, sk := range skills {
+			if sk.Current != d.Candidate || s.src.resolve.Prompt(sk.Kind, sk.Name, sk.Path, sk.Project).ID != d.PromptID {
+				continue
+			}
+			text := fmt.Sprintf("sepad: your team rejected %s version %s: on the pooled runs of %d machines version %s is better by %.1f points. To go back: sepad rollback %s --to %s",
+				sk.Name, short(d.Candidate), d.Machines, short(d.Baseline), -d.Delta, sk.Name, short(d.Baseline))
+			if err := s.o.Notify(sk.Project, text, s.o.Clock.Now().UTC()); err != nil {
+				return err
+			}
+		}
+		if err := s.db.OutboxAdvance(noticesCursor, uint64(d.Time.UnixNano()), 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func short(hash string) string { return hash[:min(12, len(hash))] }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -310,57 +311,99 @@ FROM generate_series(1, 40) i`, fitness.RubricVersion); err != nil {
 	}
 }
 
-// Two machines run a prompt's first version, then a better second one:
-// one of them, holding the prompt's advisory lock, records the team's
-// decision on the pooled runs, once.
+// Two machines run a prompt's first version, then a second one, better
+// or worse: one of them, holding the prompt's advisory lock, records the
+// team's decision on the pooled runs, once; a rejection is told to each
+// machine whose file holds the rejected version.
 func TestTeamDecision(t *testing.T) {
-	c := pgtest.Start(t)
-	o := mutation.DefaultOptions()
-	var ms []*machine
-	for range 2 {
-		m := &machine{home: t.TempDir()}
-		db, err := store.Open(filepath.Join(m.home, "sepa.db"), store.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.db = db
-		m.sh = NewShipper(db, ShipperOptions{Config: Config{Postgres: c.DSN, Person: "off"}, Home: m.home, ClaudeDir: "/home/u/.claude",
-			Batch: 7, Poll: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond, Decide: &o, Rubric: fitness.RubricVersion})
-		if err := m.sh.Open(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(m.close)
-		ms = append(ms, m)
-	}
-	for k, m := range ms {
-		m.commit(t, 1000*k, 1000*k+12, "v1hash000000", func(i int) float64 { return float64(55 + 10*k + i%7) })
-		waitShipped(t, m)
-	}
-	for k, m := range ms {
-		m.commit(t, 1000*k+100, 1000*k+140, "v2hash000000", func(i int) float64 { return float64(80 + 10*k + i%7) })
-	}
-	for _, m := range ms {
-		waitShipped(t, m)
-	}
-	db, err := Open(context.Background(), Config{Postgres: c.DSN})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var ds []TeamDecision
-	deadline := time.Now().Add(30 * time.Second)
-	for len(ds) == 0 && time.Now().Before(deadline) {
-		ms[0].commit(t, 5000, 5001, "v2hash000000", func(int) float64 { return 85 }) // another look
-		time.Sleep(50 * time.Millisecond)
-		if ds, err = db.TeamDecisions(context.Background(), "deploy", 10); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(ds) != 1 {
-		t.Fatalf("team decisions: %+v", ds)
-	}
-	d := ds[0]
-	if d.Outcome != mutation.Accept || d.Candidate != "v2hash000000" || d.Baseline != "v1hash000000" || d.Machines != 2 || d.Delta < 15 {
-		t.Fatalf("team decision: %+v", d)
+	for _, tc := range []struct {
+		name    string
+		second  float64
+		outcome string
+	}{{"better", 80, mutation.Accept}, {"worse", 30, mutation.Reject}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := pgtest.Start(t)
+			o := mutation.DefaultOptions()
+			var ms []*machine
+			var mu sync.Mutex
+			notices := map[int][]string{}
+			for k := range 2 {
+				m := &machine{home: t.TempDir()}
+				db, err := store.Open(filepath.Join(m.home, "sepa.db"), store.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.db = db
+				m.sh = NewShipper(db, ShipperOptions{Config: Config{Postgres: c.DSN, Person: "off"}, Home: m.home, ClaudeDir: "/home/u/.claude",
+					Batch: 7, Poll: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond, Decide: &o, Rubric: fitness.RubricVersion,
+					Notify: func(project, text string, at time.Time) error {
+						mu.Lock()
+						defer mu.Unlock()
+						notices[k] = append(notices[k], text)
+						return nil
+					}})
+				if err := m.sh.Open(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(m.close)
+				ms = append(ms, m)
+			}
+			for k, m := range ms {
+				m.commit(t, 1000*k, 1000*k+12, "v1hash000000", func(i int) float64 { return float64(55 + 10*k + i%7) })
+				waitShipped(t, m)
+			}
+			for k, m := range ms {
+				m.commit(t, 1000*k+100, 1000*k+140, "v2hash000000", func(i int) float64 { return tc.second + float64(10*k+i%7) })
+			}
+			for _, m := range ms {
+				waitShipped(t, m)
+			}
+			db, err := Open(context.Background(), Config{Postgres: c.DSN})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var ds []TeamDecision
+			deadline := time.Now().Add(30 * time.Second)
+			for i := 0; len(ds) == 0 && time.Now().Before(deadline); i++ {
+				ms[0].commit(t, 5000+i, 5001+i, "v2hash000000", func(int) float64 { return tc.second }) // another look
+				time.Sleep(50 * time.Millisecond)
+				if ds, err = db.TeamDecisions(context.Background(), "deploy", 10); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(ds) != 1 {
+				t.Fatalf("team decisions: %+v", ds)
+			}
+			d := ds[0]
+			if d.Outcome != tc.outcome || d.Candidate != "v2hash000000" || d.Baseline != "v1hash000000" || d.Machines != 2 {
+				t.Fatalf("team decision: %+v", d)
+			}
+			if tc.outcome != mutation.Reject {
+				return
+			}
+			// Each machine's file holds v2: each is told, once.
+			for k, m := range ms {
+				m.commit(t, 9000+k, 9001+k, "v2hash000000", func(int) float64 { return tc.second })
+				waitShipped(t, m)
+			}
+			deadline = time.Now().Add(30 * time.Second)
+			for time.Now().Before(deadline) {
+				mu.Lock()
+				n := len(notices[0]) + len(notices[1])
+				mu.Unlock()
+				if n >= 2 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for k := range ms {
+				if len(notices[k]) != 1 || !strings.Contains(notices[k][0], "sepad rollback deploy --to v1hash000000") {
+					t.Fatalf("machine %d notices: %q", k, notices[k])
+				}
+			}
+		})
 	}
 }

@@ -45,7 +45,8 @@ func openShipper(ctx context.Context, d *daemon, cfg *config.Config) (*team.Ship
 	// prompt): the mutation settings in force, on this rubric's scores.
 	decide := mutationOptions(cfg, uh, d.home, d.logger).Decide
 	sh := team.NewShipper(d.db, team.ShipperOptions{Config: teamConfig(cfg), Home: d.home,
-		ClaudeDir: claudedir.From(os.Getenv, uh), Logger: d.logger, Decide: &decide, Rubric: rubricOf(cfg)})
+		ClaudeDir: claudedir.From(os.Getenv, uh), Logger: d.logger, Decide: &decide, Rubric: rubricOf(cfg),
+		Notify: noticeWriter(d.home)})
 	if err := sh.Open(ctx); err != nil {
 		return nil, err
 	}
