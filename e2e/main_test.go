@@ -38,9 +38,51 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	sepadBin = bins[0]
+	if err := isolateHome(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "isolate HOME:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// isolateHome gives every command and daemon the tests start a home of
+// its own below dir, so that none reads or claims the developer's
+// ~/.claude or state directory (a test once left ~/.claude/.sepad-home
+// behind). The caches the tests read stay where they were: Go's, the
+// installed Claude Code CLIs (SEPAD_CLAUDE_CACHE) and the big store of
+// the query benchmarks (SEPAD_BENCH_CACHE).
+func isolateHome(dir string) error {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		return fmt.Errorf("go env: %w", err)
+	}
+	goenv := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(goenv) != 3 {
+		return fmt.Errorf("go env: %q", out)
+	}
+	keep := map[string]string{"GOCACHE": goenv[0], "GOMODCACHE": goenv[1], "GOPATH": goenv[2]}
+	if cache, err := os.UserCacheDir(); err == nil {
+		keep["SEPAD_CLAUDE_CACHE"] = filepath.Join(cache, "sepad", "claude-code")
+		keep["SEPAD_BENCH_CACHE"] = filepath.Join(cache, "sepad-bench")
+	}
+	for k, v := range keep {
+		if os.Getenv(k) == "" {
+			os.Setenv(k, v)
+		}
+	}
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		return err
+	}
+	// CLAUDE_CONFIG_DIR is unset rather than pointed here: tests that
+	// give a command a HOME of their own expect its .claude to be used.
+	os.Setenv("HOME", home)
+	for _, k := range []string{"CLAUDE_CONFIG_DIR", "SEPA_HOME", "SEPA_CONFIG", "XDG_CONFIG_HOME", "XDG_STATE_HOME"} {
+		os.Unsetenv(k)
+	}
+	return nil
 }
 
 // sepad runs one sepad command to completion.
