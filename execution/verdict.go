@@ -165,8 +165,6 @@ var correctionAnyRE = sync.OnceValue(func() *regexp.Regexp {
 		// still fails, still the same, fails again
 		`\bstill (fails?|failing|failed|broken|breaks|wrong|red|crash(es|ing)?|erroring|errors?|panics?|panicking|hangs?|not (working|fixed|passing|compiling|right)|doesn'?t|does not|don'?t|isn'?t|aren'?t|won'?t|the same|same|getting|get|seeing|see|there|happens|happening|throws?|returns? (the )?(wrong|an error|\d))\b`,
 		`\b(fails?|failing|failed|broken|crash(es|ed)?|same error) (again|as before|like before)\b`,
-		// the tests fail, that broke the build
-		`\b(tests?|build|ci|pipeline|it|that|this|compilation|linter|lint|app|server|page|check|checks|go test|pytest|npm test) (still |now |also |just )?(fails?|failed|failing|is failing|are failing|breaks|broke|is broken|are broken|is red|are red|crash(es|ed)?|panic(s|ked)?|won'?t (compile|build|run|start)|errors? out)\b`,
 		`\b(you|your (change|fix|edit|commit|code)|the (change|fix|edit)) (just |also |completely )?(broke|has broken|have broken|broken|deleted|removed|overwrote|missed|forgot|ignored|skipped)\b`,
 		// you didn't run the tests
 		`\byou (didn'?t|did not|never|haven'?t|have not|forgot to|failed to|skipped|ignored) (even |actually |really )?(run|ran|test|tested|check|checked|verify|verified|fix|fixed|read|look|looked|try|tried|build|built|compile|compiled|change|changed|update|updated|save|saved|execute|executed)\b`,
@@ -182,8 +180,18 @@ var correctionAnyRE = sync.OnceValue(func() *regexp.Regexp {
 		`\byou only (ran|run|tested|checked|fixed|changed|looked at)\b`,
 		`\b(get|getting|got|see|seeing|have|having) the same (error|failure|problem|issue|result|output)\b`,
 		`^(they|it|that|this|those|these) (still )?(don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|do not|does not|did not)$`,
-		`\btest\w* (still |now |also )?(fails?|failed|failing)\b`,
 		`\b(go|put it|change it|switch) back to (the )?((previous|old|original|last|earlier) (version|one|code|state|behaviou?r)|what it was|how it was)\b`,
+	}, "|"))
+})
+
+// Corrections that are reports of a failure ("the tests fail", "that
+// broke the build", "TestSum fails"): not in a question, where they ask
+// about a failure more often than they report one ("why does the
+// checkout test fail?").
+var correctionReportRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(strings.Join([]string{
+		`\b(tests?|build|ci|pipeline|it|that|this|compilation|linter|lint|app|server|page|check|checks|go test|pytest|npm test) (still |now |also |just )?(fails?|failed|failing|is failing|are failing|breaks|broke|is broken|are broken|is red|are red|crash(es|ed)?|panic(s|ked)?|won'?t (compile|build|run|start)|errors? out)\b`,
+		`\btest\w* (still |now |also )?(fails?|failed|failing)\b`,
 	}, "|"))
 })
 
@@ -193,7 +201,7 @@ var correctionAnyRE = sync.OnceValue(func() *regexp.Regexp {
 var (
 	negatedRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(not|never|don'?t|do not|no need to|without)\s*$`) })
 	conditionalRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(if|when|whenever|whether|unless|until|in case|make sure|ensure|check that|verify that|so that|should|shouldn'?t|could|would|might|expect|expected|test that|a test|tests? (that|where|which)|what if|ask|asks|say|says|said|print|prints|message|error message|log|logs|claim|claims|claimed|told me|think|thought|supposedly|supposed to)\b`)
+		return regexp.MustCompile(`\b(if|when|whenever|whether|unless|until|in case|make sure|ensure|check that|verify that|so that|should|shouldn'?t|could|would|might|expect|expected|test that|a test|tests? (that|where|which)|what if|ask|asks|say|says|said|print|prints|message|error message|log|logs|claim|claims|claimed|told me|think|thought|supposedly|supposed to|make|makes|get|let)\b`)
 	})
 )
 
@@ -207,6 +215,14 @@ func correctionClause(c string, first bool) bool {
 		return true
 	}
 	for _, m := range correctionAnyRE().FindAllStringIndex(c, -1) {
+		if !guarded(c, m[0]) {
+			return true
+		}
+	}
+	if strings.HasSuffix(c, "?") {
+		return false
+	}
+	for _, m := range correctionReportRE().FindAllStringIndex(c, -1) {
 		if !guarded(c, m[0]) {
 			return true
 		}

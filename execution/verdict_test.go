@@ -112,6 +112,8 @@ var verdictTable = []struct {
 	{"go back to the README and add a section on flags", VerdictNone},
 	{"I think the tests pass now, can you double-check?", VerdictNone},
 	{"Ok", VerdictNone},
+	{"make the test pass", VerdictNone},
+	{"Why does the checkout test fail? Please fix it.", VerdictNone},
 }
 
 func TestReadVerdict(t *testing.T) {
