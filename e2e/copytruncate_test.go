@@ -47,7 +47,8 @@ func TestCopytruncateThenStop(t *testing.T) {
 				writeFile(t, conf, fmt.Sprintf("%s {\n  rotate 3\n  missingok\n  notifempty\n  copytruncate\n}\n", spool))
 				prefix := fmt.Sprintf("T%d", run)
 				// At info, so that a run that fails says what the daemons did.
-				start := func() *daemon { return startDaemon(t, home, "--log-level", "info") }
+				// Every line's name counted apart (allNames).
+				start := func() *daemon { return startDaemon(t, home, append(allNames(t, home), "--log-level", "info")...) }
 				d := start()
 				waitFor(t, "the daemon's socket", func() bool {
 					_, err := os.Stat(filepath.Join(home, "sepad.sock"))
