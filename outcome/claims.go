@@ -55,69 +55,159 @@ var (
 	whole    = regexp.MustCompile(`(?i)\b(?:all|every|everything|suite|the tests)\b`)
 )
 
+// claimPatterns find the claims in a clause in lower case; each clause is
+// first tested for one of a pattern's words, which every match holds, so
+// the regular expressions run on few clauses.
 var claimPatterns = sync.OnceValue(func() []struct {
 	claim string
 	re    *regexp.Regexp
+	words []string
 } {
 	t := `(?:unit |integration |e2e |regression |new |existing |remaining |failing |relevant |\d+ )*`
 	return []struct {
 		claim string
 		re    *regexp.Regexp
+		words []string
 	}{
-		{ClaimTestsPass, regexp.MustCompile(`(?i)\b(tests?|specs?|test ?suite|test cases?|suite)\s+(?:now |all |are |is |were |was |have |has |now all |all now |still |also |then |successfully |)*(pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|ok|run clean|come back clean|(?:come|came) back green)\b` +
+		{ClaimTestsPass, regexp.MustCompile(`\b(tests?|specs?|test ?suite|test cases?|suite)\s+(?:now |all |are |is |were |was |have |has |now all |all now |still |also |then |successfully |)*(pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|ok|run clean|come back clean|(?:come|came) back green)\b` +
 			`|\ball\s+` + t + `(tests?|specs?|checks)\b[^.;,]*?\b(pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|ok)\b` +
 			`|\ball (green|passing)\b|\beverything (passes|passed|is green|is passing|is ok)\b` +
 			`|\b\d+\s*(?:/|of|out of)\s*\d+\s+(?:tests?\s+)?(?:are\s+)?pass(?:ing|ed|es)?\b|\b[1-9]\d* (?:tests? )?passed\b` +
-			`|\b(?:Test\w+|test_\w+)\s+(?:now |also )*pass(?:es|ed)?\b` +
+			`|\btest_?\w+\s+(?:now |also )*pass(?:es|ed)?\b` +
 			`|\b(?:no|zero|0) (?:failing tests|test failures|failures)\b` +
 			`|\b(?:tests?|specs?)\b[^.;]{0,30}\b(?:they|all|both|everything) (?:now |all )?pass(?:es|ed)?\b` +
 			`|\b(?:go test|pytest|npm test|cargo test|jest|vitest|the test run|the test suite)\b[^;\n]{0,60}?\b(pass(?:es|ed)?|succeeds|succeeded|is green|(?:is|was|came back) clean)\b` +
-			`|\bverified (?:that )?(?:the )?(?:tests?|fix|changes?|it) (?:pass|passes|works?)\b`)},
-		{ClaimBuilds, regexp.MustCompile(`(?i)\b(?:build|compilation|compile|type ?check(?:ing)?|lint(?:ing|er)?|vet)\s+(?:now |also |is |)*(succeeds|succeeded|passes|passed|is green|is clean|clean|works|ok)\b` +
+			`|\bverified (?:that )?(?:the )?(?:tests?|fix|changes?|it) (?:pass|passes|works?)\b`), []string{"test", "spec", "suite", "pass", "green", "fail", "ok", "clean"}},
+		{ClaimBuilds, regexp.MustCompile(`\b(?:build|compilation|compile|type ?check(?:ing)?|lint(?:ing|er)?|vet)\s+(?:now |also |is |)*(succeeds|succeeded|passes|passed|is green|is clean|clean|works|ok)\b` +
 			`|\b(?:builds|compiles)\s+(?:cleanly|successfully|fine|without (?:any )?(?:errors|warnings))\b` +
 			`|\b(?:it|the code|the project|everything|the package|the crate|the app) (?:now |still )?(?:builds|compiles)\b` +
-			`|\bno (?:compile|compilation|build|type|lint) errors\b`)},
-		{ClaimFixed, regexp.MustCompile(`(?i)\b(?:i(?:'ve| have)\s+|i\s+|successfully\s+)?(fixed|resolved|corrected|repaired)\b` +
+			`|\bno (?:compile|compilation|build|type|lint) errors\b`), []string{"build", "compil", "check", "lint", "vet", "error"}},
+		{ClaimFixed, regexp.MustCompile(`\b(?:i(?:'ve| have)\s+|i\s+|successfully\s+)?(fixed|resolved|corrected|repaired)\b` +
 			`|\b(?:is|are|has been|have been) (?:now )?(?:fixed|resolved)\b|\b(?:now|it) works\b|\bworks now\b|\bis working(?: now| again|)\b` +
-			`|\bthe (?:bug|issue|problem|failure|error) is gone\b`)},
-		{ClaimDeployed, regexp.MustCompile(`(?i)\b(deployed|shipped to (?:prod|production|staging)|is (?:now )?live|went live|released to (?:prod|production|staging))\b` +
-			`|\bdeployment (?:succeeded|is complete|completed|complete|was successful)\b`)},
+			`|\bthe (?:bug|issue|problem|failure|error) is gone\b`), []string{"fixed", "resolved", "corrected", "repaired", "works", "working", "gone"}},
+		{ClaimDeployed, regexp.MustCompile(`\b(deployed|shipped to (?:prod|production|staging)|is (?:now )?live|went live|released to (?:prod|production|staging))\b` +
+			`|\bdeployment (?:succeeded|is complete|completed|complete|was successful)\b`), []string{"deploy", "shipped", "live", "released"}},
 	}
 })
 
-// denial marks a clause that denies, hedges or reports a failure rather
+// denial marks a clause (in lower case) that denies, hedges or reports a failure rather
 // than claims: "could not fix", "tests still fail", "not deployed",
 // "should pass once you run them".
-var denial = regexp.MustCompile(`(?i)\b(not|never|no longer|cannot|can't|couldn't|could not|didn't|did not|doesn't|does not|don't|isn't|aren't|wasn't|weren't|won't|haven't|hasn't|unable|still (?:fail\w*|broken|red|erroring)|[1-9]\d* (?:tests? )?(?:fail(?:s|ed|ing)?|errors?)|fail(?:s|ed)? to|yet to|until|unless|if|should|would|will|might|may|please|once|hopefully|expect(?:ed)?|probably|likely|i think|i believe|seems?|appears?|apparently|presumably|supposedly|try|need(?:s)? to|unverified|untested|without running|to (?:check|verify|confirm|ensure|make sure))\b|^(?:run|try|check|make sure|ensure|verify)\b`)
+var denial = regexp.MustCompile(`\b(not|never|no longer|cannot|can't|couldn't|could not|didn't|did not|doesn't|does not|don't|isn't|aren't|wasn't|weren't|won't|haven't|hasn't|unable|still (?:fail\w*|broken|red|erroring)|[1-9]\d* (?:tests? )?(?:fail(?:s|ed|ing)?|errors?)|fail(?:s|ed)? to|yet to|until|unless|if|should|would|will|might|may|please|once|hopefully|expect(?:ed)?|probably|likely|i think|i believe|seems?|appears?|apparently|presumably|supposedly|try|need(?:s)? to|unverified|untested|without running|to (?:check|verify|confirm|ensure|make sure))\b|^(?:run|try|check|make sure|ensure|verify)\b`)
 
-// clauseEnd splits sentences and clauses: a claim and a denial in one
-// sentence ("I fixed the parser, but the tests still fail") are read
-// apart.
-var clauseEnd = regexp.MustCompile(`[.!?]+(\s+|$)|\n+|;\s*|,\s*(?:but|however|although|though|yet|except)\b|\s+but\s+|\s+however\s+`)
+// sentences and turns split sentences and clauses: a claim and a
+// denial in one sentence ("I fixed the parser, but the tests still fail")
+// are read apart.
+// sentences cuts a text at line breaks, at ';', and after '.', '!' or
+// '?' followed by a space or the end ("./..." and "3.5" stay whole).
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '\n', ';':
+			out = append(out, text[start:i])
+			start = i + 1
+		case '.', '!', '?':
+			j := i
+			for j+1 < len(text) && (text[j+1] == '.' || text[j+1] == '!' || text[j+1] == '?') {
+				j++
+			}
+			if j+1 == len(text) || text[j+1] == ' ' || text[j+1] == '\t' || text[j+1] == '\n' || text[j+1] == '\r' {
+				out = append(out, text[start:i])
+				start = j + 1
+			}
+			i = j
+		}
+	}
+	return append(out, text[start:])
+}
+
+// turns are the words that start a new clause inside a sentence.
+var turns = []string{", but ", ", however", ", although ", ", though ", ", yet ", ", except ", " but ", " however "}
+
+// clauses cuts a text into sentences, and each sentence before the words
+// that turn it (turns).
+func clauses(text string) []string {
+	var out []string
+	for _, sent := range sentences(text) {
+		lower := strings.ToLower(sent)
+		for {
+			cut := -1
+			for _, t := range turns {
+				if i := strings.Index(lower, t); i >= 0 && (cut < 0 || i < cut) {
+					cut = i
+				}
+			}
+			if cut < 0 {
+				break
+			}
+			out = append(out, sent[:cut])
+			// Keep the turning word out of the next clause's opening.
+			next := cut + 1
+			for next < len(sent) && (sent[next] == ' ' || sent[next] == ',') {
+				next++
+			}
+			sent, lower = sent[next:], lower[next:]
+		}
+		out = append(out, sent)
+	}
+	return out
+}
 
 // quoted drops what the answer quotes rather than says: fenced code,
 // blockquotes, "double-quoted" and “curly-quoted” text.
-var quoted = []*regexp.Regexp{
-	regexp.MustCompile("(?s)```.*?(```|$)"),
-	regexp.MustCompile(`(?m)^\s*>.*$`),
-	regexp.MustCompile(`"[^"\n]{0,400}"|“[^”\n]{0,400}”`),
+var quoted = []struct {
+	hint string // the pattern runs only on a text that holds it
+	re   *regexp.Regexp
+}{
+	{"```", regexp.MustCompile("(?s)```.*?(```|$)")},
+	{">", regexp.MustCompile(`(?m)^\s*>.*$`)},
+	{`"`, regexp.MustCompile(`"[^"\n]{0,400}"`)},
+	{"“", regexp.MustCompile(`“[^”\n]{0,400}”`)},
 }
 
-// admission marks a clause that reports the work failing: "I could not
-// fix it", "TestSum still fails", "2 tests fail".
-var admission = regexp.MustCompile(`(?i)\b(still (?:fail\w*|broken|red|erroring)|could not|couldn't|unable to|was not able|wasn't able|(?:did not|didn't|does not|doesn't) (?:pass|fix|work|compile|build)|not (?:yet )?(?:fixed|passing|resolved)|[1-9]\d* (?:tests? )?(?:fail(?:s|ed|ing)?))\b|\b(?:test\w*|build|it) (?:now )?fails\b`)
-
-// ReadAdmission finds the first clause of an answer that reports the work
-// failing, "" without one.
-func ReadAdmission(text string) string {
+// answerClauses is the part of an answer read for claims, without what it
+// quotes, cut into clauses.
+func answerClauses(text string) []string {
 	if len(text) > maxAnswer {
 		text = strings.ToValidUTF8(text[:1<<10], "") + "\n" + strings.ToValidUTF8(text[len(text)-4<<10:], "")
 	}
 	for _, q := range quoted {
-		text = q.ReplaceAllString(text, " ")
+		if strings.Contains(text, q.hint) {
+			text = q.re.ReplaceAllString(text, " ")
+		}
 	}
-	for _, cl := range clauseEnd.Split(text, -1) {
-		if cl = strings.TrimSpace(cl); cl != "" && len(cl) <= 1000 && admission.MatchString(cl) {
+	return clauses(text)
+}
+
+// admission marks a clause (in lower case) that reports the work failing: "I could not
+// fix it", "TestSum still fails", "2 tests fail".
+var admission = regexp.MustCompile(`\b(still (?:fail\w*|broken|red|erroring)|could not|couldn't|unable to|was not able|wasn't able|(?:did not|didn't|does not|doesn't) (?:pass|fix|work|compile|build)|not (?:yet )?(?:fixed|passing|resolved)|[1-9]\d* (?:tests? )?(?:fail(?:s|ed|ing)?))\b|\b(?:test\w*|build|it) (?:now )?fails\b`)
+
+// admissionWords are in every admission (lower case).
+var admissionWords = []string{"fail", "could", "unable", "able", "not", "n't", "broken", "red", "erroring"}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadAdmission finds the first clause of an answer that reports the work
+// failing, "" without one.
+func ReadAdmission(text string) string { return admissionIn(answerClauses(text)) }
+
+func admissionIn(cls []string) string {
+	for _, cl := range cls {
+		cl = strings.TrimSpace(cl)
+		if cl == "" || len(cl) > 1000 {
+			continue
+		}
+		if lower := strings.ToLower(cl); containsAny(lower, admissionWords) && admission.MatchString(lower) {
 			return quote(cl)
 		}
 	}
@@ -130,23 +220,29 @@ const maxAnswer = 5 << 10
 
 // ReadClaims finds the claims of a final answer, each once (the first
 // clause wins), in the order the claim kinds are listed.
-func ReadClaims(text string) []Found {
-	if len(text) > maxAnswer {
-		text = strings.ToValidUTF8(text[:1<<10], "") + "\n" + strings.ToValidUTF8(text[len(text)-4<<10:], "")
-	}
-	for _, q := range quoted {
-		text = q.ReplaceAllString(text, " ")
-	}
+func ReadClaims(text string) []Found { return claimsIn(answerClauses(text)) }
+
+func claimsIn(cls []string) []Found {
 	var out []Found
 	seen := map[string]bool{}
-	for _, cl := range clauseEnd.Split(text, -1) {
+	for _, cl := range cls {
 		cl = strings.TrimSpace(strings.Trim(cl, "-*#•_`✅✔️ \t"))
 		if cl == "" || len(cl) > 1000 {
 			continue
 		}
-		denied := denial.MatchString(cl)
+		lower := strings.ToLower(cl)
+		checked, denied := false, false
 		for _, p := range claimPatterns() {
-			if seen[p.claim] || denied || !p.re.MatchString(cl) {
+			if seen[p.claim] || !containsAny(lower, p.words) {
+				continue
+			}
+			if !p.re.MatchString(lower) {
+				continue
+			}
+			if !checked {
+				checked, denied = true, denial.MatchString(lower)
+			}
+			if denied {
 				continue
 			}
 			seen[p.claim] = true
@@ -173,9 +269,10 @@ func checkClaims(x *execution.Execution, rep *Report) []Claim {
 	if !x.HasOutput || strings.TrimSpace(x.Output) == "" {
 		return nil
 	}
-	rep.Admission = ReadAdmission(x.Output)
+	cls := answerClauses(x.Output)
+	rep.Admission = admissionIn(cls)
 	var out []Claim
-	for _, f := range ReadClaims(x.Output) {
+	for _, f := range claimsIn(cls) {
 		c := Claim{Claim: f.Claim, Quote: f.Quote}
 		if len(f.Tests) > 0 {
 			c.Status, c.Fact = judgeNamed(rep, f.Tests)
