@@ -54,7 +54,11 @@ func PowersOf(text []byte) Powers {
 	if ok && len(bytes.TrimSpace(fm)) > 0 {
 		var m map[string]any
 		if err := decodeYAML(fm, &m); err != nil {
+			// Not YAML (an unquoted colon in a description is common):
+			// the keys at the start of a line, as a lenient reader sees
+			// them, with the text up to the next such key as the value.
 			p.Broken = true
+			p.Keys = lineKeys(fm)
 		}
 		for k, v := range m {
 			if powerKeys[normalKey(k)] {
@@ -75,8 +79,8 @@ func PowersOf(text []byte) Powers {
 }
 
 // RunsCode says what in a text would run code of its own ("" when
-// nothing): front matter hooks or MCP servers, shell lines, or a front
-// matter that cannot be read.
+// nothing): front matter hooks or MCP servers (read line by line when the
+// front matter is not YAML), or shell lines.
 func (p Powers) RunsCode() string {
 	var what []string
 	for _, k := range p.keysSorted() {
@@ -87,10 +91,30 @@ func (p Powers) RunsCode() string {
 	if len(p.Shell) > 0 {
 		what = append(what, fmt.Sprintf("%d shell line(s) (!`%s`)", len(p.Shell), p.Shell[0]))
 	}
-	if p.Broken {
-		what = append(what, "a front matter that is not YAML")
-	}
 	return strings.Join(what, ", ")
+}
+
+// lineKeys reads the power keys of a front matter that is not YAML: each
+// line that starts with a key and a colon, its value the rest of that
+// line and the indented lines after it.
+func lineKeys(fm []byte) map[string]string {
+	keys := map[string]string{}
+	cur := ""
+	for _, line := range strings.Split(string(fm), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if line != "" && line[0] != ' ' && line[0] != '\t' && line[0] != '#' {
+			cur = ""
+			if k, v, ok := strings.Cut(line, ":"); ok && powerKeys[normalKey(strings.Trim(k, `"'`))] {
+				cur = strings.Trim(k, `"'`)
+				keys[cur] = strings.TrimSpace(v)
+			}
+			continue
+		}
+		if cur != "" {
+			keys[cur] = strings.TrimSpace(keys[cur] + "\n" + line)
+		}
+	}
+	return keys
 }
 
 // Added compares p (a proposed text's) with base (the text it replaces)
