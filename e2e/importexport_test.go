@@ -61,7 +61,7 @@ func TestImportExportThroughDaemon(t *testing.T) {
 		}
 	}
 	ex, _, code := sepad(t, env, nil, "explain", healthz)
-	for _, want := range []string{"unknown", "value ", "integrity: no over-claim", "tests_pass not observed"} {
+	for _, want := range []string{"unknown", "value ", "integrity: OVER-CLAIM", "tests_pass not observed"} {
 		if code != 0 || !strings.Contains(ex, want) {
 			t.Errorf("explain: no %q in\n%s", want, ex)
 		}
