@@ -60,7 +60,7 @@ const (
 // skill (query.Overview reads again only the skills a write touched, and
 // the row drawn from it is kept here), so the overview of a thousand
 // skills after a write draws one row and copies the rest
-// (BENCHMARKS.md, "The dashboard over the big store").
+// (BenchmarkDashboardBigStore).
 func (d *Dashboard) overview(r *http.Request) (any, error) {
 	p := &overviewPage{base: d.base(r, "Overview"), Project: r.URL.Query().Get("project"), Sort: r.URL.Query().Get("sort")}
 	p.Nav = "overview"

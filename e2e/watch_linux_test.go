@@ -11,8 +11,8 @@ import (
 // TestOneFileWatcher: the daemon follows the spool and the prompt files
 // with one inotify instance (package fswatch): each fsnotify watcher keeps
 // a 64 KiB buffer on its reader goroutine's stack, which doubled the
-// stack of every goroutine the daemon starts (BENCHMARKS.md, "One file
-// watcher"), and a user has only 128 instances.
+// stack of every goroutine the daemon starts (docs/store.md,
+// "Opening"), and a user has only 128 instances.
 func TestOneFileWatcher(t *testing.T) {
 	p := newProject(t)
 	p.config("")

@@ -50,8 +50,8 @@ type OverviewRow struct {
 // overviewMemo keeps each skill's overview row with the store's change
 // mark it was read at (store.DB.SkillChanges): after a write, Overview
 // reads again only the skills that write touched, so the overview of a
-// thousand skills costs about what one skill does (BENCHMARKS.md, "The
-// dashboard over the big store").
+// thousand skills costs about what one skill does (BENCHMARKS.md,
+// BenchmarkDashboardBigStore).
 var overviewMemo = struct {
 	sync.Mutex
 	db   *store.DB

@@ -2,7 +2,7 @@
 // needs them too: `sepad grades` asks the API for its table already
 // rendered (GET /v1/skills?format=text), so the daemon draws it once per
 // store generation and a client prints it without decoding the JSON
-// document (BENCHMARKS.md, "sepad grades through the door"). The cells'
+// document (BENCHMARKS.md, the `sepad grades` row). The cells'
 // formats are here so the CLI's other tables use the same ones.
 package render
 

@@ -13,7 +13,7 @@ import (
 // decoded, its aggregate computed from the stored state), keyed by a hash
 // of the two stored values: a listing of every skill after a write
 // decodes and recomputes only the versions that write changed, not all of
-// them (BENCHMARKS.md, "The dashboard"). The values are compared by
+// them (BenchmarkDashboardBigStore). The values are compared by
 // content, so nothing has to invalidate the memo: a changed record simply
 // misses.
 type liteMemo struct {

@@ -213,7 +213,7 @@ var (
 // follows the number of pages in the file: 16 KiB pages need a quarter of
 // the entries of the usual 4 KiB, which took a third to a half off the
 // daemon's memory growth in 30-minute soaks, for 2.2-2.6 times the bytes
-// written (BENCHMARKS.md, "16 KiB pages"). A file keeps the page size it
+// written (docs/store.md; scripts/soak.sh). A file keeps the page size it
 // was created with: bbolt reads it from the file's meta page, so older
 // 4 KiB databases open unchanged.
 const PageSize = 16 << 10

@@ -10,7 +10,7 @@
 // made that average 16 KiB, so every goroutine an API request starts got
 // 16 KiB, and the finished ones the runtime keeps for reuse (up to 64 a
 // processor) added up under load; with one reader new goroutines start
-// with 8 KiB (BENCHMARKS.md, "One file watcher"). It also spends one
+// with 8 KiB (docs/store.md). It also spends one
 // inotify instance of the user's 128 instead of two.
 package fswatch
 
