@@ -9,7 +9,7 @@ import (
 // Changed lists the keys whose values differ between a and b, dotted as
 // in the file (collector.idle_timeout), sorted. A map or a list is one
 // key (pricing.models, mutation.extra_roots); a skill's own settings are
-// skills.NAME.mutation and skills.NAME.checks. A reload uses it to say
+// skills.NAME.mutation, skills.NAME.checks and skills.NAME.verify. A reload uses it to say
 // which settings need a restart.
 func Changed(a, b *Config) []string {
 	var out []string
@@ -17,6 +17,11 @@ func Changed(a, b *Config) []string {
 	for _, name := range unionKeys(a.SkillMutation, b.SkillMutation) {
 		if !reflect.DeepEqual(a.SkillMutation[name], b.SkillMutation[name]) {
 			out = append(out, "skills."+name+".mutation")
+		}
+	}
+	for _, name := range unionKeys(a.SkillVerify, b.SkillVerify) {
+		if !reflect.DeepEqual(a.SkillVerify[name], b.SkillVerify[name]) {
+			out = append(out, "skills."+name+".verify")
 		}
 	}
 	for _, name := range unionKeys(a.SkillCheckDefs, b.SkillCheckDefs) {

@@ -94,11 +94,34 @@ func TestBadCheckLocated(t *testing.T) {
 		{"outcome:\n  verify:\n    - '^just test'\n    - '(x'\n", "outcome.verify", 2, "not a regular expression"},
 		{"outcome:\n  verify: ['']\n", "outcome.verify", 2, "empty"},
 		{"outcome:\n  verfy: []\n", "outcome.verfy", 2, "unknown key"},
+		{"skills:\n  fix:\n    verify: ['./check.sh', '[']\n", "skills.fix.verify", 3, "not a regular expression"},
 	} {
 		_, err := Parse("user.yaml", []byte(tc.yaml), base)
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Key != tc.key || ce.Line != tc.line || ce.File != "user.yaml" || !strings.Contains(ce.Msg, tc.msg) {
 			t.Errorf("%q:\n  error %v\n  want user.yaml:%d: key %s: …%s…", tc.yaml, err, tc.line, tc.key, tc.msg)
 		}
+	}
+}
+
+// TestVerifyFor: a skill's own verification patterns come after
+// outcome.verify, for that skill only.
+func TestVerifyFor(t *testing.T) {
+	base, err := Parse("", Default, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("user.yaml", []byte("outcome:\n  verify: ['^just test']\nskills:\n  fix:\n    complexity: simple\n    verify: ['^\\./check\\.sh']\n"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.VerifyFor("fix"); len(got) != 2 || got[0] != "^just test" || got[1] != `^\./check\.sh` {
+		t.Errorf("fix: %q", got)
+	}
+	if got := c.VerifyFor("other"); len(got) != 1 || got[0] != "^just test" {
+		t.Errorf("other: %q", got)
+	}
+	if c.Skills["fix"] != "simple" {
+		t.Errorf("complexity %q", c.Skills["fix"])
 	}
 }

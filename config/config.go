@@ -47,6 +47,9 @@ type Config struct {
 	// compiled, by skill name; SkillCheckDefs the definitions as written.
 	SkillChecks    map[string][]*checks.Check `yaml:"-"`
 	SkillCheckDefs map[string][]checks.Def    `yaml:"-"`
+	// SkillVerify holds each skill's own verification patterns
+	// (skills.<name>.verify), added to outcome.verify for that skill.
+	SkillVerify map[string][]string `yaml:"-"`
 
 	// Source names the user file applied on top of the defaults, or "".
 	Source string `yaml:"-"`

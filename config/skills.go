@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -40,6 +42,9 @@ type MutationOverride struct {
 type skillEntry struct {
 	Complexity string           `yaml:"complexity"`
 	Mutation   MutationOverride `yaml:"mutation"`
+	// Verify adds the skill's own verification patterns to outcome.verify
+	// (docs/outcome.md).
+	Verify []string `yaml:"verify"`
 }
 
 // Apply returns m with the override's keys set.
@@ -117,6 +122,12 @@ func (c *Config) splitSkills(file string, root *yaml.Node, lines map[string]int)
 		o := c.SkillMutation[k.Value]
 		o.merge(e.Mutation)
 		c.SkillMutation[k.Value] = o
+		if e.Verify != nil {
+			if c.SkillVerify == nil {
+				c.SkillVerify = map[string][]string{}
+			}
+			c.SkillVerify[k.Value] = e.Verify
+		}
 		if e.Complexity != "" {
 			kept = append(kept, k, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: e.Complexity, Line: val.Line, Column: val.Column})
 		}
@@ -169,14 +180,43 @@ func validateMutation(m Mutation, prefix string, bad func(key, format string, a 
 }
 
 // validateSkills checks every skill's mutation settings with its
-// overrides applied.
+// overrides applied, and its verification patterns.
 func (c *Config) validateSkills(bad func(key, format string, a ...any) error) error {
 	for name, o := range c.SkillMutation {
 		if err := validateMutation(o.Apply(c.Mutation), "skills."+name+".mutation.", bad); err != nil {
 			return err
 		}
 	}
+	for name, ps := range c.SkillVerify {
+		if err := validatePatterns(ps, "skills."+name+".verify", bad); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// validatePatterns checks verification patterns (outcome.verify,
+// skills.NAME.verify): each a regular expression that is not empty.
+func validatePatterns(ps []string, key string, bad func(key, format string, a ...any) error) error {
+	for _, p := range ps {
+		if strings.TrimSpace(p) == "" {
+			return bad(key, "a pattern is empty (it would match every command)")
+		}
+		if _, err := regexp.Compile(p); err != nil {
+			return bad(key, "%q is not a regular expression: %v", p, err)
+		}
+	}
+	return nil
+}
+
+// VerifyFor returns the verification patterns of a skill name:
+// outcome.verify, then the skill's own (skills.NAME.verify).
+func (c *Config) VerifyFor(skill string) []string {
+	own := c.SkillVerify[skill]
+	if len(own) == 0 {
+		return c.Outcome.Verify
+	}
+	return append(slices.Clip(c.Outcome.Verify), own...)
 }
 
 // takeChecks takes the checks key out of a long-form skills.<name> entry,

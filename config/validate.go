@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -114,13 +113,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 			return bad(w.key, "must be a nominal weight in [0, 1] (the five SEPA signals weigh 1 together), got %v", w.v)
 		}
 	}
-	for _, p := range c.Outcome.Verify {
-		if strings.TrimSpace(p) == "" {
-			return bad("outcome.verify", "a pattern is empty (it would match every command)")
-		}
-		if _, err := regexp.Compile(p); err != nil {
-			return bad("outcome.verify", "%q is not a regular expression: %v", p, err)
-		}
+	if err := validatePatterns(c.Outcome.Verify, "outcome.verify", bad); err != nil {
+		return err
 	}
 	if err := c.Team.validate(bad); err != nil {
 		return err

@@ -19,25 +19,35 @@ func weightsOf(cfg *config.Config) fitness.OptionalWeights {
 	return fitness.OptionalWeights{Label: cfg.Scoring.LabelWeight, Checks: cfg.Scoring.ChecksWeight, Outcome: cfg.Scoring.OutcomeWeight}
 }
 
-// verifyRules are the compiled outcome.verify patterns of the
-// configurations seen (a reload brings a new one), so that each is
-// compiled once.
-var verifyRules sync.Map // *config.Config → *outcome.Rules
+// verifyRules are the compiled verification patterns per configuration
+// seen (a reload brings a new one) and skill, so that each is compiled
+// once.
+var verifyRules sync.Map // rulesKey → *outcome.Rules
 
-// rulesOf compiles cfg's outcome.verify patterns (validated when the
-// configuration was loaded).
-func rulesOf(cfg *config.Config) *outcome.Rules {
-	if len(cfg.Outcome.Verify) == 0 {
+type rulesKey struct {
+	cfg   *config.Config
+	skill string
+}
+
+// rulesOf compiles the verification patterns of a skill: outcome.verify
+// and skills.NAME.verify (validated when the configuration was loaded).
+func rulesOf(cfg *config.Config, skill string) *outcome.Rules {
+	ps := cfg.VerifyFor(skill)
+	if len(ps) == 0 {
 		return nil
 	}
-	if r, ok := verifyRules.Load(cfg); ok {
+	k := rulesKey{cfg, ""}
+	if len(cfg.SkillVerify[skill]) > 0 {
+		k.skill = skill
+	}
+	if r, ok := verifyRules.Load(k); ok {
 		return r.(*outcome.Rules)
 	}
-	r, err := outcome.Compile(cfg.Outcome.Verify)
+	r, err := outcome.Compile(ps)
 	if err != nil {
 		return nil // config.validate compiled them already
 	}
-	verifyRules.Store(cfg, r)
+	verifyRules.Store(k, r)
 	return r
 }
 
@@ -52,7 +62,7 @@ func rubricOf(cfg *config.Config) string { return fitness.RubricFor(weightsOf(cf
 // are its rubric version).
 func scoreExecution(cfg *config.Config, w fitness.OptionalWeights, x *execution.Execution) fitness.Result {
 	_, lim := cfg.LimitFor(x.Skill)
-	ex := fitness.Extra{Weights: w, Verify: rulesOf(cfg)}
+	ex := fitness.Extra{Weights: w, Verify: rulesOf(cfg, x.Skill)}
 	if cs := cfg.ChecksFor(x.Skill); len(cs) > 0 {
 		in := checks.Input{Output: x.Output, HasOutput: x.HasOutput}
 		switch {
