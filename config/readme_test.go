@@ -8,11 +8,11 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// TestREADMEListsEveryKey keeps README's configuration reference in step
-// with the embedded defaults: every leaf key of max_expected.yaml must have
-// a row, and every row must name a real key.
-func TestREADMEListsEveryKey(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestDocListsEveryKey keeps docs/config.md, the configuration reference,
+// in step with the embedded defaults: every leaf key of max_expected.yaml
+// must have a row, and every row must name a real key.
+func TestDocListsEveryKey(t *testing.T) {
+	readme, err := os.ReadFile("../docs/config.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,13 +40,13 @@ func TestREADMEListsEveryKey(t *testing.T) {
 	}
 	for _, k := range keys {
 		if !rows[k] {
-			t.Errorf("README's configuration table lacks %q", k)
+			t.Errorf("docs/config.md's table lacks %q", k)
 		}
 		delete(rows, k)
 	}
 	for k := range rows {
 		if strings.Contains(k, ".") || k == "skills" || k == "default_complexity" {
-			t.Errorf("README documents %q, which max_expected.yaml does not have", k)
+			t.Errorf("docs/config.md documents %q, which max_expected.yaml does not have", k)
 		}
 	}
 	if len(keys) < 25 {

@@ -268,7 +268,7 @@ func (d *daemon) reload(logger *slog.Logger) {
 // liveKeys are the settings the daemon reads as it goes, by key or key
 // prefix: limits and checks when it scores, prices when it reads a
 // transcript, retention at its daily pass, and automatic evolution's
-// settings when it considers a skill. README's "Install for real" lists them.
+// settings when it considers a skill. docs/install.md lists them.
 var liveKeys = []string{"max_expected", "default_complexity", "skills", "pricing.",
 	"collector.retention", "mutation.evolve", "mutation.evolve_below", "mutation.mutator", "mutation.claude", "mutation.mutator_timeout"}
 

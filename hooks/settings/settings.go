@@ -34,7 +34,7 @@ var toolEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostT
 // hook bounds itself near 1.5 s, this only guards against a wedged disk.
 const hookTimeout = 10
 
-// Backup name infixes (see docs/events.md and README.md, "Install for real").
+// Backup name infixes (see docs/events.md and docs/install.md).
 const (
 	installBackup   = ".sepad-backup-"
 	uninstallBackup = ".sepad-uninstall-backup-"

@@ -10,7 +10,7 @@
 // packages from linking the same binary at once: a `go test ./...` links
 // sepad once at most, and not at all when nothing it is built from
 // changed since the last run. Linking sepad takes seconds of CPU, which
-// three packages used to spend each (README, "How long the tests take").
+// three packages used to spend each (CONTRIBUTING.md).
 //
 // The caller gets a hard link to the shared binary in its own directory,
 // so a later rebuild (which replaces the shared file) never changes a
