@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/pgtest"
+	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
 
@@ -72,6 +74,7 @@ FROM sepad_executions GROUP BY prompt_id, version, rubric, machine_id`,
 	}
 	t.Logf("preloaded %d executions in %s", preload, time.Since(start).Round(time.Second))
 
+	decide := mutation.DefaultOptions() // every machine a decider, as the daemon
 	ms := make([]*machine, machines)
 	for i := range ms {
 		m := &machine{home: t.TempDir()}
@@ -81,7 +84,7 @@ FROM sepad_executions GROUP BY prompt_id, version, rubric, machine_id`,
 		}
 		m.db = sdb
 		m.sh = NewShipper(sdb, ShipperOptions{Config: Config{Postgres: c.DSN, Person: "off"}, Home: m.home,
-			ClaudeDir: "/home/u/.claude", RetryMax: 10 * time.Second})
+			ClaudeDir: "/home/u/.claude", RetryMax: 10 * time.Second, Decide: &decide, Rubric: fitness.RubricVersion})
 		if err := m.sh.Open(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +93,7 @@ FROM sepad_executions GROUP BY prompt_id, version, rubric, machine_id`,
 	}
 	// The load: 20 executions/s, machine after machine, each committed
 	// to its store and the shipper woken, as the daemon does.
-	var grades []time.Duration
+	var grades, queries []time.Duration // with the connection, and the query alone
 	committed := 0
 	tick := time.NewTicker(time.Second / rate)
 	defer tick.Stop()
@@ -119,8 +122,10 @@ FROM sepad_executions GROUP BY prompt_id, version, rubric, machine_id`,
 			if err != nil {
 				continue // PostgreSQL restarting
 			}
+			q2 := time.Now()
 			if _, err := qdb.Grades(ctx, GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions()}); err == nil {
 				grades = append(grades, time.Since(q))
+				queries = append(queries, time.Since(q2))
 			}
 			qdb.Close()
 		}
@@ -154,12 +159,27 @@ FROM sepad_executions WHERE execution_id LIKE 'b%'`).Scan(&rows, &distinct, &p50
 		t.Fatal(err)
 	}
 	slices.Sort(grades)
-	pct := func(q float64) time.Duration {
-		if len(grades) == 0 {
+	slices.Sort(queries)
+	pctOf := func(ds []time.Duration, q float64) time.Duration {
+		if len(ds) == 0 {
 			return 0
 		}
-		return grades[min(len(grades)-1, int(q*float64(len(grades))))]
+		return ds[min(len(ds)-1, int(q*float64(len(ds))))].Round(time.Millisecond)
 	}
+	pct := func(q float64) time.Duration { return pctOf(grades, q) }
+	var decisions int
+	db.conn.QueryRow(ctx, `SELECT count(*) FROM sepad_team_decisions`).Scan(&decisions)
+	var plan []string
+	if rows, err := db.conn.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sqlGrades, fitness.RubricVersion, "", 100); err == nil {
+		for rows.Next() {
+			var l string
+			rows.Scan(&l)
+			plan = append(plan, l)
+		}
+		rows.Close()
+	}
+	t.Logf("the grades query alone: p50 %s, p99 %s; %d team decisions made during the run; plan:\n%s",
+		pctOf(queries, 0.5), pctOf(queries, 0.99), decisions, strings.Join(plan, "\n"))
 	t.Logf("%d machines, %s at %d/s: %d committed, %d in PostgreSQL (%d lost, %d doubled), %.1f rows/s",
 		machines, elapsed.Round(time.Second), rate, committed, rows, committed-distinct, rows-distinct, float64(rows)/elapsed.Seconds())
 	t.Logf("shipping lag (stored to PostgreSQL's transaction): p50 %.3fs, p99 %.3fs, max %.3fs", p50, p99, pmax)

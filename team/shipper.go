@@ -106,6 +106,10 @@ type Shipper struct {
 	mu     sync.Mutex
 	status Status
 	conn   *pgx.Conn
+	// noticed is when the team's rejections were last looked at;
+	// written is the status file's content last written (Updated aside).
+	noticed time.Time
+	written []byte
 }
 
 // NewShipper returns a shipper of db's outbox; Open starts it.
@@ -276,7 +280,10 @@ func (s *Shipper) shipOnce(ctx context.Context) (full bool, err error) {
 	if s.o.Decide != nil {
 		s.decide(ctx, prompts, now)
 	}
-	if s.o.Notify != nil {
+	// The team's rejections are looked at after a batch, else once a
+	// minute: an idle machine's poll costs PostgreSQL nothing.
+	if s.o.Notify != nil && (len(xs) > 0 || now.Sub(s.noticed) >= time.Minute) {
+		s.noticed = now
 		if err := s.notifyRejections(ctx); err != nil {
 			s.o.Logger.Warn("team notices failed", "err", err)
 		}
@@ -368,11 +375,23 @@ func (s *Shipper) refresh() {
 	s.writeStatus()
 }
 
+// writeStatus writes the status file when something in it changed (its
+// time aside): an idle daemon does not write it every poll.
 func (s *Shipper) writeStatus() error {
+	st := s.Status()
+	st.Updated = time.Time{}
+	key, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if string(key) == string(s.written) {
+		return nil
+	}
 	b, err := json.MarshalIndent(s.Status(), "", "  ")
 	if err != nil {
 		return err
 	}
+	s.written = key
 	p := filepath.Join(s.o.Home, StatusFile)
 	tmp := p + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
