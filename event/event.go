@@ -79,7 +79,8 @@ func (f Format) String() string {
 // the whole commit. 4096 is Linux's PATH_MAX; Claude Code's identifiers
 // are a few dozen bytes. A line with a longer one is malformed: the hook
 // and the collector quarantine it with the field and its length
-// (docs/security.md, "What is bounded").
+// (docs/events.md, "Quarantine"; the store bounds its keys again:
+// docs/store.md, "Keys are bounded").
 const MaxIdentity = 4096
 
 // ErrMalformed is wrapped by every ParseLine error: the line is not an event
