@@ -15,7 +15,6 @@ import (
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/outcome"
 	"github.com/sepad/sepad/store"
 )
 
@@ -237,7 +236,6 @@ func TestIntegrityAndValue(t *testing.T) {
 	x.Exec.Output = "All tests pass."
 	x.Exec.Calls = []execution.ToolCall{{ID: "t1", Name: "Bash", Kind: execution.KindTest, Done: true, Failed: true, Error: "exit 1"}}
 	x.Exec.HasOutput = true
-	x.Result.Outcome = outcome.Analyze(&x.Exec, nil)
 	if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
 		t.Fatal(err)
 	}

@@ -140,8 +140,11 @@ type Result struct {
 	Errors ErrorCounts `json:"errors"`
 	// Outcome is what the work came to (since 4.0.0): the verification
 	// runs, the state after the last edit, the answer's claims checked
-	// against them; nil in older results.
-	Outcome *outcome.Report `json:"outcome,omitempty"`
+	// against them; nil when there was nothing to read. It is not stored
+	// with the result (the outcome row's detail says it in one line, and
+	// outcome.Analyze gives it again from the stored execution): a report
+	// per execution doubled the database.
+	Outcome *outcome.Report `json:"-"`
 }
 
 // Score scores one execution with the limits of its complexity, without

@@ -327,6 +327,14 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 		e.Calls = append(e.Calls, callRow(i, &x.Calls[i]))
 	}
 	res := &s.Result
+	// The outcome is read again from the stored execution (results do
+	// not keep it), with the default runners, for results of the rules
+	// that scored it.
+	if rep := res.Outcome; rep == nil && fitness.SameRules(res.RubricVersion) {
+		if rep = outcome.Analyze(x, nil); rep.Any() {
+			res.Outcome = rep
+		}
+	}
 	if res.Outcome != nil {
 		ov := &OutcomeView{Report: res.Outcome, Words: res.Outcome.Words(), RunWords: []string{}}
 		for _, r := range res.Outcome.Runs {
