@@ -407,3 +407,57 @@ func TestTeamDecision(t *testing.T) {
 		})
 	}
 }
+
+// A password comes from team.password_file or PGPASSWORD, never from the
+// connection string alone; a wrong one is refused.
+func TestPassword(t *testing.T) {
+	c := pgtest.StartWithPassword(t, "s3cret")
+	ctx := context.Background()
+	pf := filepath.Join(t.TempDir(), "pg.pass")
+	if err := os.WriteFile(pf, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Connect(ctx, Config{Postgres: c.DSN, PasswordFile: pf})
+	if err != nil {
+		t.Fatalf("with the password file: %v", err)
+	}
+	db.Close()
+	t.Setenv("PGPASSWORD", "s3cret")
+	db, err = Connect(ctx, Config{Postgres: c.DSN})
+	if err != nil {
+		t.Fatalf("with PGPASSWORD: %v", err)
+	}
+	db.Close()
+	t.Setenv("PGPASSWORD", "wrong")
+	if _, err := Connect(ctx, Config{Postgres: c.DSN}); err == nil {
+		t.Fatal("a wrong password was accepted")
+	}
+}
+
+// With team.share_text a version's text is shipped; without, never (the
+// kill test checks the second).
+func TestShareText(t *testing.T) {
+	c := pgtest.Start(t)
+	m := &machine{home: t.TempDir()}
+	db, err := store.Open(filepath.Join(m.home, "sepa.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.db = db
+	path := "/home/u/.claude/skills/deploy/SKILL.md"
+	if _, err := db.PutVersion(store.Skill{Key: path, Name: "deploy", Kind: "skill", Path: path},
+		store.Version{Hash: "aaaaaaaaaaaa", ContentKnown: true, Content: []byte("# Deploy\n"), Source: "edit", FirstSeen: t0}); err != nil {
+		t.Fatal(err)
+	}
+	m.sh = NewShipper(db, ShipperOptions{Config: Config{Postgres: c.DSN, Person: "off", ShareText: true}, Home: m.home,
+		ClaudeDir: "/home/u/.claude", Poll: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond})
+	if err := m.sh.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.close)
+	m.commit(t, 0, 3, "aaaaaaaaaaaa", func(int) float64 { return 80 })
+	waitShipped(t, m)
+	if n := count(t, c, `SELECT count(*) FROM sepad_versions WHERE content = '# Deploy'||chr(10)`); n != 1 {
+		t.Fatalf("%d versions hold the text with team.share_text", n)
+	}
+}

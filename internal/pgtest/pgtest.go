@@ -64,7 +64,16 @@ func version(initdb string) int {
 // Start initialises and starts a cluster, or skips the test (fails it
 // when SEPAD_REQUIRE_POSTGRES=1) when PostgreSQL is not installed or
 // cannot run here.
-func Start(t testing.TB) *Cluster {
+func Start(t testing.TB) *Cluster { t.Helper(); return start(t, "") }
+
+// StartWithPassword starts a cluster whose user "sepad" must give
+// password (scram-sha-256); DSN then holds no password.
+func StartWithPassword(t testing.TB, password string) *Cluster {
+	t.Helper()
+	return start(t, password)
+}
+
+func start(t testing.TB, password string) *Cluster {
 	t.Helper()
 	bin := BinDir()
 	if bin == "" {
@@ -90,7 +99,18 @@ func Start(t testing.TB) *Cluster {
 	if c.log, err = os.Create(filepath.Join(base, "server.log")); err != nil {
 		t.Fatal(err)
 	}
-	init := c.command("initdb", "-D", c.data, "-U", "sepad", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions")
+	args := []string{"-D", c.data, "-U", "sepad", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"}
+	if password != "" {
+		pw := filepath.Join(base, "pwfile")
+		if err := os.WriteFile(pw, []byte(password+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := ownByServerUser(pw); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--auth=scram-sha-256", "--pwfile="+pw)
+	}
+	init := c.command("initdb", args...)
 	if out, err := init.CombinedOutput(); err != nil {
 		unavailable(t, fmt.Sprintf("initdb failed: %v: %s", err, out))
 	}
