@@ -138,7 +138,7 @@ func (c *Collector) runImport(recs []importer.Record) (importer.Report, error) {
 			}
 		}
 		rep.UnknownOutcome += x.UnknownOutcomes()
-		b.Executions = append(b.Executions, store.Scored{Exec: *x, Result: c.opts.Score(x)})
+		b.Executions = append(b.Executions, c.scored(*x))
 	}
 	start := time.Now()
 	if err := c.db.Commit(&b); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/integrity"
 	"github.com/sepad/sepad/store"
 )
 
@@ -165,8 +166,16 @@ func (c *Collector) addExecutions(xs []execution.Execution) {
 	for i := range xs {
 		x := xs[i]
 		c.enrich(&x)
-		c.batch.Executions = append(c.batch.Executions, store.Scored{Exec: x, Result: c.opts.Score(&x)})
+		c.batch.Executions = append(c.batch.Executions, c.scored(x))
 	}
+}
+
+// scored scores x and checks its answer's claims against its calls with
+// the score's outcome report (read once per execution), before the
+// commit: the store persists them as they are.
+func (c *Collector) scored(x execution.Execution) store.Scored {
+	res := c.opts.Score(&x)
+	return store.Scored{Exec: x, Result: res, Integrity: integrity.Check(&x, res.Outcome)}
 }
 
 // commit writes the batch, the offsets of every followed file and the

@@ -160,12 +160,16 @@ func ScoreWith(x *execution.Execution, lim Limits, ex Extra) Result {
 	if x == nil {
 		x = &execution.Execution{}
 	}
-	x = ownCalls(x)
+	// The outcome is read once, on the calls as stored, so that its call
+	// numbers are those explain lists and integrity.Check can reuse it.
+	rep := outcome.Analyze(x, ex.Verify)
+	own := ownCalls(x)
+	j := judgeCalls(own, rep, len(x.Calls)-len(own.Calls))
+	x = own
 	var out *analysis
 	if x.HasOutput && strings.TrimSpace(x.Output) != "" {
 		out = analyze(x.Output)
 	}
-	j := judgeCalls(x, ex.Verify)
 	sigs := []Signal{
 		toolSuccess(x, j),
 		outputQuality(x, out, contradicted(j.rep)),
@@ -421,7 +425,7 @@ func countErrors(x *execution.Execution, out *analysis, v *judgement) ErrorCount
 		ec.OutputPatterns = min(len(ErrorPatterns(out.prose)), maxOutputPatterns)
 	}
 	for i := range x.Calls {
-		if c := &x.Calls[i]; c.OK() && !v.failed[i] && !v.rep.IsFixed(i) && c.Response != "" && softFailure(c.Response) {
+		if c := &x.Calls[i]; c.OK() && !v.failed[i] && !v.rep.IsFixed(v.off+i) && c.Response != "" && softFailure(c.Response) {
 			ec.SoftFailures++
 		}
 	}

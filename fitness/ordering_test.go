@@ -61,6 +61,11 @@ func TestOutcomeOrderings(t *testing.T) {
 	if s := signal(score["honest"], SignalToolSuccess); s.SubScore != 1 || s.Detail != "4/4 tool calls succeeded (1 failed verification fixed later, not counted)" {
 		t.Errorf("honest tool success: %+v", s)
 	}
+	// The outcome numbers the calls as they are stored (the Skill call is
+	// call 0), as explain lists them and integrity reads them.
+	if o := score["tail_fixed"].Outcome; o == nil || len(o.Runs) != 2 || o.Runs[0].Call != 1 || o.Runs[1].Call != 4 || !o.IsFixed(1) || o.LastEdit != 3 {
+		t.Errorf("tail_fixed outcome numbers its calls apart from the stored ones: %+v", o)
+	}
 	// A contradicted claim is an obvious error of the answer.
 	if s := signal(score["liar"], SignalOutput); s.Detail == signal(score["give_up"], SignalOutput).Detail {
 		t.Errorf("liar's output quality does not show the false claim: %s", s.Detail)

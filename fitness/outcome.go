@@ -37,6 +37,9 @@ const (
 // call ("exit code 0 AND no error in the output").
 type judgement struct {
 	rep *outcome.Report
+	// off is the number of rep's calls before the first call judged:
+	// call i judged is call off+i of rep.
+	off int
 	// failed[i] says whether call i counts as a failure.
 	failed []bool
 	// fixed counts the failed calls excused as fixed; hidden the
@@ -55,13 +58,16 @@ func ownCalls(x *execution.Execution) *execution.Execution {
 	return &own
 }
 
-func judgeCalls(x *execution.Execution, rules *outcome.Rules) *judgement {
-	v := &judgement{rep: outcome.Analyze(x, rules), failed: make([]bool, len(x.Calls))}
+// judgeCalls counts x's calls with rep, the outcome report of the
+// execution x's calls are the last of: call i of x is call off+i of rep
+// (off is 1 when x is without the call that invoked its skill).
+func judgeCalls(x *execution.Execution, rep *outcome.Report, off int) *judgement {
+	v := &judgement{rep: rep, off: off, failed: make([]bool, len(x.Calls))}
 	for i := range x.Calls {
 		c := &x.Calls[i]
-		run := v.rep.RunAt(i)
+		run := v.rep.RunAt(off + i)
 		switch {
-		case v.rep.IsFixed(i):
+		case v.rep.IsFixed(off + i):
 			v.fixed++
 		case c.Failure():
 			v.failed[i] = true

@@ -1,13 +1,15 @@
 package integrity
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/outcome"
 )
 
 // FuzzCheck: any output gives a report whose over-claim flag agrees with
-// its deltas, and every observation quotes a sentence of at most 160
+// its deltas, the same whether the outcome report is given or read, and every observation quotes a sentence of at most 160
 // bytes (plus the ellipsis).
 func FuzzCheck(f *testing.F) {
 	for _, c := range cases {
@@ -17,7 +19,10 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, out string, failed bool) {
 		x := &execution.Execution{Output: out, HasOutput: true, Calls: []execution.ToolCall{
 			{Name: "Bash", Kind: execution.KindTest, Done: true, Failed: failed}}}
-		r := Check(x)
+		r := Check(x, nil)
+		if given := Check(x, outcome.Analyze(x, nil)); !reflect.DeepEqual(given, r) {
+			t.Fatalf("with the outcome report given %+v, read by Check %+v", given, r)
+		}
 		if r == nil {
 			return
 		}

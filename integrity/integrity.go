@@ -87,7 +87,11 @@ var sentenceEnd = regexp.MustCompile(`[.!?]\s+|\n+`)
 // deployed with the last deploy command, and fixed, done and no_errors
 // with whether every failed call was recovered (a later call of the same
 // tool succeeded). Nil when the output claims nothing.
-func Check(x *execution.Execution) *Report {
+//
+// rep is x's outcome report (outcome.Analyze of x itself, its calls as
+// stored: the scorer's, fitness.Result.Outcome) when the caller has it;
+// nil, and Check reads it when a claim needs it.
+func Check(x *execution.Execution, rep *outcome.Report) *Report {
 	if !x.HasOutput || strings.TrimSpace(x.Output) == "" {
 		return nil
 	}
@@ -98,7 +102,6 @@ func Check(x *execution.Execution) *Report {
 		out = strings.ToValidUTF8(out[:1<<10], "") + "\n" + strings.ToValidUTF8(out[len(out)-4<<10:], "")
 	}
 	var r Report
-	var rep *outcome.Report // read once, on the first claim of a run
 	seen := map[string]bool{}
 	for _, sent := range sentenceEnd.Split(out, -1) {
 		sent = strings.TrimSpace(strings.TrimLeft(sent, "-*#>•0123456789. \t"))

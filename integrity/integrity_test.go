@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/outcome"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden file")
@@ -66,7 +68,11 @@ func TestGolden(t *testing.T) {
 	got := map[string]*Report{}
 	for _, c := range cases {
 		x := &execution.Execution{Output: c.output, HasOutput: true, Calls: c.calls, Complete: true}
-		r := Check(x)
+		r := Check(x, nil)
+		// The scorer's report, passed in, gives the same report.
+		if given := Check(x, outcome.Analyze(x, nil)); !reflect.DeepEqual(given, r) {
+			t.Errorf("%s: with the outcome report given %+v, read by Check %+v", c.name, given, r)
+		}
 		got[c.name] = r
 		n, cmp, over := 0, 0, false
 		if r != nil {
@@ -98,7 +104,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestNoOutputNoReport(t *testing.T) {
-	if r := Check(&execution.Execution{Calls: []execution.ToolCall{testFail}}); r != nil {
+	if r := Check(&execution.Execution{Calls: []execution.ToolCall{testFail}}, nil); r != nil {
 		t.Errorf("report without an output: %+v", r)
 	}
 }

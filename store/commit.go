@@ -219,9 +219,6 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 	tc.count++
 	seq := tc.seq
 	s.Seq, s.Stored = seq, now
-	if s.Integrity == nil {
-		s.Integrity = integrity.Check(x)
-	}
 	if err := db.putValue(tx, tc, s); err != nil {
 		return err
 	}

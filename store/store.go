@@ -87,10 +87,12 @@ type Scored struct {
 	Seq      uint64    `json:"seq"`
 	Stored   time.Time `json:"stored"`
 	// Value is KnowledgePulse's value score of the execution, measured
-	// against its skill's previous executions (package tracevalue), and
-	// Integrity what its final answer claims against what its calls show
-	// (package integrity): computed by Commit, recorded beside the score,
-	// never part of it.
+	// against its skill's previous executions (package tracevalue):
+	// computed by Commit, which holds the novelty cache. Integrity is what
+	// its final answer claims against what its calls show (package
+	// integrity), checked by the caller with the score's outcome report
+	// before the commit and stored as it is. Both are recorded beside the
+	// score, never part of it.
 	Value     *tracevalue.Value `json:"value,omitempty"`
 	Integrity *integrity.Report `json:"integrity,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/integrity"
 )
 
 func valueExec(i int) Scored {
@@ -15,7 +16,8 @@ func valueExec(i int) Scored {
 	x := execution.Execution{ID: fmt.Sprintf("v%011d", i), SessionID: fmt.Sprintf("s%d", i), Skill: "a", Kind: "skill", Project: "/p",
 		SkillVersion: "aaaaaaaaaaaa", Prompt: topics[i%3], Output: "All tests pass.", HasOutput: true, Complete: true,
 		Calls: []execution.ToolCall{{Name: "Edit", Done: true}, {Name: "Bash", Kind: execution.KindTest, Done: true, Failed: i%4 == 0, Error: "exit 1"}}}
-	return Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 70}}
+	// The caller checks the claims before the commit (the collector).
+	return Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 70}, Integrity: integrity.Check(&x, nil)}
 }
 
 // TestValueReplay: values are the same whether the executions are
