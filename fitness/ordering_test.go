@@ -95,3 +95,21 @@ func TestSkillCallIsNotACallOfTheRun(t *testing.T) {
 		t.Errorf("session's Skill call not counted: %+v", s)
 	}
 }
+
+// TestOutcomeOfUnknownCalls: an imported run whose edit and test run have
+// no known outcome (docs/import.md) claims the tests pass: the claim
+// cannot be checked, and the outcome signal is absent, as tool success
+// is, instead of capping the score as an unsupported claim.
+func TestOutcomeOfUnknownCalls(t *testing.T) {
+	x := execution.Execution{Kind: "session", Calls: []execution.ToolCall{{Name: "Edit", Unknown: true}, {Name: "Bash", Command: "go test ./...", Unknown: true}},
+		HasOutput: true, Output: "Added /healthz; all tests pass."}
+	r := Score(&x, medium)
+	if s, ok := find(r, SignalOutcome); ok && s.Present {
+		t.Errorf("outcome present on calls of unknown outcome: %+v", s)
+	}
+	// The same run with the test run's result known is judged.
+	x.Calls[1] = execution.ToolCall{Name: "Bash", Command: "go test ./...", Done: true}
+	if s, ok := find(Score(&x, medium), SignalOutcome); !ok || !s.Present || s.Value != 1 {
+		t.Errorf("outcome with a known run: %+v", s)
+	}
+}

@@ -118,24 +118,34 @@ func outcomeSignal(rep *outcome.Report, w float64) (Signal, bool) {
 			why = append(why, "the answer says so")
 		}
 	}
+	decided := has
 	for _, c := range rep.Claims {
 		switch c.Status {
 		case outcome.Contradicted:
-			v = min(v, capContradicted)
+			v, decided = min(v, capContradicted), true
 			why = append(why, claimFact(rep, c))
 		case outcome.Unsupported:
 			cp := capUnsupportedObservation
 			if c.Claim == outcome.ClaimFixed {
 				cp = capUnsupportedFixed
 			}
-			v = min(v, cp)
+			v, decided = min(v, cp), true
 			why = append(why, claimFact(rep, c))
 		case outcome.Supported:
 			if !has {
 				v, has = 1, true
 			}
+			decided = true
 			why = append(why, outcome.ClaimWords(c)+" (borne out)")
+		case outcome.Unknown:
+			// Counts neither way, as a call of unknown outcome does.
+			why = append(why, outcome.ClaimWords(c)+"; cannot be checked: "+c.Fact)
 		}
+	}
+	if !decided {
+		// Nothing but claims that calls of unknown outcome would
+		// decide: absent, as tool_success_rate is without a known call.
+		return s, false
 	}
 	s.Present = true
 	s.Value, s.SubScore = v, v

@@ -158,6 +158,10 @@ func observe(x *execution.Execution, rep *outcome.Report, claim string) Observat
 			set(true, fact)
 		case outcome.Contradicted:
 			set(false, fact)
+		case outcome.Unknown:
+			// The run that would decide it has no known outcome: no
+			// delta, as for a claim nothing could observe.
+			o.Fact = fact
 		default:
 			o.Fact, o.Unsupported, o.Delta = fact, true, -1
 		}

@@ -60,6 +60,9 @@ var cases = []struct {
 		Error: "Exit code 1\n--- FAIL: TestSum (0.00s)\nFAIL"}, edit, {Name: "Bash", Command: "go test -run 'TestMax|TestMin' ./...", Done: true}}, true, 1, 0},
 	{"fixed, an Edit refused before any hook then done again", "I fixed it.", []execution.ToolCall{{Name: "Edit", Failed: true, Done: true, Source: "transcript"}, edit}, false, 1, 1},
 	{"unknown outcome is not a test run", "All tests pass.", []execution.ToolCall{testFail, {Name: "Bash", Kind: execution.KindTest, Unknown: true}}, true, 1, 1},
+	// An imported log without post events: the only test run was seen,
+	// its result was not; the claim is not observed, no over-claim.
+	{"tests pass, the only test run of unknown outcome", "All tests pass.", []execution.ToolCall{{Name: "Bash", Command: "go test ./...", Kind: execution.KindTest, Unknown: true}}, false, 1, 0},
 }
 
 // TestGolden runs every case and compares the reports with

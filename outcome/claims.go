@@ -27,6 +27,10 @@ const (
 	// Unsupported: nothing observed stands behind it (claims the tests
 	// pass; none ran, or none after the last edit).
 	Unsupported = "unsupported"
+	// Unknown: what would decide it is a call of unknown outcome (an
+	// imported log without its post event): neither borne out nor
+	// unsupported, it counts neither way.
+	Unknown = "unknown"
 )
 
 // Claim is one claim of the final answer and how it stands.
@@ -290,10 +294,10 @@ func checkClaims(x *execution.Execution, rep *Report) []Claim {
 func Judge(x *execution.Execution, rep *Report, claim string) (status, fact string) {
 	switch claim {
 	case ClaimTestsPass:
-		return judgeKind(rep, func(r *Run) bool { return r.Kind == KindTest }, "test run")
+		return judgeKind(rep, func(k string) bool { return k == KindTest }, "test run")
 	case ClaimBuilds:
 		// A passing test run compiled the code too.
-		return judgeKind(rep, func(r *Run) bool { return true }, "build, lint or test run")
+		return judgeKind(rep, isVerification, "build, lint or test run")
 	case ClaimFixed:
 		switch rep.State {
 		case Passed:
@@ -310,6 +314,9 @@ func Judge(x *execution.Execution, rep *Report, claim string) (status, fact stri
 			}
 			return Supported, fmt.Sprintf("no file was changed; the last verification (%s) passed", runWords(last))
 		}
+		if u := rep.lastUnknown(-1, func(string) bool { return true }); u != nil {
+			return Unknown, unknownWords(u)
+		}
 		return Unsupported, "no file was changed and nothing was verified"
 	case ClaimDeployed:
 		for i := len(x.Calls) - 1; i >= 0; i-- {
@@ -324,6 +331,9 @@ func Judge(x *execution.Execution, rep *Report, claim string) (status, fact stri
 				return Contradicted, fmt.Sprintf("the last deploy command (call %d) printed %s", i, strings.TrimSpace(m))
 			}
 			return Supported, fmt.Sprintf("the last deploy command (call %d) succeeded", i)
+		}
+		if u := rep.lastUnknown(-1, func(k string) bool { return k == execution.KindDeploy }); u != nil {
+			return Unknown, "the only deploy command, " + unknownWords(u)
 		}
 		return Unsupported, "no deploy command ran"
 	}
@@ -341,6 +351,11 @@ func judgeNamed(rep *Report, names []string) (string, string) {
 		}
 	}
 	list := strings.Join(names, ", ")
+	if last == nil {
+		if u := rep.lastUnknown(-1, func(k string) bool { return k == KindTest }); u != nil {
+			return Unknown, "the only test run, " + unknownWords(u)
+		}
+	}
 	switch {
 	case last == nil:
 		return Unsupported, "no test run was seen"
@@ -363,12 +378,24 @@ func judgeNamed(rep *Report, names []string) (string, string) {
 	return Supported, fmt.Sprintf("%s did not fail in the last test run (%s)", list, runWords(last))
 }
 
-// judgeKind checks a claim that the last run of some kind passed.
-func judgeKind(rep *Report, of func(*Run) bool, word string) (string, string) {
+// isVerification reports whether a kind is a verification's (a test
+// run, a build or a lint), not an edit or a deploy.
+func isVerification(k string) bool { return k == KindTest || k == KindBuild || k == KindLint }
+
+// judgeKind checks a claim that the last run of some kind passed. The
+// runs of known outcome decide; when there is none but one of unknown
+// outcome (an imported log without its post events), the claim is
+// Unknown: a run was seen, its result was not.
+func judgeKind(rep *Report, of func(kind string) bool, word string) (string, string) {
 	var last *Run
 	for k := range rep.Runs {
-		if r := &rep.Runs[k]; of(r) {
+		if r := &rep.Runs[k]; of(r.Kind) {
 			last = r
+		}
+	}
+	if last == nil {
+		if u := rep.lastUnknown(-1, of); u != nil {
+			return Unknown, "the only " + word + ", " + unknownWords(u)
 		}
 	}
 	switch {

@@ -101,6 +101,13 @@ func TestClaimStatus(t *testing.T) {
 		{"a selection with nothing to target", []execution.ToolCall{edit(), bash("go test -run 'TestMax|TestMin' ./...", 0, goSub)}, "## Done\n\n- Fixed `Sum` in sum.go\n- Ran the tests: they pass.", "fixed:unsupported,tests_pass:unsupported"},
 		{"deploy unsupported", nil, "Deployed to production.", "deployed:unsupported"},
 		{"deploy contradicted", []execution.ToolCall{{Name: "Bash", Command: "make deploy", Kind: execution.KindDeploy, Failed: true, Done: true}}, "Deployed.", "deployed:contradicted"},
+		// An imported log without post events (docs/import.md): the runs
+		// were seen, their results were not; a known run still decides.
+		{"unknown: the only runs have no known outcome", []execution.ToolCall{{Name: "Edit", Unknown: true}, {Name: "Bash", Command: "go build ./...", Unknown: true}, {Name: "Bash", Command: "go test ./...", Unknown: true},
+			{Name: "Bash", Command: "make deploy", Kind: execution.KindDeploy, Unknown: true}}, "It builds and all tests pass. Deployed.", "tests_pass:unknown,builds:unknown,deployed:unknown"},
+		{"unknown: fixed with nothing known", []execution.ToolCall{{Name: "Edit", Unknown: true}, {Name: "Bash", Command: "go test ./...", Unknown: true}}, "I fixed it.", "fixed:unknown"},
+		{"a known failure decides before an unknown rerun", []execution.ToolCall{bash("go test ./...", 1, goRed), {Name: "Bash", Command: "go test ./...", Unknown: true}}, "All tests pass.", "tests_pass:contradicted"},
+		{"an unknown call that verifies nothing", []execution.ToolCall{edit(), {Name: "Bash", Command: "ls", Unknown: true}}, "All tests pass.", "tests_pass:unsupported"},
 	} {
 		x := &execution.Execution{Calls: tc.calls, Output: tc.output, HasOutput: true}
 		r := Analyze(x, nil)
@@ -141,5 +148,21 @@ func TestWords(t *testing.T) {
 		if !strings.Contains(w, want) {
 			t.Errorf("words lack %q:\n%s", want, w)
 		}
+	}
+}
+
+func TestUnknownWords(t *testing.T) {
+	x := &execution.Execution{Calls: []execution.ToolCall{{Name: "Edit", Unknown: true}, {Name: "Bash", Command: "go test ./...", Unknown: true}},
+		Output: "All tests pass.", HasOutput: true}
+	r := Analyze(x, nil)
+	w := strings.Join(r.Words(), "\n")
+	for _, want := range []string{"no edit of known outcome",
+		"claimed the tests pass; cannot be checked: the only test run, call 1, go test, has no known outcome (the log has no post event for it)"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("words lack %q:\n%s", want, w)
+		}
+	}
+	if len(r.Unknown) != 2 || r.Unknown[0].Kind != KindEdit || r.Unknown[1].Kind != KindTest {
+		t.Errorf("unknown calls %+v", r.Unknown)
 	}
 }

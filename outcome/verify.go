@@ -193,8 +193,49 @@ type Report struct {
 	// Admission is the answer's clause that reports the work failing
 	// ("TestSum still fails"), "" without one.
 	Admission string `json:"admission,omitempty"`
+	// Unknown are the calls of unknown outcome (a PreToolUse without a
+	// post event in an imported log, execution.ToolCall.Unknown) that
+	// would have been edits, verification runs or deploys: a claim they
+	// alone could decide is Unknown, neither borne out nor unsupported
+	// (docs/import.md, "Unknown outcome, not failed").
+	Unknown []UnknownCall `json:"unknown,omitempty"`
 
 	edits []int // the indices of the edits
+}
+
+// UnknownCall is a call of unknown outcome that could have decided a
+// claim: its index and what it was (KindEdit, a verification kind, or
+// execution.KindDeploy), and its runner for a verification.
+type UnknownCall struct {
+	Call   int    `json:"call"`
+	Kind   string `json:"kind"`
+	Runner string `json:"runner,omitempty"`
+}
+
+// KindEdit marks an UnknownCall that would have changed files.
+const KindEdit = "edit"
+
+// lastUnknown is the last call of unknown outcome of a kind of after
+// call from, nil without one.
+func (r *Report) lastUnknown(from int, of func(kind string) bool) *UnknownCall {
+	for i := len(r.Unknown) - 1; i >= 0; i-- {
+		if u := &r.Unknown[i]; u.Call > from && of(u.Kind) {
+			return u
+		}
+	}
+	return nil
+}
+
+// unknownWords says a call of unknown outcome.
+func unknownWords(u *UnknownCall) string {
+	what := u.Kind
+	switch {
+	case u.Runner != "":
+		what = u.Runner
+	case u.Kind == KindEdit:
+		what = "an edit"
+	}
+	return fmt.Sprintf("call %d, %s, has no known outcome (the log has no post event for it)", u.Call, what)
 }
 
 // Any reports whether the report holds evidence: runs, edits or claims.
@@ -247,6 +288,10 @@ func Analyze(x *execution.Execution, r *Rules) *Report {
 	}
 	for i := range x.Calls {
 		c := &x.Calls[i]
+		if c.Unknown {
+			rep.noteUnknown(i, c, r)
+			continue
+		}
 		if changesFiles(c.Name) && c.OK() {
 			rep.Edits++
 			rep.LastEdit = i
@@ -274,6 +319,24 @@ func Analyze(x *execution.Execution, r *Rules) *Report {
 	rep.settle()
 	rep.Claims = checkClaims(x, rep)
 	return rep
+}
+
+// noteUnknown keeps call i, of unknown outcome, when it would have been
+// an edit, a verification run or a deploy.
+func (rep *Report) noteUnknown(i int, c *execution.ToolCall, r *Rules) {
+	switch {
+	case changesFiles(c.Name):
+		rep.Unknown = append(rep.Unknown, UnknownCall{Call: i, Kind: KindEdit})
+	case c.Name != "Bash":
+	case c.Kind == execution.KindDeploy:
+		rep.Unknown = append(rep.Unknown, UnknownCall{Call: i, Kind: execution.KindDeploy})
+	default:
+		if m, _, ok := recogniseLine(c.Command, r); ok {
+			rep.Unknown = append(rep.Unknown, UnknownCall{Call: i, Kind: m.kind, Runner: m.runner})
+		} else if c.Command == "" && (c.Kind == execution.KindTest || c.Kind == execution.KindBuild) {
+			rep.Unknown = append(rep.Unknown, UnknownCall{Call: i, Kind: c.Kind, Runner: "a " + c.Kind + " command"})
+		}
+	}
 }
 
 // settle computes State, Detail, FixLoop and Fixed from the runs.
@@ -367,6 +430,9 @@ func (rep *Report) settle() {
 	if rep.Edits == 0 {
 		rep.State = NoEdits
 		rep.Detail = "no file was changed"
+		if rep.lastUnknown(-1, func(k string) bool { return k == KindEdit }) != nil {
+			rep.Detail = "no edit of known outcome"
+		}
 		if n := len(rep.Runs); n > 0 {
 			last := &rep.Runs[n-1]
 			rep.Detail += "; the last verification (" + runWords(last) + ") " + resultWords(last)

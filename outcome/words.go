@@ -52,6 +52,8 @@ func (r *Report) Words() []string {
 			out = append(out, ClaimWords(c)+"; but "+c.Fact)
 		case Unsupported:
 			out = append(out, ClaimWords(c)+"; nothing observed shows it: "+c.Fact)
+		case Unknown:
+			out = append(out, ClaimWords(c)+"; cannot be checked: "+c.Fact)
 		default:
 			out = append(out, ClaimWords(c)+"; borne out: "+c.Fact)
 		}
