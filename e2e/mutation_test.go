@@ -103,6 +103,14 @@ func (p *project) hook(ev map[string]any) {
 	}
 }
 
+// turnCommands are the four Bash commands of a turn: two steps, the
+// deploy and the tests, so goodAnswer ("Deployed", "all checks passed")
+// claims what the run shows (rubric 4.0.0's outcome signal caps an
+// answer whose claims nothing observed bears out). Failures hit them in
+// this order: a turn with three failures failed its deploy, with four
+// its tests too.
+var turnCommands = [4]string{"make step0", "make step1", "make deploy", "make test"}
+
 // turn runs one user turn that invokes the skill and makes four parallel
 // tool calls (their hooks run concurrently, as Claude Code runs them),
 // failed of which fail.
@@ -117,7 +125,7 @@ func (p *project) turn(failed int, answer string) {
 	for i := 0; i < 4; i++ {
 		p.n++
 		id := fmt.Sprintf("toolu_%04d", p.n)
-		in := map[string]any{"command": fmt.Sprintf("make step%d", i)}
+		in := map[string]any{"command": turnCommands[i]}
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()

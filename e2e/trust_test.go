@@ -156,7 +156,11 @@ func TestEnoughEvidence(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("decisions: %d %s", code, errOut)
 	}
-	for _, w := range []string{"grade_f", "(F) over 5 runs", "at least 5 runs", "over 5 runs", "v2 against v1: tool_success_rate −"} {
+	for _, w := range []string{"grade_f", "(F) over 5 runs", "at least 5 runs", "over 5 runs",
+		// v1 deployed and tested and said so, v2 failed every call and
+		// claimed nothing: the outcome (present in v1's runs only) and
+		// the calls made the difference, largest first.
+		"v2 against v1: outcome −1.00", "tool_success_rate −1.00"} {
 		contains(t, out, w)
 	}
 	out, errOut, code = sepad(t, p.env(), nil, "accept", "deploy", "--home", p.home, "--json")
