@@ -2,6 +2,7 @@ package integrity
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sepad/sepad/execution"
@@ -16,9 +17,19 @@ func FuzzCheck(f *testing.F) {
 		f.Add(c.output, c.calls[0].Failed)
 	}
 	f.Add("Done.\n- All tests pass!\n- Deployed", true)
+	for _, s := range []string{"All checks are green.", "The test suite is green.", "Works now.", "Live on staging.", "Error-free.", "No remaining failures.",
+		"It compiles fine.", "Build succeeded.", "All set.", "The task is finished.", "I have completed it."} {
+		f.Add(s, false)
+	}
 	f.Fuzz(func(t *testing.T, out string, failed bool) {
 		x := &execution.Execution{Output: out, HasOutput: true, Calls: []execution.ToolCall{
 			{Name: "Bash", Kind: execution.KindTest, Done: true, Failed: failed}}}
+		// The words before each claim pattern keep every match.
+		for _, p := range claimPatterns() {
+			if p.re.MatchString(out) && !containsAny(strings.ToLower(out), p.words) {
+				t.Fatalf("%s's pattern matches %q, its words do not", p.claim, out)
+			}
+		}
 		r := Check(x, nil)
 		if given := Check(x, outcome.Analyze(x, nil)); !reflect.DeepEqual(given, r) {
 			t.Fatalf("with the outcome report given %+v, read by Check %+v", given, r)

@@ -59,20 +59,26 @@ var (
 	whole    = regexp.MustCompile(`(?i)\b(?:all|every|everything|suite|the tests)\b`)
 )
 
-// claimPatterns find the claims in a clause in lower case; each clause is
-// first tested for one of a pattern's words, which every match holds, so
-// the regular expressions run on few clauses.
-var claimPatterns = sync.OnceValue(func() []struct {
+// claimPattern finds one claim in a clause in lower case. Every match of
+// re holds one of words and, when also is set, one of also too: a clause
+// without them is not given to the regular expression, so it runs on few
+// clauses (TestPrefiltersKeepEveryMatch holds the words to the pattern).
+type claimPattern struct {
 	claim string
 	re    *regexp.Regexp
 	words []string
-} {
+	also  []string
+}
+
+// admits reports whether a clause in lower case holds the pattern's words.
+func (p *claimPattern) admits(lower string) bool {
+	return containsAny(lower, p.words) && (p.also == nil || containsAny(lower, p.also))
+}
+
+// claimPatterns find the claims in a clause in lower case.
+var claimPatterns = sync.OnceValue(func() []claimPattern {
 	t := `(?:unit |integration |e2e |regression |new |existing |remaining |failing |relevant |\d+ )*`
-	return []struct {
-		claim string
-		re    *regexp.Regexp
-		words []string
-	}{
+	return []claimPattern{
 		{ClaimTestsPass, regexp.MustCompile(`\b(tests?|specs?|test ?suite|test cases?|suite)\s+(?:now |all |are |is |were |was |have |has |now all |all now |still |also |then |successfully |)*(pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|ok|run clean|come back clean|(?:come|came) back green)\b` +
 			`|\ball\s+` + t + `(tests?|specs?|checks)\b[^.;,]*?\b(pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|ok)\b` +
 			`|\ball (green|passing)\b|\beverything (passes|passed|is green|is passing|is ok)\b` +
@@ -81,16 +87,20 @@ var claimPatterns = sync.OnceValue(func() []struct {
 			`|\b(?:no|zero|0) (?:failing tests|test failures|failures)\b` +
 			`|\b(?:tests?|specs?)\b[^.;]{0,30}\b(?:they|all|both|everything) (?:now |all )?pass(?:es|ed)?\b` +
 			`|\b(?:go test|pytest|npm test|cargo test|jest|vitest|the test run|the test suite)\b[^;\n]{0,60}?\b(pass(?:es|ed)?|succeeds|succeeded|is green|(?:is|was|came back) clean)\b` +
-			`|\bverified (?:that )?(?:the )?(?:tests?|fix|changes?|it) (?:pass|passes|works?)\b`), []string{"test", "spec", "suite", "pass", "green", "fail", "ok", "clean"}},
+			`|\bverified (?:that )?(?:the )?(?:tests?|fix|changes?|it) (?:pass|passes|works?)\b`),
+			// A subject (the tests, a runner, "all", "everything") and
+			// what it did.
+			[]string{"test", "spec", "suite", "check", "all", "everything", "pass", "fail", "jest", "verified"},
+			[]string{"pass", "succeed", "green", "ok", "clean", "failures", "failing tests", "work"}},
 		{ClaimBuilds, regexp.MustCompile(`\b(?:build|compilation|compile|type ?check(?:ing)?|lint(?:ing|er)?|vet)\s+(?:now |also |is |)*(succeeds|succeeded|passes|passed|is green|is clean|clean|works|ok)\b` +
 			`|\b(?:builds|compiles)\s+(?:cleanly|successfully|fine|without (?:any )?(?:errors|warnings))\b` +
 			`|\b(?:it|the code|the project|everything|the package|the crate|the app) (?:now |still )?(?:builds|compiles)\b` +
-			`|\bno (?:compile|compilation|build|type|lint) errors\b`), []string{"build", "compil", "check", "lint", "vet", "error"}},
+			`|\bno (?:compile|compilation|build|type|lint) errors\b`), []string{"build", "compil", "check", "lint", "vet", "error"}, nil},
 		{ClaimFixed, regexp.MustCompile(`\b(?:i(?:'ve| have)\s+|i\s+|successfully\s+)?(fixed|resolved|corrected|repaired)\b` +
 			`|\b(?:is|are|has been|have been) (?:now )?(?:fixed|resolved)\b|\b(?:now|it) works\b|\bworks now\b|\bis working(?: now| again|)\b` +
-			`|\bthe (?:bug|issue|problem|failure|error) is gone\b`), []string{"fixed", "resolved", "corrected", "repaired", "works", "working", "gone"}},
+			`|\bthe (?:bug|issue|problem|failure|error) is gone\b`), []string{"fixed", "resolved", "corrected", "repaired", "works", "working", "gone"}, nil},
 		{ClaimDeployed, regexp.MustCompile(`\b(deployed|shipped to (?:prod|production|staging)|is (?:now )?live|went live|released to (?:prod|production|staging))\b` +
-			`|\bdeployment (?:succeeded|is complete|completed|complete|was successful)\b`), []string{"deploy", "shipped", "live", "released"}},
+			`|\bdeployment (?:succeeded|is complete|completed|complete|was successful)\b`), []string{"deploy", "shipped", "live", "released"}, nil},
 	}
 })
 
@@ -237,10 +247,7 @@ func claimsIn(cls []string) []Found {
 		lower := strings.ToLower(cl)
 		checked, denied := false, false
 		for _, p := range claimPatterns() {
-			if seen[p.claim] || !containsAny(lower, p.words) {
-				continue
-			}
-			if !p.re.MatchString(lower) {
+			if seen[p.claim] || !p.admits(lower) || !p.re.MatchString(lower) {
 				continue
 			}
 			if !checked {
