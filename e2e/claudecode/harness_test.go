@@ -42,7 +42,7 @@ var (
 )
 
 // DefaultVersions are the Claude Code versions the suite runs on.
-var DefaultVersions = []string{"2.1.328", "2.1.197"}
+var DefaultVersions = []string{"2.1.332", "2.1.328", "2.1.197"}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
