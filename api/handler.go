@@ -136,7 +136,7 @@ func NewHandler(o Options) http.Handler {
 		h.mux.Handle("/metrics", only(http.MethodGet, o.Metrics.Handler()))
 	}
 	h.mux.Handle("/v1/dashboard/login", only(http.MethodPost, http.HandlerFunc(h.dashboardLogin)))
-	h.dash = dashboard.New(dashboard.Options{DB: o.DB, Home: o.Home, Now: o.Now, Logger: o.Logger, Cache: o.Cache,
+	h.dash = dashboard.New(dashboard.Options{DB: o.DB, Home: o.Home, Now: o.Now, Logger: o.Logger, Cache: o.Cache, Team: o.Team,
 		Gate: func() func() {
 			h.compute <- struct{}{}
 			return func() { <-h.compute }

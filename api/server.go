@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sepad/sepad/dashboard"
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/importer"
@@ -89,6 +90,8 @@ type Options struct {
 	MaxCompute int
 	// Now is the clock for relative times (?since=36h). Default time.Now.
 	Now func() time.Time
+	// Team, when set (team.postgres), reads the dashboard's team page.
+	Team func(ctx context.Context) (*dashboard.TeamView, error)
 	// Logger receives request errors. Default: discard.
 	Logger *slog.Logger
 	// ShutdownGrace is how long Close lets requests in flight finish

@@ -8,6 +8,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -51,6 +52,9 @@ type Options struct {
 	// Gate, when set, admits a page computation (it returns the release):
 	// the API's bound on concurrent views.
 	Gate func() (release func())
+	// Team, when set (team.postgres), reads the team's view for the team
+	// page (team.go); nil: no team page.
+	Team func(ctx context.Context) (*TeamView, error)
 }
 
 // Dashboard serves the pages. Stop ends its live streams.
@@ -96,6 +100,9 @@ func New(o Options) *Dashboard {
 	d.page("GET "+Prefix+"{$}", "overview", d.overview)
 	d.page("GET "+Prefix+"skill", "skill", d.skill)
 	d.page("GET "+Prefix+"execution/{id}", "execution", d.execution)
+	if o.Team != nil {
+		d.pageUncached("GET "+Prefix+"team", "team", d.team)
+	}
 	d.page("GET "+Prefix+"decisions", "decisions", d.decisions)
 	d.mux.Handle(Prefix, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.write(w, r, http.StatusNotFound, d.render("error", errorPage{base: d.base(r, "Not found"), Message: "There is no page " + r.URL.Path + "."}))
@@ -147,11 +154,13 @@ type base struct {
 	Tx  uint64
 	Now time.Time
 	Nav string
+	// Team shows the team page's link (team.postgres set).
+	Team bool
 }
 
 func (d *Dashboard) base(r *http.Request, title string) base {
 	tx, _ := d.o.DB.TxID()
-	return base{Title: title, Root: root(r.URL.Path), Tx: tx, Now: d.o.Now().UTC()}
+	return base{Title: title, Root: root(r.URL.Path), Tx: tx, Now: d.o.Now().UTC(), Team: d.o.Team != nil}
 }
 
 // root is the dashboard's root relative to a page's path: "./" for the
@@ -172,6 +181,15 @@ type errorPage struct {
 // page registers a page: fn computes its data, rendered with the named
 // template; with the cache on, a page is computed once per store write.
 func (d *Dashboard) page(pattern, name string, fn func(r *http.Request) (any, error)) {
+	d.register(pattern, name, fn, d.o.Cache)
+}
+
+// pageUncached registers a page computed at every request.
+func (d *Dashboard) pageUncached(pattern, name string, fn func(r *http.Request) (any, error)) {
+	d.register(pattern, name, fn, false)
+}
+
+func (d *Dashboard) register(pattern, name string, fn func(r *http.Request) (any, error), cache bool) {
 	d.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		compute := func() (int, []byte) {
 			if d.o.Gate != nil {
@@ -193,7 +211,7 @@ func (d *Dashboard) page(pattern, name string, fn func(r *http.Request) (any, er
 			}
 			return http.StatusOK, d.render(name, v)
 		}
-		if !d.o.Cache {
+		if !cache {
 			status, body := compute()
 			d.write(w, r, status, body)
 			return
@@ -252,7 +270,7 @@ func (r *recorder) Write(b []byte) (int, error) {
 // pays for them).
 var parsePages = sync.OnceValue(func() map[string]*template.Template {
 	pages := map[string]*template.Template{}
-	for _, p := range []string{"overview", "skill", "execution", "decisions", "error"} {
+	for _, p := range []string{"overview", "skill", "execution", "decisions", "team", "error"} {
 		pages[p] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+p+".html"))
 	}
 	return pages

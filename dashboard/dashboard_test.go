@@ -276,3 +276,44 @@ func TestSkillPageStrategies(t *testing.T) {
 
 // absoluteLink finds a link, form or resource given as an absolute path.
 var absoluteLink = regexp.MustCompile(`(?:href|src|action)="/[^"]*"`)
+
+// The team page shows what Options.Team reads (package team in the
+// daemon), escaped; the team database away is a message, not an error;
+// without team.postgres there is no page and no link.
+func TestTeamPage(t *testing.T) {
+	db, home := testDB(t)
+	agg, spread := 84.5, 3.25
+	view := &TeamView{Machines: 2, Rows: []TeamRow{{Skill: "deploy", Kind: "skill", Repository: "github.com/acme/shop",
+		Path: ".claude/skills/deploy/SKILL.md", Version: 2, Hash: "aaaaaaaaaaaa", Grade: "A", Aggregate: &agg, N: 41, Machines: 2, Spread: &spread}},
+		Decisions: []TeamDecisionRow{{Time: t0, Skill: "deploy", Baseline: "bbbbbbbbbbbb", Candidate: "aaaaaaaaaaaa", Outcome: "accept",
+			Words: "better <by> 6 points", DecidedBy: "0123456789abcdef", Machines: 2}}}
+	var fail error
+	d := New(Options{DB: db, Home: home, Cache: true, Team: func(context.Context) (*TeamView, error) { return view, fail }})
+	code, body := page(t, d, "/dashboard/team")
+	for _, want := range []string{`data-skill="deploy" data-machines="2"`, "github.com/acme/shop", `<td class="num runs">41</td>`,
+		"84.5", "3.2", "better &lt;by&gt; 6 points", `aria-current="page">Team</a>`, "2 machines have shipped"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("team page lacks %q", want)
+		}
+	}
+	if code != 200 {
+		t.Fatalf("team page: %d", code)
+	}
+	// Not cached by the local store's generation: the next read shows the
+	// team database's change.
+	view.Rows[0].N = 42
+	if _, body := page(t, d, "/dashboard/team"); !strings.Contains(body, `<td class="num runs">42</td>`) {
+		t.Error("the team page was served from the local cache")
+	}
+	fail = fmt.Errorf("connection refused")
+	if code, body := page(t, d, "/dashboard/team"); code != 200 || !strings.Contains(body, "The team database cannot be read: connection refused") {
+		t.Errorf("team database away: %d %s", code, body)
+	}
+	plain := New(Options{DB: db, Home: home})
+	if code, _ := page(t, plain, "/dashboard/team"); code != 404 {
+		t.Errorf("without team.postgres: %d", code)
+	}
+	if _, body := page(t, plain, "/dashboard/"); strings.Contains(body, ">Team</a>") {
+		t.Error("a Team link without team.postgres")
+	}
+}

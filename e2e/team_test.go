@@ -2,8 +2,12 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/internal/pgtest"
 	"github.com/sepad/sepad/internal/sessiongen"
 	"github.com/sepad/sepad/mutation"
@@ -236,6 +241,7 @@ func TestTeamTwoMachines(t *testing.T) {
 	t.Logf("two machines: %d executions shipped, pooled n %d", want, sumN)
 
 	teamDoctor(t, ms[0])
+	teamDashboard(t, ms[1])
 	// The tables, as people read them.
 	for _, args := range [][]string{{"grades", "--team"}, {"versions", "deploy", "--team"}, {"executions", "--team", "--limit", "5"},
 		{"decisions", "--team"}, {"team", "status"}} {
@@ -268,6 +274,32 @@ func teamDoctor(t *testing.T, m *teamMachine) {
 	out, _, _ := sepad(t, []string{"SEPA_HOME=" + m.home, "SEPA_CONFIG=" + m.config}, nil, "doctor", "--home", m.home)
 	contains(t, out, fmt.Sprintf("OK    the team database is reachable, schema version %d", team.SchemaVersion))
 	contains(t, out, "OK    team shipping: ")
+}
+
+// teamDashboard: the daemon's dashboard has a team page with both
+// machines' runs.
+func teamDashboard(t *testing.T, m *teamMachine) {
+	t.Helper()
+	m.start(t)
+	defer m.d.stop(t)
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", api.SocketPath(m.home))
+	}}}
+	var body []byte
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := c.Get("http://sepad/dashboard/team")
+		if err == nil {
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	contains(t, string(body), `data-skill="deploy" data-machines="2"`)
+	contains(t, string(body), "2 machines have shipped")
 }
 
 // teamCLI runs a sepad command for machine m.

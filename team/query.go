@@ -28,6 +28,10 @@ type GradeRow struct {
 	PromptID   string `json:"prompt_id"`
 	Repository string `json:"repository,omitempty"`
 	Path       string `json:"path,omitempty"`
+	// Spread is the standard deviation of the machines' means (null
+	// with fewer than two machines with scored runs): how much the
+	// machines disagree, beside SD, how much the runs do.
+	Spread *float64 `json:"machine_spread"`
 }
 
 // Grades is `sepad grades --team --json`.
@@ -61,14 +65,15 @@ WITH v AS (
 		coalesce(sum(score_sum) FILTER (WHERE rubric = $1), 0) AS s,
 		coalesce(sum(score_sumsq) FILTER (WHERE rubric = $1), 0) AS ss,
 		max(last_run) AS last_run,
-		sum(calls) AS calls, sum(failed) AS failed
+		sum(calls) AS calls, sum(failed) AS failed,
+		stddev_samp(score_sum / n) FILTER (WHERE rubric = $1 AND n > 0) AS spread
 	FROM sepad_version_stats
 	WHERE $2 = '' OR prompt_id IN (SELECT prompt_id FROM sepad_prompts WHERE name = $2 OR prompt_id = $2)
 	GROUP BY prompt_id, version
 )
 SELECT v.prompt_id, v.version, v.n, v.machines, v.s, v.ss, v.last_run, v.calls, v.failed,
 	p.kind, p.name, p.repository, p.path, ver.first_seen, ver.content IS NOT NULL,
-	coalesce(w.scores, '{}')
+	coalesce(w.scores, '{}'), v.spread
 FROM v
 JOIN sepad_prompts p ON p.prompt_id = v.prompt_id
 LEFT JOIN sepad_versions ver ON ver.prompt_id = v.prompt_id AND ver.hash = v.version
@@ -103,12 +108,16 @@ func (db *DB) Grades(ctx context.Context, o GradesOptions) (*Grades, error) {
 		var scores []float64
 		var known bool
 		if err := rows.Scan(&r.PromptID, &r.Hash, &n, &machines, &sum, &sumsq, &r.lastRun, &calls, &failed,
-			&r.Kind, &r.Skill, &r.Repository, &r.Path, &r.firstSeen, &known, &scores); err != nil {
+			&r.Kind, &r.Skill, &r.Repository, &r.Path, &r.firstSeen, &known, &scores, &r.Spread); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		r.SkillKey, r.Project, r.Machines, r.N, r.ContentKnown = r.PromptID, r.Repository, machines, n, known
 		r.FirstSeen = r.firstSeen
+		if r.Spread != nil {
+			sp := round4(*r.Spread)
+			r.Spread = &sp
+		}
 		if calls > 0 {
 			r.FailRate = round4(float64(failed) / float64(calls))
 		}
@@ -274,10 +283,6 @@ type MachineRow struct {
 type VersionRow struct {
 	GradeRow
 	PerMachine []MachineRow `json:"per_machine"`
-	// Spread is the standard deviation of the machines' means (null with
-	// fewer than two machines with scored runs): how much the machines
-	// disagree, beside SD, how much the runs do.
-	Spread *float64 `json:"machine_spread"`
 }
 
 // Versions is `sepad versions SKILL --team --json`.
@@ -357,9 +362,6 @@ ORDER BY s.version, s.n DESC, s.machine_id`, out.Skill.ID, o.Rubric)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
-	}
-	for i := range out.Versions {
-		out.Versions[i].Spread = spread(out.Versions[i].PerMachine)
 	}
 	return out, nil
 }

@@ -39,6 +39,7 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 		Hook:    &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
 		Cache:   true,
 		Logger:  d.logger,
+		Team:    teamView(d),
 	})
 	if err := srv.Open(ctx); err != nil {
 		if errors.Is(err, api.ErrNotLoopback) {

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/dashboard"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/query"
@@ -342,4 +343,38 @@ func teamDecisions(qf queryFlags, skill string, limit int, stdout io.Writer) err
 			d.Baseline, d.Candidate, d.Outcome, d.Reason, d.Machines, d.DecidedBy[:min(12, len(d.DecidedBy))], d.Words)
 	}
 	return nil
+}
+
+// teamView reads the dashboard's team page from the team database (nil
+// without team.postgres): a connection per page, as the CLI's.
+func teamView(d *daemon) func(ctx context.Context) (*dashboard.TeamView, error) {
+	if d.team == nil {
+		return nil
+	}
+	return func(ctx context.Context) (*dashboard.TeamView, error) {
+		cfg := d.cfg.Load()
+		db, err := team.Open(ctx, teamConfig(cfg))
+		if err != nil {
+			return nil, err
+		}
+		defer db.Close()
+		g, err := db.Grades(ctx, team.GradesOptions{Rubric: rubricOf(cfg), Aggregate: aggregateOptions(cfg)})
+		if err != nil {
+			return nil, err
+		}
+		ds, err := db.TeamDecisions(ctx, "", 50)
+		if err != nil {
+			return nil, err
+		}
+		v := &dashboard.TeamView{Machines: g.Machines}
+		for _, r := range g.Grades {
+			v.Rows = append(v.Rows, dashboard.TeamRow{Skill: r.Skill, Kind: r.Kind, Repository: r.Repository, Path: r.Path,
+				Version: r.Version, Hash: r.Hash, Grade: r.Grade, Aggregate: r.Aggregate, N: r.N, Machines: r.Machines, Spread: r.Spread})
+		}
+		for _, x := range ds {
+			v.Decisions = append(v.Decisions, dashboard.TeamDecisionRow{Time: x.Time, Skill: x.PromptID, Baseline: x.Baseline,
+				Candidate: x.Candidate, Outcome: x.Outcome, Words: x.Words, DecidedBy: x.DecidedBy, Machines: x.Machines})
+		}
+		return v, nil
+	}
 }
