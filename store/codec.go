@@ -12,13 +12,17 @@ import (
 )
 
 // Execution records (bucket executions) are the JSON of Scored, deflated
-// (compress/flate) with the preset dictionary execDict and marked by a
-// first byte execDeflated. JSON records (the first byte '{'), written
-// before, are read as they are, so a database needs no migration.
-// Deflating a record of about 3.6 KB with the dictionary leaves about
-// 0.78 KB (BENCHMARKS.md): the record is most of what the database grows
-// by per execution.
-const execDeflated = 0x01
+// (compress/flate) with a preset dictionary and marked by a first byte
+// that names it: execDeflated2 (execDict2) since rubric 4.0.0's records,
+// execDeflated (execDict) before. Records of either dictionary, and JSON
+// records (the first byte '{') written before both, are read as they
+// are, so a database needs no migration. Deflating a record of about 3.6
+// KB with the dictionary leaves about 0.78 KB (BENCHMARKS.md): the record
+// is most of what the database grows by per execution.
+const (
+	execDeflated  = 0x01
+	execDeflated2 = 0x02
+)
 
 // execLevel is flate's level for execution records: 2 compresses a
 // record within a few percent of the best level (9), at a fraction of its
@@ -26,9 +30,10 @@ const execDeflated = 0x01
 const execLevel = 2
 
 var (
-	execDictBytes = []byte(execDict)
-	execReaders   = sync.Pool{New: func() any {
-		return flate.NewReaderDict(bytes.NewReader(nil), execDictBytes)
+	execDictBytes  = []byte(execDict)
+	execDict2Bytes = []byte(execDict2)
+	execReaders    = sync.Pool{New: func() any {
+		return flate.NewReaderDict(bytes.NewReader(nil), nil)
 	}}
 )
 
@@ -49,9 +54,9 @@ func (c *execCodec) encode(s *Scored) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.Grow(len(data)/3 + 64)
-	b.WriteByte(execDeflated)
+	b.WriteByte(execDeflated2)
 	if c.w == nil {
-		if c.w, err = flate.NewWriterDict(&b, execLevel, execDictBytes); err != nil {
+		if c.w, err = flate.NewWriterDict(&b, execLevel, execDict2Bytes); err != nil {
 			return nil, err
 		}
 	} else {
@@ -83,12 +88,20 @@ func (db *DB) putExec(b *bolt.Bucket, s *Scored) error {
 // execJSON returns the JSON of a stored execution record (v itself when
 // it was stored as JSON).
 func execJSON(v []byte) ([]byte, error) {
-	if len(v) == 0 || v[0] != execDeflated {
+	var dict []byte
+	switch {
+	case len(v) == 0:
+		return v, nil
+	case v[0] == execDeflated2:
+		dict = execDict2Bytes
+	case v[0] == execDeflated:
+		dict = execDictBytes
+	default:
 		return v, nil
 	}
 	r := execReaders.Get().(io.ReadCloser)
 	defer execReaders.Put(r)
-	if err := r.(flate.Resetter).Reset(bytes.NewReader(v[1:]), execDictBytes); err != nil {
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(v[1:]), dict); err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"compress/flate"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -28,6 +29,34 @@ func TestExecDictFrozen(t *testing.T) {
 
 const execDictSHA256 = "bb27f4973abacd829157298201eb465d4f7e8691eba471cb3a5febd9dd006478"
 
+func TestExecDict2Frozen(t *testing.T) {
+	sum := sha256.Sum256([]byte(execDict2))
+	if got := hex.EncodeToString(sum[:]); got != execDict2SHA256 {
+		t.Fatalf("execDict2 changed (sha256 %s): stored records would no longer inflate; add a new dictionary with a new first byte instead", got)
+	}
+}
+
+const execDict2SHA256 = "685a4b67b96f759a871b5a88b9d67fd8b405457000d849d0a0f1f2d62a937e72"
+
+// TestExecDict1RecordsRead: a record deflated with the first dictionary
+// (first byte execDeflated), as databases hold them, still reads.
+func TestExecDict1RecordsRead(t *testing.T) {
+	s := benchScored(7, "deploy", "aaaaaaaaaaaa", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	plain, _ := json.Marshal(&s)
+	var b bytes.Buffer
+	b.WriteByte(execDeflated)
+	w, err := flate.NewWriterDict(&b, execLevel, execDictBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(plain)
+	w.Close()
+	got, err := execJSON(b.Bytes())
+	if err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("a first-dictionary record reads as %d bytes (%v), want its %d of JSON", len(got), err, len(plain))
+	}
+}
+
 func TestExecCodecRoundTrip(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	s := benchScored(7, "deploy", "aaaaaaaaaaaa", t0)
@@ -37,7 +66,7 @@ func TestExecCodecRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain, _ := json.Marshal(&s)
-	if data[0] != execDeflated || len(data)*100 > len(plain)*40 {
+	if data[0] != execDeflated2 || len(data)*100 > len(plain)*40 {
 		t.Errorf("stored %d bytes for %d of JSON (first byte %#x): want deflated to under 40%%", len(data), len(plain), data[0])
 	}
 	for _, v := range [][]byte{data, plain} {
@@ -131,6 +160,7 @@ func FuzzDecodeExec(f *testing.F) {
 	f.Add(data)
 	f.Add(plain)
 	f.Add([]byte{execDeflated})
+	f.Add([]byte{execDeflated2})
 	f.Fuzz(func(t *testing.T, v []byte) {
 		var got Scored
 		_ = decodeExec(v, &got)
