@@ -270,6 +270,10 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 			return Attempt{}, err
 		}
 	}
+	// A mutator costs money: ask none for a file sepad may not write.
+	if err := e.o.Engine.Writable(p.sk); err != nil {
+		return Attempt{}, fmt.Errorf("evolve %s: %w", p.sk.Name, err)
+	}
 	mut := e.o.Mutator(p.sk.Name)
 	a.Mutator = mut.Name()
 	if ro.Auto {

@@ -3,6 +3,7 @@ package evolve
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -278,5 +279,34 @@ func TestEvolveRefusesNewPowers(t *testing.T) {
 				t.Errorf("a refused answer changed the file: %q", r.file())
 			}
 		})
+	}
+}
+
+// TestEvolveOutsideRootsAsksNoMutator: a project used through the plugin
+// alone is watched but not a write root; evolve then asks no mutator,
+// records nothing and says how to let sepad write there.
+func TestEvolveOutsideRootsAsksNoMutator(t *testing.T) {
+	r := newRigTrusted(t, false)
+	if err := os.WriteFile(r.skill, []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := mutation.Hash([]byte(v1))
+	for i := 0; i < 5; i++ {
+		r.run(h, 55, 0.5) // the events make the engine watch the project
+	}
+	r.write(v1)
+	_, err := r.ev.Run(context.Background(), r.key(), RunOptions{})
+	if !errors.Is(err, mutation.ErrOutsideRoots) {
+		t.Fatalf("evolve outside the roots: %v", err)
+	}
+	want := "path is outside the roots sepad may write: run `sepad trust " + r.proj + "`"
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q lacks %q", err, want)
+	}
+	if r.calls() != 0 || len(r.attempts()) != 0 {
+		t.Fatalf("mutator asked %d times, %d attempts recorded", r.calls(), len(r.attempts()))
+	}
+	if r.file() != v1 {
+		t.Fatalf("file changed: %q", r.file())
 	}
 }

@@ -95,6 +95,13 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
+	return newRigTrusted(t, true)
+}
+
+// newRigTrusted is newRig whose project is a write root only when
+// trusted (as after `sepad trust`): without, it is only watched.
+func newRigTrusted(t *testing.T, trusted bool) *rig {
+	t.Helper()
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "proj")
 	skill := filepath.Join(proj, ".claude", "skills", "deploy", "SKILL.md")
@@ -113,6 +120,9 @@ func newRig(t *testing.T) *rig {
 	d.Method, d.MinSamples = mutation.MethodSepa, 5
 	o := mutation.EngineOptions{Decide: d, AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5,
 		ExtraRoots: []string{proj}, Debounce: 20 * time.Millisecond, Now: now, RollbackEdits: mutation.RollbackEditsAuto}
+	if !trusted {
+		o.ExtraRoots = nil
+	}
 	r.e = mutation.NewEngine(db, o)
 	if err := r.e.Open(context.Background()); err != nil {
 		t.Fatal(err)

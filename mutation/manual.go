@@ -3,6 +3,7 @@ package mutation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -141,6 +142,9 @@ func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte,
 	sk, st, h, cur := c.sk, c.st, c.h, c.cur
 	path := skillFile(sk)
 	if err := WriteFileAtomic(path, content, e.WriteRoots()); err != nil {
+		if errors.Is(err, ErrOutsideRoots) {
+			err = fmt.Errorf("%w: %s", err, trustWords(path, sk.Project))
+		}
 		return Record{}, err
 	}
 	hash := Hash(content)

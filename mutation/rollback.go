@@ -94,7 +94,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if !WithinRoots(path, roots) {
 		rec.Kind = KindConflict
 		rec.Words = fmt.Sprintf("%s%s is outside the roots sepad may write (%s): left alone (would have rolled back %s); "+
-			"run `sepad install --project DIR` in its project or add the project to mutation.extra_roots", prefix, path, describeRoots(roots), words)
+			"%s", prefix, path, describeRoots(roots), words, trustWords(path, sk.Project))
 		e.log.Warn("rollback refused: outside the write roots", "skill", sk.Name, "file", path)
 		return e.record(rec)
 	}

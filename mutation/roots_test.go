@@ -54,7 +54,7 @@ func TestEventsDoNotWidenWrites(t *testing.T) {
 	}
 	recs := r.records()
 	last := recs[len(recs)-1]
-	if last.Kind != KindConflict || last.Applied || !strings.Contains(last.Words, "outside the roots sepad may write") || !strings.Contains(last.Words, "sepad install") {
+	if last.Kind != KindConflict || last.Applied || !strings.Contains(last.Words, "outside the roots sepad may write") || !strings.Contains(last.Words, "run `sepad trust "+r.proj+"`") {
 		t.Fatalf("last record %+v", last)
 	}
 

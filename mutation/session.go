@@ -97,7 +97,7 @@ func (e *Engine) rollbackSession(sk *store.Skill, st *SkillState, from, target *
 		case !manual && !e.projectFile(sk, c.path):
 			left = append(left, c.path+" (user-level or above the project: changed only when a person asks, `sepad rollback`)")
 		case !WithinRoots(c.path, roots):
-			left = append(left, c.path+" (outside the roots sepad may write: "+describeRoots(roots)+")")
+			left = append(left, c.path+" (outside the roots sepad may write: "+describeRoots(roots)+"; "+trustWords(c.path, sk.Project)+")")
 		default:
 			todo = append(todo, c)
 		}

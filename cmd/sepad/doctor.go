@@ -56,6 +56,7 @@ func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	d := &doctor{w: stdout}
 	d.checkSettings(*project)
 	d.checkHTTP(*project, h)
+	d.checkTrust(*project, h)
 	d.checkFiles(h)
 	up := d.checkDaemon(h)
 	d.checkVersion(h)

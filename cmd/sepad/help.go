@@ -54,6 +54,7 @@ var helps = map[string]helpText{
 	"status":     {"", "sepad status --json"},
 	"strategies": {"[SKILL]", "sepad strategies deploy"},
 	"team":       {"init | status", "sepad team status --json"},
+	"trust":      {"[DIR]", "sepad trust ~/src/shop"},
 	"uninstall":  {"", "sepad uninstall --user"},
 	"unpin":      {"SKILL", "sepad unpin deploy"},
 	"validity":   {"[SKILL]", "sepad validity fix-tests --json"},

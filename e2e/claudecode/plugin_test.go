@@ -323,3 +323,42 @@ func TestPluginGradesCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginTrustCommand: with the plugin alone, doctor says sepad may
+// not write the project's prompts and names `sepad trust`; /sepad:trust
+// runs it in the project, after which doctor says it may.
+func TestPluginTrustCommand(t *testing.T) {
+	for _, c := range clients(t) {
+		if c.Version != "2.1.328" {
+			continue
+		}
+		e := newEnv(t, c)
+		e.uninstallSettings()
+		e.installPlugin()
+		e.write(".claude/skills/deploy/SKILL.md", deploySkill)
+		out, errOut, _ := e.sepad("doctor")
+		want := "outside the roots sepad may write"
+		if !strings.Contains(out, want) || !strings.Contains(out, "sepad trust "+e.Project) {
+			t.Fatalf("doctor with the plugin alone does not say %q and `sepad trust %s`:\n%s%s", want, e.Project, out, errOut)
+		}
+		e.API.Set("trustcmd", fakeclaude.Script{{Text: "Trusted."}})
+		if out, code := e.claude("-p", "/sepad:trust"); code != 0 {
+			t.Fatalf("claude exited %d:\n%s", code, out)
+		}
+		list, errOut, code := e.sepad("trust", "--list")
+		if code != 0 || strings.TrimSpace(list) != e.Project {
+			t.Fatalf("sepad trust --list after /sepad:trust (exit %d): %q %s", code, list, errOut)
+		}
+		var found bool
+		for _, r := range e.API.Requests() {
+			found = found || strings.Contains(string(r.Body), "sepad may now write prompt files in "+e.Project)
+		}
+		if !found {
+			t.Error("no request holds the output of sepad trust")
+		}
+		out, _, _ = e.sepad("doctor")
+		if !strings.Contains(out, "OK    sepad may write the prompt files in "+e.Project) {
+			t.Errorf("doctor after /sepad:trust:\n%s", out)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/mutation"
+)
+
+func init() {
+	register("trust", "let sepad write prompt files (evolve, rollback) in a project used through the plugin: [DIR] [--remove] [--list]", runTrust)
+}
+
+// runTrust is `sepad trust [DIR]`: it records DIR (default the current
+// directory) in $SEPA_HOME's list of projects sepad may write in, the
+// list `sepad install --project` adds to. The plugin path writes no
+// settings file, so without this a project is read-only to sepad. Only
+// a person running this command decides it: nothing in an event does.
+func runTrust(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("trust", stderr)
+	home := fs.String("home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	remove := fs.Bool("remove", false, "take DIR off the list: sepad no longer writes in it")
+	list := fs.Bool("list", false, "print the projects sepad may write in, one a line")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	h := *home
+	if h == "" {
+		h = hooks.Home()
+	}
+	if *list {
+		if len(pos) > 0 || *remove {
+			return usageErrorf("--list takes no DIR and no --remove")
+		}
+		for _, r := range mutation.InstalledRoots(h) {
+			fmt.Fprintln(stdout, r)
+		}
+		return nil
+	}
+	if len(pos) > 1 {
+		return usageErrorf("trust takes at most one DIR")
+	}
+	dir := "."
+	if len(pos) == 1 {
+		dir = pos[0]
+	}
+	abs, err := trustDir(dir)
+	if err != nil {
+		return err
+	}
+	if *remove {
+		if err := mutation.ForgetInstalledRoot(h, abs); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "sepad no longer writes prompt files in %s (it still records their runs)\n", abs)
+		return nil
+	}
+	if err := mutation.RecordInstalledRoot(h, abs); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sepad may now write prompt files in %s (evolve, rollback, propose); undo with `sepad trust --remove %s`\n", abs, abs)
+	return nil
+}
+
+// errTrustRoot refuses "/" and the home directory: a project is below them.
+var errTrustRoot = errors.New("is not a project directory: sepad never writes in / or your home directory as a whole")
+
+// trustDir resolves dir to the absolute, clean path of an existing
+// directory that is neither a file system root nor the user's home.
+func trustDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", usageErrorf("%s is not a directory", abs)
+	}
+	if abs == filepath.Dir(abs) {
+		return "", fmt.Errorf("%s %w", abs, errTrustRoot)
+	}
+	if uh, err := os.UserHomeDir(); err == nil && filepath.Clean(uh) == abs {
+		return "", fmt.Errorf("%s %w", abs, errTrustRoot)
+	}
+	return abs, nil
+}
