@@ -64,6 +64,11 @@ type Options struct {
 	// session transcript (tokens, cost, calls refused before any hook)
 	// before it is scored; nil reads none.
 	Transcripts *transcript.Tracker
+	// OnStop, if set, is told of the execution a main thread's Stop ends
+	// (the turn's answer, held for the person's verdict) as the Stop is
+	// read, with the Stop's time: sepad's own check after the stop
+	// (package afterstop) starts there. It must not block.
+	OnStop func(x *execution.Execution, at time.Time)
 	// Sleep waits for a lagging transcript (default time.Sleep); tests
 	// step it with Now.
 	Sleep func(time.Duration)

@@ -149,6 +149,11 @@ func (c *Collector) ingest(l line, now time.Time) {
 	// copied in) would otherwise be closed between two batches, in the
 	// middle of its turns, and give other executions than sepad score.
 	c.addExecutions(c.g.AddAt(&ev, now))
+	if c.opts.OnStop != nil && ev.HookEvent == event.Stop && ev.AgentID == "" {
+		if x := c.g.Held(ev.SessionID); x != nil {
+			c.opts.OnStop(x, ev.Time)
+		}
+	}
 }
 
 func (c *Collector) quarantine(l line, reason string, now time.Time) {

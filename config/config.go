@@ -121,6 +121,51 @@ type Outcome struct {
 	// Bash call runs: a match is a verification run (a test run), beside
 	// the default runners.
 	Verify []string `yaml:"verify"`
+	// AfterStop is the check sepad runs itself in a project after an
+	// execution that changed its files (docs/outcome.md, "Checking for
+	// yourself"); off while no project is listed.
+	AfterStop AfterStop `yaml:"after_stop"`
+}
+
+// AfterStop is outcome.after_stop.
+type AfterStop struct {
+	// Projects maps a project's directory (an absolute path, or ~/…) to
+	// the command run there, as a list of words (no shell: write [sh, -c,
+	// "…"] for one). Only a project sepad install recorded runs it.
+	Projects map[string][]string `yaml:"projects"`
+	// Timeout bounds one run; the command and its children are killed at
+	// it.
+	Timeout time.Duration `yaml:"timeout"`
+	// MaxOutput bounds the bytes of output kept (the first quarter and
+	// the last three quarters).
+	MaxOutput int `yaml:"max_output"`
+}
+
+// AfterStopFor returns the after_stop command configured for project
+// (an absolute path), and the configured directory it runs in: the
+// listed project that is project or holds it (the longest wins).
+func (c *Config) AfterStopFor(project string) (dir string, cmd []string) {
+	if project == "" || !filepath.IsAbs(project) {
+		return "", nil
+	}
+	project = filepath.Clean(project)
+	for p, words := range c.Outcome.AfterStop.Projects {
+		p = expandHome(p)
+		if (project == p || strings.HasPrefix(project, p+string(filepath.Separator))) && len(p) > len(dir) {
+			dir, cmd = p, words
+		}
+	}
+	return dir, cmd
+}
+
+// expandHome reads a leading ~/ as the user's home directory, and cleans.
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[1:])
+		}
+	}
+	return filepath.Clean(p)
 }
 
 // Hook configures `sepad hook`.
@@ -351,6 +396,11 @@ func (c *Config) clone() Config {
 	out.Collector.ExtraFiles = append([]string(nil), c.Collector.ExtraFiles...)
 	out.Mutation.ExtraRoots = append([]string(nil), c.Mutation.ExtraRoots...)
 	out.Mutation.Mutator = append([]string(nil), c.Mutation.Mutator...)
+	out.Outcome.Verify = append([]string(nil), c.Outcome.Verify...)
+	out.Outcome.AfterStop.Projects = map[string][]string{}
+	for k, v := range c.Outcome.AfterStop.Projects {
+		out.Outcome.AfterStop.Projects[k] = append([]string(nil), v...)
+	}
 	out.SkillMutation = map[string]MutationOverride{}
 	for k, v := range c.SkillMutation {
 		out.SkillMutation[k] = v

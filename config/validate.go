@@ -116,6 +116,9 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	if err := validatePatterns(c.Outcome.Verify, "outcome.verify", bad); err != nil {
 		return err
 	}
+	if err := c.Outcome.AfterStop.validate(bad); err != nil {
+		return err
+	}
 	if err := c.Team.validate(bad); err != nil {
 		return err
 	}
@@ -180,6 +183,34 @@ func (t *Team) validate(bad func(key, format string, a ...any) error) error {
 	}
 	if strings.TrimSpace(t.Person) == "" {
 		return bad("team.person", "must be auto, off or a name")
+	}
+	return nil
+}
+
+// validate checks outcome.after_stop: each project an absolute path (or
+// ~/…) that is not the file system's root or the home directory, each
+// command a non-empty list of words; the bounds positive.
+func (a AfterStop) validate(bad func(key, format string, a ...any) error) error {
+	switch {
+	case a.Timeout <= 0:
+		return bad("outcome.after_stop.timeout", "must be a positive duration (a run is killed at it)")
+	case a.MaxOutput < 1024:
+		return bad("outcome.after_stop.max_output", "must be at least 1024 bytes, got %d", a.MaxOutput)
+	}
+	home, _ := os.UserHomeDir()
+	for p, cmd := range a.Projects {
+		key := "outcome.after_stop.projects." + p
+		dir := expandHome(p)
+		switch {
+		case !filepath.IsAbs(dir):
+			return bad(key, "%q is not an absolute path (nor ~/…): name the project's directory", p)
+		case dir == filepath.Dir(dir):
+			return bad(key, "%q is the root of the file system: name a project's directory", p)
+		case home != "" && dir == filepath.Clean(home):
+			return bad(key, "%q is the home directory: name a project's directory", p)
+		case len(cmd) == 0 || strings.TrimSpace(cmd[0]) == "":
+			return bad(key, "the command is empty: a list of words such as [go, test, ./...]")
+		}
 	}
 	return nil
 }

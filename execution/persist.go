@@ -38,6 +38,18 @@ func (g *Grouper) CloseIdle(now time.Time, idle time.Duration) []Execution {
 	return out
 }
 
+// Held returns the execution a main thread's last Stop holds for the
+// person's verdict (the turn's answer), nil when none: a shallow copy,
+// to read before the next event.
+func (g *Grouper) Held(session string) *Execution {
+	t := g.threads[threadKey(session, "")]
+	if t == nil || t.Pending == nil {
+		return nil
+	}
+	x := *t.Pending
+	return &x
+}
+
 // Open reports how many threads hold an open or pending execution.
 func (g *Grouper) Open() int { return len(g.threads) }
 

@@ -54,6 +54,9 @@ type Run struct {
 	// Selection is the run's test selection as written (go test -run,
 	// pytest -k, …); "" runs them all.
 	Selection string `json:"selection,omitempty"`
+	// AfterStop marks sepad's own check after the execution
+	// (outcome.after_stop): Call is then one past the last call.
+	AfterStop bool `json:"after_stop,omitempty"`
 	filter    *Filter
 }
 
@@ -199,6 +202,9 @@ type Report struct {
 	// alone could decide is Unknown, neither borne out nor unsupported
 	// (docs/import.md, "Unknown outcome, not failed").
 	Unknown []UnknownCall `json:"unknown,omitempty"`
+	// AfterStop is sepad's own check after the execution, when one ran
+	// (its output an excerpt); an observed one is also the last of Runs.
+	AfterStop *Check `json:"after_stop,omitempty"`
 
 	edits []int // the indices of the edits
 }
@@ -240,7 +246,7 @@ func unknownWords(u *UnknownCall) string {
 
 // Any reports whether the report holds evidence: runs, edits or claims.
 func (r *Report) Any() bool {
-	return r != nil && (len(r.Runs) > 0 || r.Edits > 0 || len(r.Claims) > 0)
+	return r != nil && (len(r.Runs) > 0 || r.Edits > 0 || len(r.Claims) > 0 || r.AfterStop != nil)
 }
 
 // IsFixed reports whether call i is a failed run that was fixed.
@@ -280,7 +286,9 @@ func changesFiles(tool string) bool {
 
 // Analyze reads x's verification runs, edits and final claims with the
 // configured rules r (nil: the defaults only).
-func Analyze(x *execution.Execution, r *Rules) *Report {
+func Analyze(x *execution.Execution, r *Rules) *Report { return analyze(x, r, nil) }
+
+func analyze(x *execution.Execution, r *Rules, chk *Check) *Report {
 	rep := &Report{LastEdit: -1}
 	if x == nil {
 		rep.State = NoEdits
@@ -315,6 +323,9 @@ func Analyze(x *execution.Execution, r *Rules) *Report {
 		}
 		run.Passed, run.Vacuous, run.Why, run.FailedTests = readResult(c, masked)
 		rep.Runs = append(rep.Runs, run)
+	}
+	if chk.Observed() {
+		rep.Runs = append(rep.Runs, checkRun(chk, len(x.Calls), r))
 	}
 	rep.settle()
 	rep.Claims = checkClaims(x, rep)
@@ -495,6 +506,9 @@ func kindWord(k string) string {
 
 func runWords(r *Run) string {
 	s := fmt.Sprintf("call %d, %s", r.Call, r.Runner)
+	if r.AfterStop {
+		s = "sepad's own check after the stop, " + r.Runner
+	}
 	if r.Selection != "" {
 		s += " " + r.Selection
 	}

@@ -43,6 +43,9 @@ func (r *Report) Words() []string {
 	default:
 		out = append(out, r.Detail)
 	}
+	if r.AfterStop != nil && !r.AfterStop.Observed() {
+		out = append(out, r.AfterStop.Words())
+	}
 	if r.Admission != "" {
 		out = append(out, fmt.Sprintf("the answer says the work failed: %q", r.Admission))
 	}

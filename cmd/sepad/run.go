@@ -14,11 +14,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sepad/sepad/afterstop"
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evolve"
-	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
@@ -120,6 +120,8 @@ type daemon struct {
 	watch *fswatch.Watcher
 	// retention applies collector.retention (retention.go).
 	retention *retention
+	// after runs outcome.after_stop's checks (afterstop.go).
+	after *afterstop.Runner
 	// tracker reads transcripts (nil when collector.transcripts is off);
 	// a reload gives it the new prices.
 	tracker *transcript.Tracker
@@ -158,6 +160,12 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		d.db.Close()
 		return nil, err
 	}
+	d.after = newAfterStop(d, logger)
+	if err := d.after.Open(ctx); err != nil {
+		d.watch.Close()
+		d.db.Close()
+		return nil, err
+	}
 	d.col = collector.New(d.db, collector.Options{
 		Home:          d.home,
 		ExtraFiles:    cfg.Collector.ExtraFiles,
@@ -167,6 +175,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		IdleTimeout:   cfg.Collector.IdleTimeout,
 		RotateBytes:   cfg.Collector.RotateBytes,
 		Score:         d.score,
+		OnStop:        d.afterStopped,
 		Logger:        logger,
 		Transcripts:   d.tracker,
 		OnCommit: func(ci collector.CommitInfo) {
@@ -240,9 +249,6 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 }
 
 // score scores an execution with the configuration in force (SIGHUP swaps it).
-func (d *daemon) score(x *execution.Execution) fitness.Result {
-	return scoreExecution(d.cfg.Load(), d.weights, x)
-}
 
 // reload reads the configuration again (SIGHUP). What the daemon reads
 // as it goes takes effect at once (liveKeys); the rest was given to its
@@ -269,7 +275,7 @@ func (d *daemon) reload(logger *slog.Logger) {
 // prefix: limits and checks when it scores, prices when it reads a
 // transcript, retention at its daily pass, and automatic evolution's
 // settings when it considers a skill. docs/install.md lists them.
-var liveKeys = []string{"max_expected", "default_complexity", "skills", "pricing.",
+var liveKeys = []string{"max_expected", "default_complexity", "skills", "pricing.", "outcome.after_stop.",
 	"collector.retention", "mutation.evolve", "mutation.evolve_below", "mutation.mutator", "mutation.claude", "mutation.mutator_timeout"}
 
 // splitReload sorts changed keys into those a reload applies and those
@@ -306,6 +312,9 @@ func (d *daemon) Close() error {
 	if d.api != nil {
 		errs = append(errs, d.api.Close())
 	}
+	// The checks still running are killed first: the collector, scoring
+	// their executions as it commits, does not wait for them.
+	errs = append(errs, d.after.Close())
 	if d.col != nil {
 		errs = append(errs, d.col.Close())
 	}
