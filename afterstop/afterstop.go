@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/outcome"
 )
 
 // Plan is what the configuration says for one project.
@@ -73,7 +72,7 @@ type job struct {
 	id     string
 	done   chan struct{}
 	cancel context.CancelFunc
-	chk    *outcome.Check
+	chk    *execution.Check
 	// superseded: a later Stop in the same directory cancelled it; its
 	// result says nothing of the project as the execution left it.
 	superseded bool
@@ -208,9 +207,10 @@ func (r *Runner) Stopped(x *execution.Execution, at time.Time) error {
 }
 
 // Take returns the check of execution id and forgets it: nil when none
-// started or a later Stop superseded it. A check still running is waited
-// for, at most until its bound (or Close, or ctx).
-func (r *Runner) Take(ctx context.Context, id string) *outcome.Check {
+// started or a later Stop superseded it; its output cut to the excerpt
+// kept with an execution (execution.MaxCheckOutput). A check still
+// running is waited for, at most until its bound (or Close, or ctx).
+func (r *Runner) Take(ctx context.Context, id string) *execution.Check {
 	if r == nil {
 		return nil
 	}
@@ -236,10 +236,25 @@ func (r *Runner) Take(ctx context.Context, id string) *outcome.Check {
 			}
 		}
 	}
-	if j.superseded {
+	if j.superseded || j.chk == nil {
 		return nil
 	}
-	return j.chk
+	chk := *j.chk
+	if len(chk.Output) > execution.MaxCheckOutput {
+		chk.Output, chk.Truncated = excerpt(chk.Output, execution.MaxCheckOutput), true
+	}
+	return &chk
+}
+
+// excerpt keeps the first quarter and the last three quarters of n bytes
+// of s, where runners print their summaries, "\n…\n" between.
+func excerpt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head := n / 4
+	tail := n - head - len("\n…\n")
+	return strings.ToValidUTF8(s[:head], "") + "\n…\n" + strings.ToValidUTF8(s[len(s)-tail:], "")
 }
 
 // installed reports whether dir is an installed project or below one.
@@ -262,8 +277,8 @@ func installed(dir string, roots func() []string) bool {
 const waitDelay = 2 * time.Second
 
 // run runs p's command in p.Dir until it exits or ctx ends.
-func run(ctx context.Context, p Plan, now time.Time) *outcome.Check {
-	chk := &outcome.Check{Command: strings.Join(p.Command, " "), Dir: p.Dir, ExitCode: -1, Started: now.UTC()}
+func run(ctx context.Context, p Plan, now time.Time) *execution.Check {
+	chk := &execution.Check{Command: strings.Join(p.Command, " "), Dir: p.Dir, ExitCode: -1, Started: now.UTC()}
 	out := newBounded(p.MaxOutput)
 	cmd := exec.CommandContext(ctx, p.Command[0], p.Command[1:]...)
 	cmd.Dir = p.Dir

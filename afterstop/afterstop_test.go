@@ -126,7 +126,7 @@ func TestHugeOutputTruncated(t *testing.T) {
 	if chk == nil || chk.ExitCode != 0 || !chk.Truncated {
 		t.Fatalf("check %+v", chk)
 	}
-	if n := len(chk.Output); n > 8192+8 || !strings.HasPrefix(chk.Output, "BEGIN\n") || !strings.HasSuffix(chk.Output, "\nEND\n") || !strings.Contains(chk.Output, "\n…\n") {
+	if n := len(chk.Output); n > execution.MaxCheckOutput || !strings.HasPrefix(chk.Output, "BEGIN\n") || !strings.HasSuffix(chk.Output, "\nEND\n") || !strings.Contains(chk.Output, "\n…\n") {
 		t.Errorf("output of %d bytes: %q … %q", n, chk.Output[:20], chk.Output[max(0, n-20):])
 	}
 }

@@ -69,6 +69,11 @@ type Options struct {
 	// read, with the Stop's time: sepad's own check after the stop
 	// (package afterstop) starts there. It must not block.
 	OnStop func(x *execution.Execution, at time.Time)
+	// Checked, if set, gives a closed execution sepad's own check after
+	// its Stop (nil: none), before it is scored: the check is stored with
+	// the execution. It may wait for a check still running, within the
+	// check's bound.
+	Checked func(x *execution.Execution) *execution.Check
 	// Sleep waits for a lagging transcript (default time.Sleep); tests
 	// step it with Now.
 	Sleep func(time.Duration)

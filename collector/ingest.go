@@ -171,6 +171,9 @@ func (c *Collector) addExecutions(xs []execution.Execution) {
 	for i := range xs {
 		x := xs[i]
 		c.enrich(&x)
+		if c.opts.Checked != nil {
+			x.AfterStop = c.opts.Checked(&x)
+		}
 		c.batch.Executions = append(c.batch.Executions, c.scored(x))
 	}
 }

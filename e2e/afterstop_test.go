@@ -156,7 +156,7 @@ func TestAfterStop(t *testing.T) {
 	turn("sess-noisy", noisy, "Done.", nil)
 	noisyX := explain("sess-noisy")
 	if a := noisyX.Outcome.AfterStop; a == nil || a.ExitCode != 0 || !a.Truncated || !strings.HasPrefix(a.Output, "BEGIN") ||
-		!strings.HasSuffix(a.Output, "ok done\n") || len(a.Output) > 2100 {
+		!strings.HasSuffix(a.Output, "ok done\n") || len(a.Output) > 4096 {
 		t.Errorf("noisy: %+v", noisyX.Outcome)
 	}
 

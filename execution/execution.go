@@ -110,6 +110,9 @@ type Execution struct {
 	Corrections int             `json:"corrections,omitempty"`
 	Acceptances int             `json:"acceptances,omitempty"`
 	Verdicts    []VerdictRecord `json:"verdicts,omitempty"`
+	// AfterStop is sepad's own check of the project after the execution
+	// (outcome.after_stop), when one ran; nil otherwise.
+	AfterStop *Check `json:"after_stop,omitempty"`
 	// Repairs counts the turns that repaired this execution's answer
 	// after a correction: their calls and output are this execution's
 	// (docs/executions.md, "The person's verdict").

@@ -202,9 +202,10 @@ type Report struct {
 	// alone could decide is Unknown, neither borne out nor unsupported
 	// (docs/import.md, "Unknown outcome, not failed").
 	Unknown []UnknownCall `json:"unknown,omitempty"`
-	// AfterStop is sepad's own check after the execution, when one ran
-	// (its output an excerpt); an observed one is also the last of Runs.
-	AfterStop *Check `json:"after_stop,omitempty"`
+	// AfterStop is sepad's own check after the execution
+	// (execution.AfterStop), when one ran; an observed one is also the
+	// last of Runs.
+	AfterStop *execution.Check `json:"after_stop,omitempty"`
 
 	edits []int // the indices of the edits
 }
@@ -286,9 +287,11 @@ func changesFiles(tool string) bool {
 
 // Analyze reads x's verification runs, edits and final claims with the
 // configured rules r (nil: the defaults only).
-func Analyze(x *execution.Execution, r *Rules) *Report { return analyze(x, r, nil) }
-
-func analyze(x *execution.Execution, r *Rules, chk *Check) *Report {
+//
+// sepad's own check after the execution (x.AfterStop, outcome.after_stop),
+// when it ran to its end, is the last verification run: after every call,
+// so after the last edit.
+func Analyze(x *execution.Execution, r *Rules) *Report {
 	rep := &Report{LastEdit: -1}
 	if x == nil {
 		rep.State = NoEdits
@@ -324,8 +327,8 @@ func analyze(x *execution.Execution, r *Rules, chk *Check) *Report {
 		run.Passed, run.Vacuous, run.Why, run.FailedTests = readResult(c, masked)
 		rep.Runs = append(rep.Runs, run)
 	}
-	if chk.Observed() {
-		rep.Runs = append(rep.Runs, checkRun(chk, len(x.Calls), r))
+	if rep.AfterStop = x.AfterStop; x.AfterStop.Observed() {
+		rep.Runs = append(rep.Runs, checkRun(x.AfterStop, len(x.Calls), r))
 	}
 	rep.settle()
 	rep.Claims = checkClaims(x, rep)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sepad/sepad/afterstop"
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
 )
 
@@ -43,8 +42,9 @@ func (d *daemon) afterStopped(x *execution.Execution, at time.Time) {
 	}
 }
 
-// score scores an execution the collector closed, with its after_stop
-// check: waited for while it runs (at most its bound; Close kills it).
-func (d *daemon) score(x *execution.Execution) fitness.Result {
-	return scoreChecked(d.cfg.Load(), d.weights, x, d.after.Take(context.Background(), x.ID))
+// afterStopCheck is the check of an execution the collector closed,
+// waited for while it runs (at most its bound; Close kills it): nil when
+// none ran.
+func (d *daemon) afterStopCheck(x *execution.Execution) *execution.Check {
+	return d.after.Take(context.Background(), x.ID)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evolve"
+	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
@@ -176,6 +177,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		RotateBytes:   cfg.Collector.RotateBytes,
 		Score:         d.score,
 		OnStop:        d.afterStopped,
+		Checked:       d.afterStopCheck,
 		Logger:        logger,
 		Transcripts:   d.tracker,
 		OnCommit: func(ci collector.CommitInfo) {
@@ -249,6 +251,9 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 }
 
 // score scores an execution with the configuration in force (SIGHUP swaps it).
+func (d *daemon) score(x *execution.Execution) fitness.Result {
+	return scoreExecution(d.cfg.Load(), d.weights, x)
+}
 
 // reload reads the configuration again (SIGHUP). What the daemon reads
 // as it goes takes effect at once (liveKeys); the rest was given to its

@@ -61,14 +61,8 @@ func rubricOf(cfg *config.Config) string { return fitness.RubricFor(weightsOf(cf
 // and the optional signals' weights w (fixed for a daemon's life: they
 // are its rubric version).
 func scoreExecution(cfg *config.Config, w fitness.OptionalWeights, x *execution.Execution) fitness.Result {
-	return scoreChecked(cfg, w, x, nil)
-}
-
-// scoreChecked is scoreExecution with sepad's own check after the
-// execution (outcome.after_stop; nil: none ran).
-func scoreChecked(cfg *config.Config, w fitness.OptionalWeights, x *execution.Execution, chk *outcome.Check) fitness.Result {
 	_, lim := cfg.LimitFor(x.Skill)
-	ex := fitness.Extra{Weights: w, Verify: rulesOf(cfg, x.Skill), AfterStop: chk}
+	ex := fitness.Extra{Weights: w, Verify: rulesOf(cfg, x.Skill)}
 	if cs := cfg.ChecksFor(x.Skill); len(cs) > 0 {
 		in := checks.Input{Output: x.Output, HasOutput: x.HasOutput}
 		switch {
