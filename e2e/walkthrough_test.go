@@ -142,6 +142,12 @@ func TestNewUserWalkthrough(t *testing.T) {
 		"evolve":     {{[]string{"evolve", "deploy", "--dry-run"}, "POST /v1/skills/{skill}/evolve", 2, 0, "=== BEGIN CURRENT TEXT ==="}},
 		// Not a plugin's skill: refused in one line, with or without --json.
 		"eval": {{[]string{"eval", "deploy", "--claude", filepath.Join(dir, "no-claude")}, "-", 0, 1, ""}},
+		// No label, correction or eval yet (the labels are writes, below):
+		// it says how to get verdicts.
+		"validity": {{[]string{"validity", "deploy"}, "GET /v1/validity", 0, 0, "No verdicts on deploy's executions yet: label some"}},
+		// No team database configured: refused in one line naming the
+		// key to set, with or without --json.
+		"team": {{[]string{"team", "status"}, "-", 0, 1, ""}, {[]string{"team", "init"}, "-", 0, 1, ""}},
 		// The writes run below, each once without and once with --json.
 		"propose": nil, "reject": nil, "rollback": nil, "accept": nil, "pin": nil, "unpin": nil, "prune": nil, "forget": nil,
 		// Run by the walk-through itself: hook (every event above went
@@ -151,7 +157,7 @@ func TestNewUserWalkthrough(t *testing.T) {
 	}
 	order := []string{"version", "help", "status", "grades", "api", "versions", "show", "diff", "history", "executions", "explain",
 		"sessions", "quarantine", "decisions", "notices", "strategies", "completion", "config", "doctor", "install", "uninstall",
-		"score", "import", "reload", "run", "dashboard", "export", "evolve", "eval"}
+		"score", "import", "reload", "run", "dashboard", "export", "evolve", "eval", "validity", "team"}
 
 	help, _, _ := sepad(t, env, nil, "help")
 	sc := bufio.NewScanner(strings.NewReader(help))
