@@ -13,7 +13,8 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo exit %d: %s\n%s", code, errOut, out)
 	}
-	for _, want := range []string{"rejected (", "accepted (", "rolled back by a safety rule (grade_f)", "Grades per skill version", "One execution explained", "tool_success_rate"} {
+	for _, want := range []string{"v2 rejected: ", "v3 accepted: ", "worse than v1 with 95% confidence", "rolled back by a safety rule: v2 scored",
+		"back to v1, its parent", "Grades per skill version", "One execution explained", "tool_success_rate"} {
 		contains(t, out, want)
 	}
 	if n := strings.Count(out, "✓"); n != 3 {
@@ -66,8 +67,13 @@ func TestVersionCommandsOnDemoState(t *testing.T) {
 		t.Fatalf("diff: %d %q", code, out)
 	}
 	out, _, code = sepad(t, env, nil, "decisions", "--home", home)
-	if code != 0 || !strings.Contains(out, "worse_with_confidence") || !strings.Contains(out, "grade_f") {
+	if code != 0 || !strings.Contains(out, "worse than v1 with 95% confidence") || !strings.Contains(out, "(F) over 5 runs") {
 		t.Fatalf("decisions: %d %q", code, out)
+	}
+	// The rule ids and the test's statistics are one flag away.
+	out, _, code = sepad(t, env, nil, "decisions", "-v", "--home", home)
+	if code != 0 || !strings.Contains(out, "worse_with_confidence") || !strings.Contains(out, "grade_f") || !strings.Contains(out, "its z ") {
+		t.Fatalf("decisions -v: %d %q", code, out)
 	}
 	// A proposal that drops the baseline's heading is refused, naming the rule.
 	bad := filepath.Join(tmp, "bad.md")

@@ -134,7 +134,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{1, ""},
 		{0, `"source": "proposal"`},
 		{0, `"seq": `},
-		{0, "manual_accept"},
+		{0, "accepted by hand as the baseline"},
 		{0, `"evaluation_label": "rejected"`},
 		{0, "success 0.68 by model m1: silver"},
 		{1, ""},
@@ -156,7 +156,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 	checkDocumented(t, "POST /v1/skills/{skill}/rollback, /accept, /reject, /propose", 0, up[7].stdout)
 	checkDocumented(t, "GET /v1/decisions", 0, up[11].stdout)
 	checkDocumented(t, "POST /v1/executions/{id}/label", 0, up[13].stdout)
-	contains(t, up[14].stdout, "sft: eligible; preference: not eligible (score below 0.7)")
+	contains(t, up[14].stdout, "as training data: usable for fine-tuning (export --format sft), not usable (score below 0.7) for preference pairs")
 	contains(t, up[15].stderr, `no execution "nope"`)
 	contains(t, up[20].stderr, `no skill named "deploy"`)
 	contains(t, up[4].stderr, "nothing to do: the file already holds v1")

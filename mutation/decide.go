@@ -219,22 +219,22 @@ func Decide(skillKey, baseHash, candHash string, base, cand Sample, o Options) D
 	case cand.N < o.MinSamples:
 		d.Outcome, d.Reason = Undecided, ReasonTooFew
 		d.NeededMore = max(o.MinSamples-cand.N, 0)
-		d.Words = fmt.Sprintf("waiting for %d scored executions of each version (baseline %d, candidate %d): needs about %d more runs",
-			o.MinSamples, base.N, cand.N, d.NeededMore)
+		d.Words = fmt.Sprintf("waiting for %d scored executions of each version (baseline %d, candidate %d): needs about %s",
+			o.MinSamples, base.N, cand.N, MoreRuns(d.NeededMore))
 		return plainWords(d)
 	case base.N < 2 && cand.N >= o.MaxSamples:
 		// The baseline stopped running when the candidate replaced it:
 		// it will never have the runs to compare with.
 		d.Outcome, d.Reason, d.ThinBaseline = Accept, ReasonSettled, true
 		d.Delta = round2(cand.Mean - base.Mean)
-		d.Words = fmt.Sprintf("settled at max_samples: the candidate held %.2f over %d runs; the baseline has %d run(s), too few to compare with (min_samples %d), and cannot gain more while the candidate is in the file: the candidate becomes the baseline",
-			cand.Mean, cand.N, base.N, o.MinSamples)
+		d.Words = fmt.Sprintf("settled: the candidate held %.2f over %d runs; the baseline has %s, too few to compare with (at least %d are needed), and cannot gain more while the candidate is in the file: the candidate becomes the baseline",
+			cand.Mean, cand.N, runsWord(base.N), o.MinSamples)
 		return plainWords(d)
 	case base.N < 2:
 		d.Outcome, d.Reason, d.ThinBaseline = Undecided, ReasonThinBaseline, true
 		d.NeededMore = o.MaxSamples - cand.N
-		d.Words = fmt.Sprintf("the baseline has %d run(s), too few to compare with (min_samples %d): the candidate is settled at max_samples %d; needs about %d more runs",
-			base.N, o.MinSamples, o.MaxSamples, d.NeededMore)
+		d.Words = fmt.Sprintf("the baseline has %s, too few to compare with (at least %d are needed): the candidate is settled after %d runs; needs about %s",
+			runsWord(base.N), o.MinSamples, o.MaxSamples, MoreRuns(d.NeededMore))
 		return plainWords(d)
 	}
 	if o.Method == MethodSepa {

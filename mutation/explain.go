@@ -25,7 +25,8 @@ type SignalMean struct {
 // SignalDiff is one signal's difference between candidate and baseline:
 // Delta in the signal's own 0-1 measure, Points in score points. The
 // Points of a decision's signals sum to the difference of the versions'
-// mean scores over all their runs.
+// mean scores over all their runs, less any optional signal only one of
+// them had (left out of the comparison).
 type SignalDiff struct {
 	Signal    string  `json:"signal"`
 	Baseline  float64 `json:"baseline"`
@@ -48,8 +49,6 @@ func signalDiffs(base, cand []SignalMean) []SignalDiff {
 	for _, s := range base {
 		bm[s.Signal] = s
 	}
-	// An optional signal (checks, label) one version has and the other
-	// lacks counts as absent there: its points are the difference.
 	cands := append([]SignalMean(nil), cand...)
 	for _, b := range base {
 		if !slices.ContainsFunc(cand, func(c SignalMean) bool { return c.Signal == b.Signal }) {
@@ -60,6 +59,12 @@ func signalDiffs(base, cand []SignalMean) []SignalDiff {
 	for _, c := range cands {
 		b := bm[c.Signal]
 		if b.Present == 0 && c.Present == 0 {
+			continue
+		}
+		// An optional signal (a label, checks, a verdict) that one version
+		// never had is left out: a version never labelled is not charged
+		// the label its baseline had (issue 36 item 3).
+		if optionalSignal(c.Signal) && (b.Present == 0 || c.Present == 0) {
 			continue
 		}
 		d := SignalDiff{Signal: c.Signal, Baseline: round4(b.SubScore), Candidate: round4(c.SubScore),
@@ -120,12 +125,16 @@ func explain(d *Decision, o Options) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %s vs %s's %s (%s", cand, verdict, plain(d.CandidateMean, 1), base, plain(d.BaselineMean, 1), signed(d.Delta, 1))
-	if d.Interval != [2]float64{} {
+	if sensibleInterval(d.Interval) {
 		fmt.Fprintf(&b, ", %.0f%% interval %s … %s", 100*o.Confidence, signed(d.Interval[0], 1), signed(d.Interval[1], 1))
 	}
-	fmt.Fprintf(&b, ") after %d and %d runs; rule: %s", d.CandidateN, d.BaselineN, d.Rule)
+	fmt.Fprintf(&b, ") after %d and %d runs", d.CandidateN, d.BaselineN)
+	if d.Interval != [2]float64{} && !sensibleInterval(d.Interval) {
+		fmt.Fprintf(&b, "; not enough runs to compare yet (%d and %d)", d.CandidateN, d.BaselineN)
+	}
+	fmt.Fprintf(&b, "; %s", plainRule(d, o, base))
 	if d.Outcome == Undecided && d.NeededMore > 0 {
-		fmt.Fprintf(&b, "; needs about %d more runs", d.NeededMore)
+		fmt.Fprintf(&b, "; needs about %s", MoreRuns(d.NeededMore))
 	}
 	var sigs []string
 	for _, s := range d.Signals {
@@ -138,7 +147,7 @@ func explain(d *Decision, o Options) string {
 				}
 				return fmt.Sprintf("%s (%d runs)", plain(v, 2), n)
 			}
-			sigs = append(sigs, fmt.Sprintf("%s %s vs %s", s.Signal, side(s.Candidate, s.CandidateRuns), side(s.Baseline, s.BaselineRuns)))
+			sigs = append(sigs, fmt.Sprintf("%s %s vs %s", SignalLabel(s.Signal), side(s.Candidate, s.CandidateRuns), side(s.Baseline, s.BaselineRuns)))
 			continue
 		}
 		if math.Abs(s.Points) < 0.05 || len(sigs) == 3 {
@@ -148,12 +157,74 @@ func explain(d *Decision, o Options) string {
 		if math.Abs(s.Points) < 1.05 {
 			unit = "pt"
 		}
-		sigs = append(sigs, fmt.Sprintf("%s %s = %s %s", s.Signal, signed(s.Delta, 2), signed(s.Points, 1), unit))
+		sigs = append(sigs, fmt.Sprintf("%s %s = %s %s", SignalLabel(s.Signal), signed(s.Delta, 2), signed(s.Points, 1), unit))
 	}
 	if len(sigs) > 0 {
 		b.WriteString("; " + strings.Join(sigs, ", "))
 	}
 	return b.String()
+}
+
+// MoreRuns says "1 more run" or "n more runs".
+func MoreRuns(n int) string {
+	if n == 1 {
+		return "1 more run"
+	}
+	return fmt.Sprintf("%d more runs", n)
+}
+
+// runsWord says "1 run" or "n runs".
+func runsWord(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+// sensibleInterval reports whether an interval on a difference of 0-100
+// scores is worth printing: one wider than the scale says only that the
+// runs are too few.
+func sensibleInterval(iv [2]float64) bool {
+	return iv != [2]float64{} && iv[0] >= -100 && iv[1] <= 100
+}
+
+// SignalLabel is a fitness signal's name for a person. Every signal reads
+// "higher is better", as its points do: error_rate's value is one minus
+// the error rate, so it is called "error-free".
+func SignalLabel(name string) string {
+	switch name {
+	case fitness.SignalErrorRate:
+		return "error-free"
+	case fitness.SignalStructure:
+		return "structure"
+	}
+	return strings.ReplaceAll(name, "_", " ")
+}
+
+// plainRule says in a sentence, without statistics, why a decision went
+// the way it did; ruleWords (the record's rule field) has the numbers.
+func plainRule(d *Decision, o Options, base string) string {
+	conf := fmt.Sprintf("%.0f%%", 100*o.Confidence)
+	if d.Method == MethodSepa {
+		switch d.Reason {
+		case ReasonSignificant:
+			return "it beats " + base + " by more than 5 points"
+		case ReasonMarginal:
+			return "it beats " + base
+		case ReasonExploration:
+			return fmt.Sprintf("it is less than 3 points behind %s, so it may be kept to explore (%.0f%% of the time)", base, 100*o.Exploration)
+		}
+		return "it is 3 or more points behind " + base
+	}
+	switch d.Reason {
+	case ReasonBetter:
+		return fmt.Sprintf("better than %s with %s confidence", base, conf)
+	case ReasonWorse:
+		return fmt.Sprintf("worse than %s with %s confidence", base, conf)
+	case ReasonNoEvidence, ReasonExploration:
+		return fmt.Sprintf("no clear difference after %d runs, so %s stays unless exploration keeps a candidate less than 3 points behind (%.0f%% of the time)", o.MaxSamples, base, 100*o.Exploration)
+	}
+	return fmt.Sprintf("not yet clearly better or worse than %s at %s confidence", base, conf)
 }
 
 // ruleWords says the rule of a decision and its threshold in words.
@@ -269,7 +340,7 @@ func (e *Engine) signalWords(key string, from, to *store.Version, seq uint64) st
 		if math.Abs(s.Points) < 1.05 {
 			unit = "pt"
 		}
-		parts = append(parts, fmt.Sprintf("%s %s = %s %s", s.Signal, signed(s.Delta, 2), signed(s.Points, 1), unit))
+		parts = append(parts, fmt.Sprintf("%s %s = %s %s", SignalLabel(s.Signal), signed(s.Delta, 2), signed(s.Points, 1), unit))
 	}
 	if len(parts) == 0 {
 		return ""

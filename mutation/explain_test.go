@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,10 +24,20 @@ func TestDecisionExplained(t *testing.T) {
 		t.Fatalf("outcome %s: %s", d.Outcome, d.Detail)
 	}
 	for _, w := range []string{"v7 rejected: 71.2 vs v6's 78.9 (−7.7, 95% interval −", " after 18 and 40 runs",
-		"rule: reject a candidate worse with 95% confidence: its z −", "reached the reject line −",
-		"tool_success_rate −0.21 = −7.3 pts, efficiency −0.05 = −1.0 pt"} {
+		"; worse than v6 with 95% confidence; ",
+		"tool success rate −0.21 = −7.3 pts, efficiency −0.05 = −1.0 pt"} {
 		if !strings.Contains(d.Explanation, w) {
 			t.Errorf("explanation %q lacks %q", d.Explanation, w)
+		}
+	}
+	// The statistics stay in the record's rule, out of the words a person
+	// reads by default (issue 36 item 6).
+	for _, w := range []string{"its z −", "reached the reject line −", "information"} {
+		if !strings.Contains(d.Rule, w) {
+			t.Errorf("rule %q lacks %q", d.Rule, w)
+		}
+		if strings.Contains(d.Explanation, w) {
+			t.Errorf("explanation %q has %q", d.Explanation, w)
 		}
 	}
 	if d.Words != d.Explanation || d.Detail == "" || strings.Contains(d.Explanation, "z=") {
@@ -48,5 +59,40 @@ func TestDecisionExplained(t *testing.T) {
 	d = Decide(skillKey, "b", "c", Sample{Seq: 1, Scores: scores(40, 70, 10)}, Sample{Seq: 2, Scores: scores(8, 73, 10)}, DefaultOptions())
 	if d.Outcome != Undecided || d.NeededMore <= 0 || !strings.Contains(d.Explanation, "needs about ") || !strings.Contains(d.Explanation, "v2 undecided: ") {
 		t.Fatalf("undecided: %+v", d)
+	}
+}
+
+// TestOptionalSignalAbsentLeftOut (issue 36 item 3): a version never
+// labelled is not charged its baseline's label as a zero.
+func TestOptionalSignalAbsentLeftOut(t *testing.T) {
+	base := []SignalMean{{Signal: "tool_success_rate", Present: 40, SubScore: 0.9, Points: 30},
+		{Signal: "label", Present: 1, SubScore: 1, Points: 3.3}}
+	cand := []SignalMean{{Signal: "tool_success_rate", Present: 10, SubScore: 0.9, Points: 30},
+		{Signal: "label", Present: 0}}
+	for _, d := range signalDiffs(base, cand) {
+		if d.Signal == "label" {
+			t.Fatalf("a label only the baseline has is compared: %+v", d)
+		}
+	}
+	// Both labelled: compared.
+	cand[1] = SignalMean{Signal: "label", Present: 2, SubScore: 0.5, Points: 1.5}
+	if !slices.ContainsFunc(signalDiffs(base, cand), func(d SignalDiff) bool { return d.Signal == "label" && d.Delta == -0.5 }) {
+		t.Fatalf("a label both have is left out: %+v", signalDiffs(base, cand))
+	}
+	d := Decide(skillKey, "b", "c", Sample{Seq: 1, Scores: scores(40, 80, 4), Signals: base},
+		Sample{Seq: 2, Scores: scores(18, 70, 4), Signals: []SignalMean{{Signal: "tool_success_rate", Present: 18, SubScore: 0.8, Points: 27}}}, DefaultOptions())
+	if strings.Contains(d.Explanation, "label") {
+		t.Errorf("explanation %q charges the missing label", d.Explanation)
+	}
+}
+
+// TestAbsurdIntervalNotPrinted (issue 36 item 2): an interval wider than
+// the 0-100 scale is not printed; the words say the runs are too few.
+func TestAbsurdIntervalNotPrinted(t *testing.T) {
+	d := Decision{Outcome: Undecided, Reason: ReasonUndecided, CandidateMean: 60, BaselineMean: 94.3, Delta: -4.4,
+		Interval: [2]float64{-6229.6, 189}, CandidateN: 5, BaselineN: 2, Candidate: Sample{Seq: 2}, Baseline: Sample{Seq: 1}}
+	e := explain(&d, DefaultOptions())
+	if strings.Contains(e, "6229") || strings.Contains(e, "interval") || !strings.Contains(e, "not enough runs to compare yet (5 and 2)") {
+		t.Errorf("explanation %q", e)
 	}
 }

@@ -10,6 +10,20 @@ import (
 	"github.com/sepad/sepad/store"
 )
 
+// rulePrefix starts a rollback's words: the safety rule's verdict in
+// words, or "by hand" (the rule's id stays in the record's rule field).
+func rulePrefix(rule, why string) string {
+	switch {
+	case why != "":
+		return why + "; "
+	case rule == "manual":
+		return "by hand: "
+	case rule == "decision":
+		return ""
+	}
+	return "a safety rule: "
+}
+
 // rollback restores target's content over the file holding from, unless
 // someone edited it, and records what happened. why is the safety rule's
 // verdict in words, with its numbers ("" for a decision or by hand).
@@ -48,10 +62,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 				rec.To = target.Hash
 				what = words0(from, target)
 			}
-			prefix := rule + ": "
-			if why != "" {
-				prefix = rule + ": " + why + "; "
-			}
+			prefix := rulePrefix(rule, why)
 			if d != nil {
 				prefix = d.Words + "; "
 			}
@@ -63,7 +74,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if target == nil || !target.ContentKnown {
 		rec.Words = "nothing to roll back to: the content of the previous version was never seen"
 		if why != "" {
-			rec.Words = rule + ": " + why + "; " + rec.Words
+			rec.Words = rulePrefix(rule, why) + rec.Words
 		}
 		return e.record(rec)
 	}
@@ -73,10 +84,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		path = filepath.Join(sk.Project, "CLAUDE.md")
 	}
 	words := words0(from, target)
-	prefix := rule + ": "
-	if why != "" {
-		prefix = rule + ": " + why + "; "
-	}
+	prefix := rulePrefix(rule, why)
 	if d != nil {
 		prefix = d.Words + "; "
 	}

@@ -26,8 +26,8 @@ type VersionStat struct {
 
 // Safety rules, as recorded in a decision's rule field.
 const (
-	// RuleGradeF: the version is graded F: back to the best earlier version
-	// graded above F.
+	// RuleGradeF: the version is graded F: back to its parent when that is
+	// graded above F, else to the best earlier version graded above F.
 	RuleGradeF = "grade_f"
 	// RuleBelowRatio: the version's aggregate fell below ratio × the best
 	// version's: back to the best.
@@ -104,13 +104,22 @@ func CheckSafety(cur VersionStat, versions []VersionStat, o SafetyOptions) (r Ro
 		}
 	}
 	if o.RollbackOnF && curGrade == fitness.F && bestEarlier != nil {
-		return RollbackPlan{Rule: RuleGradeF, From: cur.Hash, Target: bestEarlier.Hash,
-			Words: fmt.Sprintf("v%d scored %.2f (F) over %d runs (rule: a version graded F, below 50, with at least %d runs goes back): back to v%d, the best earlier version above F, which held %.2f (%s) over %d runs",
-				cur.Seq, cur.Aggregate, cur.N, max(o.MinSamples, 1), bestEarlier.Seq, bestEarlier.Aggregate, fitness.GradeOf(bestEarlier.Aggregate), bestEarlier.N)}, true
+		// Back to the version cur was made from when it is fit: the best
+		// earlier version may be one a person rolled away from on purpose
+		// (issue 36 item 5). Otherwise the best earlier version above F.
+		target, which := bestEarlier, "the best earlier version above F"
+		if parent := parentOf(cur, versions); parent != nil && usable(*parent) && parent.Seq < cur.Seq {
+			target, which = parent, "its parent, the version it was made from"
+		} else if parent != nil {
+			which += fmt.Sprintf(" (its parent v%d is not graded above F)", parent.Seq)
+		}
+		return RollbackPlan{Rule: RuleGradeF, From: cur.Hash, Target: target.Hash,
+			Words: fmt.Sprintf("v%d scored %.2f (F) over %d runs (a version graded F, below 50, with at least %d runs goes back): back to v%d, %s, which held %.2f (%s) over %d runs",
+				cur.Seq, cur.Aggregate, cur.N, max(o.MinSamples, 1), target.Seq, which, target.Aggregate, fitness.GradeOf(target.Aggregate), target.N)}, true
 	}
 	if o.RollbackRatio > 0 && best != nil && cur.Aggregate < o.RollbackRatio*best.Aggregate {
 		return RollbackPlan{Rule: RuleBelowRatio, From: cur.Hash, Target: best.Hash,
-			Words: fmt.Sprintf("v%d scored %.2f over %d runs, below %.2f × %.2f = %.2f (rule: a version below rollback_ratio times the best version's score goes back): back to v%d, the best version, which held %.2f (%s) over %d runs",
+			Words: fmt.Sprintf("v%d scored %.2f over %d runs, below %.2f × %.2f = %.2f (a version below rollback_ratio times the best version's score goes back): back to v%d, the best version, which held %.2f (%s) over %d runs",
 				cur.Seq, cur.Aggregate, cur.N, o.RollbackRatio, best.Aggregate, o.RollbackRatio*best.Aggregate, best.Seq, best.Aggregate, fitness.GradeOf(best.Aggregate), best.N)}, true
 	}
 	if o.RollbackFailRate < 1 && cur.FailRate > o.RollbackFailRate && cur.Parent != "" {
@@ -118,12 +127,25 @@ func CheckSafety(cur VersionStat, versions []VersionStat, o SafetyOptions) (r Ro
 			p := versions[i]
 			if p.Hash == cur.Parent && p.Hash != cur.Hash {
 				return RollbackPlan{Rule: RuleFailRate, From: cur.Hash, Target: p.Hash,
-					Words: fmt.Sprintf("v%d's runs failed %.0f%% of their tool calls over %d runs, scoring %.2f (rule: more than %.0f%% failed tool calls goes back to the parent): back to its parent v%d, which held %.2f over %d runs",
+					Words: fmt.Sprintf("v%d's runs failed %.0f%% of their tool calls over %d runs, scoring %.2f (more than %.0f%% failed tool calls goes back to the parent): back to its parent v%d, which held %.2f over %d runs",
 						cur.Seq, 100*cur.FailRate, cur.N, cur.Aggregate, 100*o.RollbackFailRate, p.Seq, p.Aggregate, p.N)}, true
 			}
 		}
 	}
 	return RollbackPlan{}, false
+}
+
+// parentOf is cur's parent among versions, nil when it is not there.
+func parentOf(cur VersionStat, versions []VersionStat) *VersionStat {
+	if cur.Parent == "" || cur.Parent == cur.Hash {
+		return nil
+	}
+	for i := range versions {
+		if versions[i].Hash == cur.Parent {
+			return &versions[i]
+		}
+	}
+	return nil
 }
 
 // CooldownTick counts one execution of a skill against its cooldown: it

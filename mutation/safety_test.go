@@ -30,7 +30,11 @@ func TestCheckSafety(t *testing.T) {
 		{"nothing_wrong", v(3, 75, 0.1), []VersionStat{v(1, 70, 0), v(2, 80, 0)}, on, "", "", nil},
 		{"ungraded_never_rolled_back", ungraded, []VersionStat{v(1, 90, 0)}, on, "", "", nil},
 		{"grade_f_to_best_earlier", v(4, 40, 0), []VersionStat{v(1, 70, 0), v(2, 82, 0), v(3, 45, 0), v(4, 40, 0)}, on,
-			RuleGradeF, "v2", []string{"40.00", "v2", "82.00"}},
+			RuleGradeF, "v2", []string{"40.00", "v2", "82.00", "the best earlier version above F (its parent v3 is not graded above F)"}},
+		// A parent graded above F wins over a better earlier version: that
+		// one may be what a person rolled away from (issue 36 item 5).
+		{"grade_f_to_parent", v(3, 40, 0), []VersionStat{v(1, 95, 0), v(2, 70, 0), v(3, 40, 0)}, on,
+			RuleGradeF, "v2", []string{"back to v2, its parent, the version it was made from", "70.00"}},
 		{"grade_f_skips_later_versions", v(2, 40, 0), []VersionStat{v(1, 60, 0), v(2, 40, 0), v(3, 95, 0)}, on,
 			RuleGradeF, "v1", nil},
 		{"grade_f_skips_earlier_f", v(3, 40, 0), []VersionStat{v(1, 60, 0), v(2, 45, 0)}, on, RuleGradeF, "v1", nil},

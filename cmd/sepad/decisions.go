@@ -21,6 +21,7 @@ func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	var qf queryFlags
 	qf.add(fs)
 	limit := fs.Int("limit", query.DefaultLimit, "newest decisions to show")
+	verbose := fs.Bool("v", false, "also show each record's rule id and the test's statistics")
 	teamView := fs.Bool("team", false, "the team's decisions on pooled runs, from the team database (SKILL: a name or a prompt_id)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -61,8 +62,17 @@ func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if !r.Applied {
 			applied = " (not applied)"
 		}
-		head := strings.TrimRight(fmt.Sprintf("%s  %-8s %-10s %-26s", fmtTime(d.Time), r.Skill, r.Kind, r.Rule), " ")
+		head := strings.TrimRight(fmt.Sprintf("%s  %-8s %s", fmtTime(d.Time), r.Skill, kindWords(r.Kind)), " ")
+		if *verbose {
+			head = strings.TrimRight(fmt.Sprintf("%s  %-8s %-15s %-26s", fmtTime(d.Time), r.Skill, r.Kind, r.Rule), " ")
+		}
 		fmt.Fprintf(stdout, "%s%s\n    %s\n", head, applied, r.Words)
+		if *verbose && r.Decision != nil {
+			fmt.Fprintf(stdout, "    rule: %s\n", r.Decision.Rule)
+			if r.Decision.Detail != "" && r.Decision.Detail != r.Decision.Words {
+				fmt.Fprintf(stdout, "    test: %s\n", r.Decision.Detail)
+			}
+		}
 		if d.Cost != nil {
 			fmt.Fprintf(stdout, "    cost: %s\n", d.Cost.Words)
 		}
@@ -86,4 +96,16 @@ func overClaimWords(samples ...mutation.Sample) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// kindWords names a record's kind for a person; the ids stay in --json
+// and -v (issue 36 item 6).
+func kindWords(kind string) string {
+	switch kind {
+	case mutation.KindWouldRollBack:
+		return "would roll back"
+	case mutation.KindEvalGate:
+		return "eval gate"
+	}
+	return strings.ReplaceAll(kind, "_", " ")
 }

@@ -272,13 +272,13 @@ func (w *demo) story(path, want, what, outcome string) {
 	for _, r := range recs {
 		var rec mutation.Record
 		if err := json.Unmarshal([]byte(r), &rec); err == nil {
-			label := rec.Kind
-			if rec.Decision != nil {
-				label = map[string]string{mutation.Accept: "accepted", mutation.Reject: "rejected"}[rec.Decision.Outcome]
-			} else if rec.Kind == mutation.KindRollback {
-				label = "rolled back by a safety rule"
+			// The words say it all (a decision's start with its verdict);
+			// rule ids stay in `sepad decisions --json`.
+			if rec.Decision == nil && rec.Kind == mutation.KindRollback {
+				fmt.Fprintf(w.out, "    rolled back by a safety rule: %s\n", rec.Words)
+				continue
 			}
-			fmt.Fprintf(w.out, "    %s (%s): %s\n", label, rec.Rule, rec.Words)
+			fmt.Fprintf(w.out, "    %s\n", rec.Words)
 		}
 	}
 	b, _ := os.ReadFile(path)
@@ -297,7 +297,7 @@ func (w *demo) grades() error {
 	}
 	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
 	tw := tabwriter.NewWriter(trimTrailing(w.out), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SKILL\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tΔ PREV\tADVICE")
+	fmt.Fprintln(tw, "SKILL\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tADVICE")
 	for _, sk := range skills {
 		st, _ := mutation.Statuses(w.d.db, sk.Key)
 		prev := -1.0

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 
@@ -18,8 +19,9 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs := newFlagSet("explain", stderr)
 	var qf queryFlags
 	qf.add(fs)
+	skill := fs.String("skill", "", "with last: the newest execution of this skill (as `sepad label last --skill`)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad explain [EXECUTION_ID|last] [--json]   (an ID prefix of 4+ characters works; last, the default, is the newest execution)")
+		fmt.Fprintln(stderr, "usage: sepad explain [EXECUTION_ID|last] [--skill S] [--json]   (an ID prefix of 4+ characters works; last, the default, is the newest execution)")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args)
@@ -36,11 +38,18 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if id == "last" {
 		// The newest execution, as `sepad executions --limit 1` lists it
 		// (the plugin's /sepad:explain with no argument).
+		v := url.Values{"limit": {"1"}}
+		if *skill != "" {
+			v.Set("skill", skillArgument(*skill))
+		}
 		var list query.Executions
-		if _, err := fetch(qf, "/v1/executions?limit=1", &list); err != nil {
+		if _, err := fetch(qf, "/v1/executions?"+v.Encode(), &list); err != nil {
 			return err
 		}
 		if len(list.Executions) == 0 {
+			if *skill != "" {
+				return fmt.Errorf("explain last --skill %s: %w", *skill, errNoExecutions)
+			}
 			return fmt.Errorf("explain last: %w", errNoExecutions)
 		}
 		id = list.Executions[0].ID
@@ -116,13 +125,16 @@ func printExplain(w io.Writer, e *query.Explain) {
 	}
 	if len(s.Signals) > 0 {
 		tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
+		// VALUE is the sub-score (higher is better, as the points are), the
+		// number the demo and the dashboard show: error_rate's is one minus
+		// the error rate (issue 36 item 1).
 		fmt.Fprintln(tw, "  SIGNAL\tVALUE\tWEIGHT\tCONTRIBUTION\tDETAIL")
 		for _, g := range s.Signals {
 			if !g.Present {
 				fmt.Fprintf(tw, "  %s\tabsent\t%.2f → 0\t-\t%s\n", g.Signal, g.Weight, g.Detail)
 				continue
 			}
-			fmt.Fprintf(tw, "  %s\t%.3f\t%.2f → %.4f\t%.2f\t%s\n", g.Signal, g.Value, g.Weight, g.EffectiveWeight, g.Contribution, g.Detail)
+			fmt.Fprintf(tw, "  %s\t%.3f\t%.2f → %.4f\t%.2f\t%s\n", g.Signal, g.SubScore, g.Weight, g.EffectiveWeight, g.Contribution, g.Detail)
 		}
 		tw.Flush()
 	}
@@ -214,7 +226,7 @@ func printValue(w io.Writer, e *query.Explain) {
 	if v == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nvalue %.4f (KnowledgePulse's evaluateValue; not part of the score)\n", v.Score)
+	fmt.Fprintf(w, "\nvalue %.4f (how much this run is worth learning from; not part of the score)\n", v.Score)
 	novelty := fmt.Sprintf("against the skill's %d previous runs", v.Compared)
 	if v.Compared == 0 {
 		novelty = "no previous run: the midpoint"

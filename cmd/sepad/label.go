@@ -78,15 +78,34 @@ func runLabel(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// printDerived prints the fields Kairos derives from a label (explain too).
+// printDerived prints, in words, what a label makes of its execution
+// (explain too): the signed score, who graded, and whether the run may be
+// exported as training data (the field names stay in --json).
 func printDerived(w io.Writer, l *query.LabelView) {
-	fmt.Fprintf(w, "  signed score %s, grader %s, %s\n", strconv.FormatFloat(l.SignedScore, 'f', 2, 64), l.GraderKind, l.EvaluationLabel)
-	fmt.Fprintf(w, "  sft: %s; preference: %s\n", eligible(l.ExportableForSFT, l.SFTBlockers), eligible(l.ExportableForPreference, l.PreferenceBlockers))
+	fmt.Fprintf(w, "  signed score %s, graded by %s, %s\n", strconv.FormatFloat(l.SignedScore, 'f', 2, 64), l.GraderKind, qualityWords(l.EvaluationLabel))
+	fmt.Fprintf(w, "  as training data: %s for fine-tuning (export --format sft), %s for preference pairs (--format preference)\n",
+		eligible(l.ExportableForSFT, l.SFTBlockers), eligible(l.ExportableForPreference, l.PreferenceBlockers))
+}
+
+// qualityWords says a label's tier (gold, silver, bronze, rejected in
+// --json) in words.
+func qualityWords(tier string) string {
+	switch tier {
+	case reward.Gold:
+		return "top quality (0.85 or more)"
+	case reward.Silver:
+		return "good quality (0.65 or more)"
+	case reward.Bronze:
+		return "low quality (below 0.65)"
+	case reward.Rejected:
+		return "a failure"
+	}
+	return tier
 }
 
 func eligible(ok bool, blockers []string) string {
 	if ok {
-		return "eligible"
+		return "usable"
 	}
-	return "not eligible (" + strings.Join(blockers, ", ") + ")"
+	return "not usable (" + strings.Join(blockers, ", ") + ")"
 }

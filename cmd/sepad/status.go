@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
 )
 
@@ -80,7 +81,7 @@ func printStatus(w io.Writer, s *query.Status) {
 	fmt.Fprintf(w, "events       %s\n", strings.Join(parts, ", "))
 	fmt.Fprintf(w, "lag          %d events, %s\n", s.LagEvents, fmtBytes(s.LagBytes))
 	for _, u := range s.Undecided {
-		fmt.Fprintf(w, "undecided    %s (%s): needs about %d more runs\n", u.Skill, orDash(u.Project), u.NeededMore)
+		fmt.Fprintf(w, "undecided    %s (%s): needs about %s\n", u.Skill, orDash(u.Project), mutation.MoreRuns(u.NeededMore))
 	}
 	if len(s.Notices) > 0 {
 		fmt.Fprintf(w, "notices      %d pending, shown at the next Claude Code session in their project (sepad notices)\n", len(s.Notices))

@@ -43,7 +43,7 @@ func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 func printVersions(w io.Writer, doc *query.SkillVersions) {
 	fmt.Fprintf(w, "%s (%s)  %s\n", doc.Skill.Name, orDash(doc.Skill.Project), doc.Skill.Key)
 	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tΔ PREV\tTOKENS/RUN\tFIRST SEEN")
+	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tTOKENS/RUN\tFIRST SEEN")
 	for _, r := range doc.Versions {
 		v := fmt.Sprintf("v%d", r.Version)
 		if r.Current {
@@ -55,5 +55,6 @@ func printVersions(w io.Writer, doc *query.SkillVersions) {
 	tw.Flush()
 	printPending(w, doc.Versions)
 	printEvals(w, doc.Versions)
-	fmt.Fprintln(w, "* = the version in the file now")
+	fmt.Fprintln(w, "* = the version in the file now; VS PREVIOUS = its aggregate minus the previous version's")
+	fmt.Fprintln(w, "a decision compares a candidate's runs with its baseline's: `sepad decisions` says which")
 }
