@@ -333,6 +333,20 @@ func (db *DB) Sessions(limit int) ([]sessionRecord, error) {
 // Session is one Claude Code session seen in the spool.
 type Session = sessionRecord
 
+// UsedBytes is the size of the pages that hold data: the database's size
+// less its free pages. The file's size (Stats.Size) moves in steps
+// (bbolt doubles it up to 16 MiB, then grows it by 16 MiB), so a store a
+// few percent larger can take a file twice the size; BenchmarkIngest
+// reports both.
+func (db *DB) UsedBytes() (int64, error) {
+	var size int64
+	err := db.view(func(tx *bolt.Tx) error {
+		size = tx.Size()
+		return nil
+	})
+	return size - int64(db.bolt.Stats().FreeAlloc), err
+}
+
 // Stats summarises the database.
 func (db *DB) Stats() (Stats, error) {
 	st := Stats{Events: map[string]int64{}, SchemaVersion: SchemaVersion}
