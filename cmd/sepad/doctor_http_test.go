@@ -37,7 +37,7 @@ func TestDoctorChecksHTTPHook(t *testing.T) {
 	l.Close()
 	install := func(addr string) {
 		t.Helper()
-		if _, err := settings.Install(settings.Path(proj, false, ""), settings.HTTPSpec("http://"+addr+"/v1/hook", "/bin/true"), false, time.Now()); err != nil {
+		if _, err := settings.Install(settings.Path(proj, false, ""), t.TempDir(), settings.HTTPSpec("http://"+addr+"/v1/hook", "/bin/true"), false, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -136,7 +136,7 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	case f.shellForm:
 		spec = settings.HookSpec{Transport: "command", Command: settings.CommandFor(bin)}
 	}
-	ch, err := settings.Install(path, spec, f.dryRun, time.Now())
+	ch, err := settings.Install(path, settings.BackupDir(hooks.Home(), path), spec, f.dryRun, time.Now())
 	if err != nil {
 		return err
 	}
@@ -146,6 +146,9 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		if err := mutation.RecordInstalledRoot(hooks.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
 			return err
 		}
+	}
+	if !f.dryRun {
+		defer nextStep(stdout) // deferred first: printed last
 	}
 	if f.transport == "http" && !f.dryRun {
 		defer printSecretHelp(stdout)
@@ -187,7 +190,7 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if f.service {
 		return uninstallService(stdout, f.home, f.dryRun)
 	}
-	ch, err := settings.Uninstall(path, f.dryRun, time.Now())
+	ch, err := settings.Uninstall(path, settings.BackupDir(hooks.Home(), path), f.dryRun, time.Now())
 	if err != nil {
 		return err
 	}
@@ -228,6 +231,15 @@ func printSecretHelp(stdout io.Writer) {
 	fmt.Fprintf(stdout, "Export it where Claude Code starts (e.g. in ~/.profile), then restart Claude Code:\n")
 	fmt.Fprintf(stdout, "  export %s=\"$(cat %s)\"\n", settings.SecretEnv, api.SecretPath(home))
 	fmt.Fprintf(stdout, "SessionStart runs the command hook (Claude Code never sends it to http hooks). Check with `sepad doctor`.\n")
+}
+
+// nextStep ends an install with what to do next when no daemon answers:
+// the hook only spools events, the daemon grades them.
+func nextStep(w io.Writer) {
+	if _, err := daemonStatus(hooks.Home()); err == nil {
+		return
+	}
+	fmt.Fprintln(w, "next: start the daemon: `sepad run` (in a terminal) or `sepad install --service` (now and at login); then `sepad doctor`")
 }
 
 func pick(cond bool, a, b io.Writer) io.Writer {

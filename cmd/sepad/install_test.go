@@ -174,8 +174,17 @@ func TestInstallMessages(t *testing.T) {
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte(`{"model": "opus"}`), 0o644)
 	code, out, _ = runInstallCmd(t, "install", "--project", other)
-	if code != 0 || !strings.Contains(out, "updated "+p) || !strings.Contains(out, "backup of the previous file: "+p+".sepad-backup-") {
+	bk := filepath.Join(settings.BackupDir(os.Getenv("SEPA_HOME"), p), "settings.json.sepad-backup-")
+	if code != 0 || !strings.Contains(out, "updated "+p) || !strings.Contains(out, "backup of the previous file: "+bk) {
 		t.Fatalf("existing file: exit %d %q", code, out)
+	}
+	// The last line is the next step, and nothing is left in .claude
+	// but the settings file (no backup for git to see).
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); !strings.HasPrefix(lines[len(lines)-1], "next: start the daemon: `sepad run`") {
+		t.Fatalf("install does not end with the next step: %q", out)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
+		t.Fatalf(".claude holds %v", ents)
 	}
 }
 
@@ -197,14 +206,14 @@ func TestInstallBesideThePlugin(t *testing.T) {
 	}
 	// Doctor recognises sepad's entries by the binary's name (here a
 	// test binary): install one as `sepad install` would from a real one.
-	if _, err := settings.Install(settings.Path(dir, false, ""), settings.ExecSpec("/usr/local/bin/sepad-hook"), false, time.Now()); err != nil {
+	if _, err := settings.Install(settings.Path(dir, false, ""), settings.BackupDir(os.Getenv("SEPA_HOME"), settings.Path(dir, false, "")), settings.ExecSpec("/usr/local/bin/sepad-hook"), false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	_, out, _ = runInstallCmd(t, "doctor", "--project", dir, "--home", os.Getenv("SEPA_HOME"))
 	if !strings.Contains(out, "sepad is installed twice") || !strings.Contains(out, "claude plugin disable sepad@sepad") {
 		t.Fatalf("doctor:\n%s", out)
 	}
-	if _, err := settings.Uninstall(settings.Path(dir, false, ""), false, time.Now()); err != nil {
+	if _, err := settings.Uninstall(settings.Path(dir, false, ""), settings.BackupDir(os.Getenv("SEPA_HOME"), settings.Path(dir, false, "")), false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	_, out, _ = runInstallCmd(t, "doctor", "--project", dir, "--home", os.Getenv("SEPA_HOME"))

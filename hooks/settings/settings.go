@@ -6,6 +6,8 @@ package settings
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,7 +36,10 @@ var toolEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostT
 // hook bounds itself near 1.5 s, this only guards against a wedged disk.
 const hookTimeout = 10
 
-// Backup name infixes (see docs/events.md and docs/install.md).
+// Backup name infixes (see docs/events.md and docs/install.md): a backup
+// of settings.json is settings.json.sepad-backup-<UTC time> in the
+// directory BackupDir names (before, beside the file; those are still
+// read).
 const (
 	installBackup   = ".sepad-backup-"
 	uninstallBackup = ".sepad-uninstall-backup-"
@@ -131,10 +136,11 @@ func Path(projectDir string, user bool, userHome string) string {
 // Install merges sepad's entries for every event in Events into the
 // settings file at path (creating it if needed), keeping every other
 // setting and hook byte for byte and in order. It writes a backup of the
-// original first. A second Install changes nothing. With dryRun it only
+// original first, in backups (BackupDir: never beside the file, where it
+// would be an untracked file in the project's repository). A second Install changes nothing. With dryRun it only
 // computes the result. A file that is not valid JSON, or whose "hooks" is
 // not an object of arrays, is refused (ErrUnusable) and left untouched.
-func Install(path string, spec HookSpec, dryRun bool, now time.Time) (Change, error) {
+func Install(path, backups string, spec HookSpec, dryRun bool, now time.Time) (Change, error) {
 	ch := Change{Path: path}
 	before, err := os.ReadFile(path)
 	exists := err == nil
@@ -155,11 +161,14 @@ func Install(path string, spec HookSpec, dryRun bool, now time.Time) (Change, er
 	}
 	// The backup comes first; an empty backup records that the file did
 	// not exist, so Uninstall can remove it again.
-	bk := path + installBackup + stamp(now)
+	bk := filepath.Join(backups, filepath.Base(path)+installBackup+stamp(now))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return ch, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	if err := writeFileAtomic(bk, before, modeOf(path, 0o600)); err != nil {
+	if err := os.MkdirAll(backups, 0o700); err != nil {
+		return ch, fmt.Errorf("write backup: %w", err)
+	}
+	if err := writeFileAtomic(bk, before, 0o600); err != nil {
 		return ch, fmt.Errorf("write backup: %w", err)
 	}
 	ch.Backup = bk
@@ -175,8 +184,9 @@ func Install(path string, spec HookSpec, dryRun bool, now time.Time) (Change, er
 // empty by the removal is removed too, unless the settings file as it was
 // before the first Install (its oldest backup without sepad entries)
 // already had it; a file Install created is deleted when nothing else was
-// added to it. A backup of the current file is written first.
-func Uninstall(path string, dryRun bool, now time.Time) (Change, error) {
+// added to it. A backup of the current file is written first, in backups;
+// the install backups are looked for there and beside the file.
+func Uninstall(path, backups string, dryRun bool, now time.Time) (Change, error) {
 	ch := Change{Path: path}
 	before, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -186,7 +196,7 @@ func Uninstall(path string, dryRun bool, now time.Time) (Change, error) {
 		return ch, fmt.Errorf("read %s: %w", path, err)
 	}
 	ch.Before = before
-	orig, haveOrig := originalSettings(path)
+	orig, haveOrig := originalSettings(path, backups)
 	after, events, err := RemoveHooks(before, orig, haveOrig)
 	if err != nil {
 		return ch, fmt.Errorf("%s: %w", path, err)
@@ -205,8 +215,11 @@ func Uninstall(path string, dryRun bool, now time.Time) (Change, error) {
 	if dryRun {
 		return ch, nil
 	}
-	bk := path + uninstallBackup + stamp(now)
-	if err := writeFileAtomic(bk, before, modeOf(path, 0o600)); err != nil {
+	bk := filepath.Join(backups, filepath.Base(path)+uninstallBackup+stamp(now))
+	if err := os.MkdirAll(backups, 0o700); err != nil {
+		return ch, fmt.Errorf("write backup: %w", err)
+	}
+	if err := writeFileAtomic(bk, before, 0o600); err != nil {
 		return ch, fmt.Errorf("write backup: %w", err)
 	}
 	ch.Backup = bk
@@ -220,6 +233,22 @@ func Uninstall(path string, dryRun bool, now time.Time) (Change, error) {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("20060102T150405.000000000Z") }
+
+// BackupDir is the directory under home ($SEPA_HOME) holding the backups
+// of the settings file at path: backups/ and a name made of the path, so
+// two projects' backups never mix and a person can tell whose they are.
+func BackupDir(home, path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	sum := sha256.Sum256([]byte(abs))
+	name := strings.Trim(strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(filepath.Dir(abs)), "_")
+	if len(name) > 80 {
+		name = name[len(name)-80:]
+	}
+	return filepath.Join(home, "backups", name+"-"+hex.EncodeToString(sum[:4]))
+}
 
 func modeOf(path string, def os.FileMode) os.FileMode {
 	if fi, err := os.Stat(path); err == nil {
@@ -258,11 +287,15 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 
 // originalSettings returns the settings file as it was before sepad was
 // first installed into it: the newest install backup holding no sepad
-// entry. orig is nil when that backup records a file that did not exist;
-// ok is false when there is no usable backup.
-func originalSettings(path string) (orig []byte, ok bool) {
+// entry, in backups or beside the file (where sepad wrote them before).
+// orig is nil when that backup records a file that did not exist; ok is
+// false when there is no usable backup.
+func originalSettings(path, backups string) (orig []byte, ok bool) {
 	bks, _ := filepath.Glob(path + installBackup + "*")
-	sort.Sort(sort.Reverse(sort.StringSlice(bks)))
+	in, _ := filepath.Glob(filepath.Join(backups, filepath.Base(path)+installBackup+"*"))
+	bks = append(bks, in...)
+	// Newest first, by the time in the name (the directories differ).
+	sort.SliceStable(bks, func(i, j int) bool { return filepath.Base(bks[i]) > filepath.Base(bks[j]) })
 	for _, bk := range bks {
 		b, err := os.ReadFile(bk)
 		if err != nil {

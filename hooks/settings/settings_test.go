@@ -244,23 +244,24 @@ var tNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 func TestInstallUninstallFiles(t *testing.T) {
 	dir := t.TempDir()
 	path := Path(dir, false, "")
+	bk := BackupDir(filepath.Join(dir, "sepa"), path)
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	orig, _ := os.ReadFile("testdata/settings/other_hooks.json")
 	os.WriteFile(path, orig, 0o640)
 
 	// Dry run: computes, writes nothing.
-	ch, err := Install(path, testSpec, true, tNow)
+	ch, err := Install(path, bk, testSpec, true, tNow)
 	if err != nil || !ch.Changed || ch.Backup != "" {
 		t.Fatalf("dry run: %+v %v", ch, err)
 	}
 	if b, _ := os.ReadFile(path); !bytes.Equal(b, orig) {
 		t.Fatal("dry run wrote the file")
 	}
-	if bks, _ := filepath.Glob(path + ".sepad-*"); len(bks) != 0 {
+	if bks, _ := filepath.Glob(filepath.Join(bk, "*")); len(bks) != 0 {
 		t.Fatalf("dry run wrote %v", bks)
 	}
 
-	ch, err = Install(path, testSpec, false, tNow)
+	ch, err = Install(path, bk, testSpec, false, tNow)
 	if err != nil || !ch.Changed || len(ch.Events) != len(Events) {
 		t.Fatalf("install: %+v %v", ch, err)
 	}
@@ -275,7 +276,7 @@ func TestInstallUninstallFiles(t *testing.T) {
 		t.Fatal("file differs from the change's After")
 	}
 	// Idempotent: nothing written, no new backup.
-	ch2, err := Install(path, testSpec, false, tNow.Add(time.Second))
+	ch2, err := Install(path, bk, testSpec, false, tNow.Add(time.Second))
 	if err != nil || ch2.Changed || ch2.Backup != "" {
 		t.Fatalf("second install: %+v %v", ch2, err)
 	}
@@ -283,7 +284,7 @@ func TestInstallUninstallFiles(t *testing.T) {
 		t.Fatal("second install changed the file")
 	}
 	// Uninstall restores the original byte for byte.
-	uch, err := Uninstall(path, false, tNow.Add(2*time.Second))
+	uch, err := Uninstall(path, bk, false, tNow.Add(2*time.Second))
 	if err != nil || !uch.Changed || uch.Removed {
 		t.Fatalf("uninstall: %+v %v", uch, err)
 	}
@@ -294,22 +295,54 @@ func TestInstallUninstallFiles(t *testing.T) {
 		t.Fatal("uninstall backup is not the installed file")
 	}
 	// Uninstall again: nothing to do.
-	if uch, err := Uninstall(path, false, tNow.Add(3*time.Second)); err != nil || uch.Changed {
+	if uch, err := Uninstall(path, bk, false, tNow.Add(3*time.Second)); err != nil || uch.Changed {
 		t.Fatalf("second uninstall: %+v %v", uch, err)
+	}
+	// The backups are in bk, none in the project's .claude.
+	if beside, _ := filepath.Glob(path + ".*"); len(beside) != 0 || filepath.Dir(ch.Backup) != bk || filepath.Dir(uch.Backup) != bk {
+		t.Fatalf("backups beside the file %v; install's %s, uninstall's %s", beside, ch.Backup, uch.Backup)
+	}
+	if fi, err := os.Stat(bk); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("backup directory: %v %v", fi, err)
+	}
+}
+
+// TestUninstallReadsBackupsBesideTheFile: a project installed by an
+// older sepad has its install backup beside settings.json; uninstall
+// still finds it and restores the original.
+func TestUninstallReadsBackupsBesideTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := Path(dir, false, "")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	orig, _ := os.ReadFile("testdata/settings/empty_containers.json")
+	os.WriteFile(path, orig, 0o644)
+	if _, err := Install(path, filepath.Dir(path), testSpec, false, tNow); err != nil { // where older versions wrote it
+		t.Fatal(err)
+	}
+	bk := BackupDir(filepath.Join(dir, "sepa"), path)
+	if _, err := Install(path, bk, HookSpec{Transport: "http", URL: "http://127.0.0.1:9/v1/hook"}, false, tNow.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Uninstall(path, bk, false, tNow.Add(2*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, orig) {
+		t.Fatalf("after uninstall:\n%s\nwant\n%s", b, orig)
 	}
 }
 
 func TestInstallCreatesAndUninstallRemoves(t *testing.T) {
 	dir := t.TempDir()
 	path := Path(dir, false, "")
-	ch, err := Install(path, testSpec, false, tNow)
+	bk := BackupDir(filepath.Join(dir, "sepa"), path)
+	ch, err := Install(path, bk, testSpec, false, tNow)
 	if err != nil || !ch.Changed || ch.Before != nil {
 		t.Fatalf("%+v %v", ch, err)
 	}
 	if b, _ := os.ReadFile(ch.Backup); len(b) != 0 {
 		t.Fatal("the backup of a missing file must be empty")
 	}
-	uch, err := Uninstall(path, false, tNow.Add(time.Second))
+	uch, err := Uninstall(path, bk, false, tNow.Add(time.Second))
 	if err != nil || !uch.Removed {
 		t.Fatalf("%+v %v", uch, err)
 	}
@@ -317,11 +350,11 @@ func TestInstallCreatesAndUninstallRemoves(t *testing.T) {
 		t.Fatal("settings file sepad created is still there")
 	}
 	// If the user added settings meanwhile, the file stays.
-	Install(path, testSpec, false, tNow.Add(2*time.Second))
+	Install(path, bk, testSpec, false, tNow.Add(2*time.Second))
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, bytes.Replace(b, []byte(`"hooks"`), []byte(`"model": "opus",
   "hooks"`), 1), 0o644)
-	uch, err = Uninstall(path, false, tNow.Add(3*time.Second))
+	uch, err = Uninstall(path, bk, false, tNow.Add(3*time.Second))
 	b, _ = os.ReadFile(path)
 	if err != nil || uch.Removed || strings.TrimSpace(string(b)) != "{\n  \"model\": \"opus\"\n}" {
 		t.Fatalf("%+v %v:\n%s", uch, err, b)
@@ -331,30 +364,31 @@ func TestInstallCreatesAndUninstallRemoves(t *testing.T) {
 func TestUninstallKeepsPreexistingEmptyContainers(t *testing.T) {
 	dir := t.TempDir()
 	path := Path(dir, false, "")
+	bk := BackupDir(filepath.Join(dir, "sepa"), path)
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	orig, _ := os.ReadFile("testdata/settings/empty_containers.json")
 	os.WriteFile(path, orig, 0o644)
-	Install(path, testSpec, false, tNow)
+	Install(path, bk, testSpec, false, tNow)
 	// Reinstall with another transport: a second backup, holding sepad
 	// entries; Uninstall must look past it to the original.
-	if _, err := Install(path, HookSpec{Transport: "http", URL: "http://127.0.0.1:9/v1/hook"}, false, tNow.Add(time.Second)); err != nil {
+	if _, err := Install(path, bk, HookSpec{Transport: "http", URL: "http://127.0.0.1:9/v1/hook"}, false, tNow.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Uninstall(path, false, tNow.Add(2*time.Second)); err != nil {
+	if _, err := Uninstall(path, bk, false, tNow.Add(2*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); !bytes.Equal(b, orig) {
 		t.Fatalf("after uninstall:\n%s\nwant\n%s", b, orig)
 	}
 	// Without any backup, containers emptied by the removal go.
-	for _, bk := range must(filepath.Glob(path + ".sepad-*")) {
+	for _, bk := range must(filepath.Glob(filepath.Join(bk, "*"))) {
 		os.Remove(bk)
 	}
-	Install(path, testSpec, false, tNow.Add(3*time.Second))
-	for _, bk := range must(filepath.Glob(path + ".sepad-*")) {
+	Install(path, bk, testSpec, false, tNow.Add(3*time.Second))
+	for _, bk := range must(filepath.Glob(filepath.Join(bk, "*"))) {
 		os.Remove(bk)
 	}
-	Uninstall(path, false, tNow.Add(4*time.Second))
+	Uninstall(path, bk, false, tNow.Add(4*time.Second))
 	if b, _ := os.ReadFile(path); !bytes.Equal(b, orig) {
 		// Stop and PreToolUse were empty before and are empty after our
 		// removal, but nothing says so: they were emptied by us.
@@ -369,10 +403,11 @@ func must[T any](v T, _ error) T { return v }
 func TestInstallRefusesInvalidFile(t *testing.T) {
 	dir := t.TempDir()
 	path := Path(dir, false, "")
+	bk := BackupDir(filepath.Join(dir, "sepa"), path)
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	bad := []byte("{\n  \"hooks\": {\n    \"Stop\": [\n  }\n")
 	os.WriteFile(path, bad, 0o644)
-	_, err := Install(path, testSpec, false, tNow)
+	_, err := Install(path, bk, testSpec, false, tNow)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "line 4") {
 		t.Fatalf("err = %v; want the file name and the line", err)
 	}
@@ -382,7 +417,7 @@ func TestInstallRefusesInvalidFile(t *testing.T) {
 	if bks, _ := filepath.Glob(path + ".*"); len(bks) != 0 {
 		t.Fatalf("files written next to an invalid settings file: %v", bks)
 	}
-	if _, err := Uninstall(path, false, tNow); err == nil || !strings.Contains(err.Error(), path) {
+	if _, err := Uninstall(path, bk, false, tNow); err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("uninstall err = %v", err)
 	}
 }
