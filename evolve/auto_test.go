@@ -78,6 +78,7 @@ func TestAutoModeLimitsUnderRepeatedTriggers(t *testing.T) {
 		t.Skip("seconds of concurrent or simulated work: runs without -short")
 	}
 	r := newRig(t)
+	r.mode = "novel" // a rejected answer is never proposed again
 	r.startAuto(fitness.B, "deploy")
 	h1 := r.write(v1)
 	for i := 0; i < 120; i++ { // two hours at a run a minute

@@ -180,8 +180,12 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	rejected, err := mutation.RejectedEdits(e.o.DB, key)
+	if err != nil {
+		return nil, err
+	}
 	po := e.o.Proposal
-	req, err := Build(Input{Skill: sk.Name, File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: cur.Content,
+	req, err := Build(Input{Rejected: rejected, Skill: sk.Name, File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: cur.Content,
 		Choice: choice, Signals: sigs, Runs: Worst(xs, WorstRuns),
 		MinBytes: int(po.MinRatio*float64(len(base)) + 0.999), MaxBytes: int(po.MaxRatio * float64(len(base)))})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
 
@@ -27,6 +28,12 @@ const (
 	// MaxEvidence bounds the whole evidence section: runs beyond it are
 	// left out and counted.
 	MaxEvidence = 6 << 10
+	// MaxRejected, MaxEditLines and MaxMemory bound the memory of
+	// rejected changes: the newest MaxRejected, each change cut at
+	// MaxEditLines lines, the section at MaxMemory bytes.
+	MaxRejected  = 5
+	MaxEditLines = 30
+	MaxMemory    = 4 << 10
 	// LowOutput is the output_quality below which a run's final output is
 	// shown as evidence.
 	LowOutput = 0.6
@@ -65,6 +72,9 @@ type Input struct {
 	Runs    []Run
 	// MinBytes and MaxBytes are the proposal length rule's bounds.
 	MinBytes, MaxBytes int
+	// Rejected are the skill's earlier candidates that were rejected or
+	// rolled back, newest first (mutation.RejectedEdits).
+	Rejected []mutation.Rejected
 }
 
 // Markers around the current text in a request.
@@ -95,13 +105,16 @@ func Build(in Input) (string, error) {
 	if in.MaxBytes > 0 {
 		fmt.Fprintf(&b, "- is between %d and %d bytes long (the current text is %d);\n", in.MinBytes, in.MaxBytes, len(in.Text))
 	}
-	b.WriteString("- adds no destructive command and no instruction to ignore earlier instructions.\n\n")
+	b.WriteString("- adds no destructive command and no instruction to ignore earlier instructions;\n")
+	b.WriteString("- is not a text, and does not make a change, listed under \"Already tried, made it worse\".\n\n")
 	fmt.Fprintf(&b, "## Strategy: %s (risk %s)\n\n%s\n\n", st.Name, st.Risk, st.Instruction)
 	fmt.Fprintf(&b, "Chosen because: %s.\n\n", in.Choice.Reason)
 	fmt.Fprintf(&b, "## Signals of v%d (grade %s, %.2f over %d runs)\n\n", in.Version, in.Grade, in.Score, in.N)
 	b.WriteString(signalLines(in.Signals))
 	b.WriteString("\n## Evidence from the worst runs\n\n")
 	b.WriteString(evidence(in.Runs))
+	b.WriteString("\n## Already tried, made it worse\n\n")
+	b.WriteString(memory(in.Rejected))
 	fmt.Fprintf(&b, "\n## Current text\n\n%s\n%s", BeginText, in.Text)
 	if len(in.Text) > 0 && in.Text[len(in.Text)-1] != '\n' {
 		b.WriteByte('\n')
@@ -177,6 +190,52 @@ func evidence(runs []Run) string {
 	}
 	return b.String()
 }
+
+// memory writes the rejected candidates, newest first: each one's
+// change (quoted lines) and the evidence against it, until MaxMemory.
+func memory(rs []mutation.Rejected) string {
+	if len(rs) == 0 {
+		return "Nothing yet: no earlier change of this skill was rejected or rolled back.\n"
+	}
+	var b strings.Builder
+	for i, r := range rs {
+		if i == MaxRejected {
+			fmt.Fprintf(&b, "(%d older rejected changes left out)\n", len(rs)-i)
+			break
+		}
+		var e strings.Builder
+		fmt.Fprintf(&e, "### v%d, %s (%s points against the version it was compared with)\n", r.Seq, r.Status, signed(r.Delta))
+		if r.Words != "" {
+			fmt.Fprintf(&e, "- why: %s\n", quote(cut(r.Words, MaxErrorText)))
+		}
+		for _, s := range r.Worst {
+			fmt.Fprintf(&e, "- %s: %.2f before, %.2f with it (%s points)\n", s.Signal, s.Baseline, s.Candidate, signed(s.Points))
+		}
+		if len(r.Edit) > 0 {
+			fmt.Fprintf(&e, "- its change to v%d (removed lines start with -, added with +):\n", r.ParentSeq)
+			for j, l := range r.Edit {
+				if j == MaxEditLines {
+					fmt.Fprintf(&e, "  (and %d more lines)\n", len(r.Edit)-j)
+					break
+				}
+				if l == "@@" {
+					e.WriteString("  @@\n")
+					continue
+				}
+				fmt.Fprintf(&e, "  %s\n", quote(cut(l, MaxErrorText)))
+			}
+		}
+		if b.Len()+e.Len() > MaxMemory {
+			fmt.Fprintf(&b, "(%d more rejected changes left out: this section is limited to %d bytes)\n", len(rs)-i, MaxMemory)
+			break
+		}
+		b.WriteString(e.String())
+	}
+	return b.String()
+}
+
+// signed writes x with its sign.
+func signed(x float64) string { return fmt.Sprintf("%+.2f", x) }
 
 // quote shows a piece of text on one line, escaped, so that it cannot
 // pass for the request's own structure.

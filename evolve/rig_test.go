@@ -36,7 +36,16 @@ func helper(mode string) int {
 		fmt.Fprintf(lf, "%d\n", len(req))
 		lf.Close()
 	}
+	if f := os.Getenv("EVOLVE_HELPER_REQ"); f != "" {
+		os.WriteFile(f, req, 0o644)
+	}
 	switch mode {
+	case "novel":
+		// A new line each time, numbered by the mutator's calls, so no
+		// answer repeats a rejected one.
+		b, _ := os.ReadFile(os.Getenv("EVOLVE_HELPER_LOG"))
+		n := strings.Count(string(b), "\n")
+		fmt.Printf("%s\nCheck the exit status of step %d before the next.\n", text, n)
 	case "better":
 		// Adds one line; on a text that has it, rewords it (so repeated
 		// attempts do not grow the file past the length rule).
@@ -135,7 +144,7 @@ func newRigTrusted(t *testing.T, trusted bool) *rig {
 			return nil
 		},
 		Mutator: func(string) Mutator {
-			return Command{Argv: []string{os.Args[0]}, Timeout: r.timeout, Env: append(os.Environ(), "EVOLVE_HELPER="+r.mode, "EVOLVE_HELPER_LOG="+r.log)}
+			return Command{Argv: []string{os.Args[0]}, Timeout: r.timeout, Env: append(os.Environ(), "EVOLVE_HELPER="+r.mode, "EVOLVE_HELPER_LOG="+r.log, "EVOLVE_HELPER_REQ="+r.log+".req")}
 		}})
 	t.Cleanup(func() {
 		r.e.Close()
@@ -214,6 +223,12 @@ func (r *rig) attempts() []Attempt {
 func (r *rig) calls() int {
 	b, _ := os.ReadFile(r.log)
 	return strings.Count(string(b), "\n")
+}
+
+// request is the last request the mutator was sent.
+func (r *rig) request() string {
+	b, _ := os.ReadFile(r.log + ".req")
+	return string(b)
 }
 
 func (r *rig) file() string {

@@ -216,6 +216,18 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 	if err := CheckProposal(c.BaselineContent, content, h, po); err != nil {
 		return proposalCheck{}, err
 	}
+	// What was tried and made things worse is not tried again.
+	rs, err := rejectedOf(e.db, sk, st.Status)
+	if err != nil {
+		return proposalCheck{}, err
+	}
+	from := c.BaselineContent
+	if cur != nil && cur.ContentKnown {
+		from = cur.Content
+	}
+	if err := checkRejected(rs, from, content); err != nil {
+		return proposalCheck{}, err
+	}
 	path := c.Path
 	if plugin, ok := PluginOf(path, e.opts.ClaudeDir); ok {
 		return proposalCheck{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, path)}
