@@ -56,29 +56,37 @@ type Report struct {
 	OverClaim bool `json:"over_claim"`
 }
 
-// claimPatterns find the claims, one regular expression each, tried per
-// sentence of the output.
-var claimPatterns = sync.OnceValue(func() []struct {
+// claimPattern finds one claim in a sentence in lower case. Every match
+// of re holds one of words and, when also is set, one of also too: a
+// sentence without them is not given to the regular expression
+// (FuzzCheck holds the words to the pattern).
+type claimPattern struct {
 	claim string
 	re    *regexp.Regexp
-	words []string // one of them is in every match (a cheap first test)
-} {
-	return []struct {
-		claim string
-		re    *regexp.Regexp
-		words []string
-	}{
-		{TestsPass, regexp.MustCompile(`(?i)\btests?( suite)? (now |all |still )?(pass(es|ed|ing)?|succeed(s|ed)?|(are|is) (green|passing))\b|\ball (checks|tests) (are )?green\b|\btest suite is green\b`), []string{"test", "checks"}},
-		{Fixed, regexp.MustCompile(`(?i)\b(fixed|resolved|has been fixed|is fixed|now works|works now|is working now)\b`), []string{"fixed", "resolved", "works", "working"}},
-		{Deployed, regexp.MustCompile(`(?i)\b(deployed|deployment (succeeded|is complete|complete|was successful)|(is )?live (on|in) (staging|production|prod))\b`), []string{"deploy", "live"}},
-		{NoErrors, regexp.MustCompile(`(?i)\b(no (more )?errors|without (any )?errors|error[- ]free|no (remaining )?failures)\b`), []string{"error", "failure"}},
-		{Builds, regexp.MustCompile(`(?i)\b(builds|compiles) (cleanly|successfully|fine|without errors)\b|\bbuild (succeeds|succeeded|passes|is green)\b`), []string{"build", "compile"}},
-		{Done, regexp.MustCompile(`(?i)^\W*(done|all done|complete|finished|all set)\b|\b(task|work|change|implementation) is (done|complete|finished)\b|\bi(?:'ve| have) (completed|finished)\b`), []string{"done", "complete", "finished", "all set"}},
+	words []string
+	also  []string
+}
+
+func (p *claimPattern) admits(lower string) bool {
+	return containsAny(lower, p.words) && (p.also == nil || containsAny(lower, p.also))
+}
+
+// claimPatterns find the claims, one regular expression each, tried per
+// sentence of the output in lower case.
+var claimPatterns = sync.OnceValue(func() []claimPattern {
+	return []claimPattern{
+		{TestsPass, regexp.MustCompile(`\btests?( suite)? (now |all |still )?(pass(es|ed|ing)?|succeed(s|ed)?|(are|is) (green|passing))\b|\ball (checks|tests) (are )?green\b|\btest suite is green\b`),
+			[]string{"test", "checks"}, []string{"pass", "succeed", "green"}},
+		{Fixed, regexp.MustCompile(`\b(fixed|resolved|has been fixed|is fixed|now works|works now|is working now)\b`), []string{"fixed", "resolved", "works", "working"}, nil},
+		{Deployed, regexp.MustCompile(`\b(deployed|deployment (succeeded|is complete|complete|was successful)|(is )?live (on|in) (staging|production|prod))\b`), []string{"deploy", "live"}, nil},
+		{NoErrors, regexp.MustCompile(`\b(no (more )?errors|without (any )?errors|error[- ]free|no (remaining )?failures)\b`), []string{"error", "failure"}, nil},
+		{Builds, regexp.MustCompile(`\b(builds|compiles) (cleanly|successfully|fine|without errors)\b|\bbuild (succeeds|succeeded|passes|is green)\b`), []string{"build", "compile"}, nil},
+		{Done, regexp.MustCompile(`^\W*(done|all done|complete|finished|all set)\b|\b(task|work|change|implementation) is (done|complete|finished)\b|\bi(?:'ve| have) (completed|finished)\b`), []string{"done", "complete", "finished", "all set"}, nil},
 	}
 })
 
-// negation marks a sentence that denies rather than claims.
-var negation = regexp.MustCompile(`(?i)\b(not|never|no longer|cannot|can't|couldn't|could not|didn't|did not|doesn't|does not|don't|isn't|aren't|wasn't|won't|unable|still fail\w*|yet to|until|if|should|would|will|might|may|please)\b`)
+// negation marks a sentence (in lower case) that denies rather than claims.
+var negation = regexp.MustCompile(`\b(not|never|no longer|cannot|can't|couldn't|could not|didn't|did not|doesn't|does not|don't|isn't|aren't|wasn't|won't|unable|still fail\w*|yet to|until|if|should|would|will|might|may|please)\b`)
 
 var sentenceEnd = regexp.MustCompile(`[.!?]\s+|\n+`)
 
@@ -111,11 +119,11 @@ func Check(x *execution.Execution, rep *outcome.Report) *Report {
 		lower := strings.ToLower(sent)
 		checked, negated := false, false
 		for _, p := range claimPatterns() {
-			if seen[p.claim] || !containsAny(lower, p.words) || !p.re.MatchString(sent) {
+			if seen[p.claim] || !p.admits(lower) || !p.re.MatchString(lower) {
 				continue
 			}
 			if !checked {
-				checked, negated = true, negation.MatchString(sent)
+				checked, negated = true, negation.MatchString(lower)
 			}
 			if negated {
 				break
