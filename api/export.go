@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +15,11 @@ import (
 // ExportErrorTrailer is the HTTP trailer GET /v1/export sets when the
 // stream broke after its first bytes (the status was already sent).
 const ExportErrorTrailer = "Sepad-Export-Error"
+
+// ExportStatsTrailer is the HTTP trailer GET /v1/export ends with: the
+// export's counts (export.Stats) in JSON, so that a client can say why
+// nothing was exported.
+const ExportStatsTrailer = "Sepad-Export-Stats"
 
 // exportHandler is GET /v1/export?format=F[&skill=S][&since=T][&min_value=V]:
 // the stored executions streamed in commit order (package export,
@@ -58,10 +64,14 @@ func (h *handler) exportHandler(w http.ResponseWriter, r *http.Request) {
 		ct = "text/csv; charset=utf-8"
 	}
 	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Trailer", ExportErrorTrailer)
+	w.Header().Set("Trailer", ExportErrorTrailer+", "+ExportStatsTrailer)
 	w.WriteHeader(http.StatusOK)
-	if _, err := export.Write(w, h.o.DB, o); err != nil {
+	st, err := export.Write(w, h.o.DB, o)
+	if err != nil {
 		h.o.Logger.Error("api export failed", "format", o.Format, "err", err)
 		w.Header().Set(ExportErrorTrailer, err.Error())
+	}
+	if b, err := json.Marshal(st); err == nil {
+		w.Header().Set(ExportStatsTrailer, string(b))
 	}
 }

@@ -43,6 +43,19 @@ func TestPlainWordsByDefault(t *testing.T) {
 		}
 		outputs[strings.Join(args, " ")] = out + errOut
 	}
+	// An export that exports nothing says why, on stderr, and exits 0
+	// (issue 36 item 7): no execution of the demo is labelled.
+	for format, want := range map[string]string{"sft": "is usable for sft: it needs a label of success",
+		"preference": "a pair needs a labelled success and a labelled failure"} {
+		out, errOut, code := sepad(t, env, nil, "export", "--format", format, "--home", home)
+		if code != 0 || out != "" || !strings.Contains(errOut, "sepad export: 0 exported: ") || !strings.Contains(errOut, want) ||
+			!strings.Contains(errOut, "0 of them are labelled") {
+			t.Errorf("export --format %s: exit %d, stdout %q, stderr %q", format, code, out, errOut)
+		}
+	}
+	if _, errOut, code := sepad(t, env, nil, "export", "--format", "jsonl", "--skill", "deploy", "--home", home); code != 0 || errOut != "" {
+		t.Errorf("an export with rows: exit %d, stderr %q", code, errOut)
+	}
 	// A label adds the fields derived from it to explain.
 	if _, errOut, code := sepad(t, env, nil, "label", "last", "--skill", "deploy", "failure", "--home", home); code != 0 {
 		t.Fatalf("label: %d %s", code, errOut)

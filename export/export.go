@@ -54,10 +54,14 @@ type Options struct {
 	MinValue *float64
 }
 
-// Stats says what was written.
+// Stats says what was written: of Read executions, Kept matched the
+// options' selection, Labelled of those had a label, Written rows came
+// out (for preference, pairs). A person is told why when Written is 0.
 type Stats struct {
-	Read    int `json:"read"`
-	Written int `json:"written"`
+	Read     int `json:"read"`
+	Kept     int `json:"kept"`
+	Labelled int `json:"labelled"`
+	Written  int `json:"written"`
 }
 
 // Write streams the export of db to w.
@@ -83,6 +87,10 @@ func Write(w io.Writer, db *store.DB, o Options) (Stats, error) {
 		st.Read++
 		if !o.keep(s) {
 			return nil
+		}
+		st.Kept++
+		if l != nil {
+			st.Labelled++
 		}
 		ok, err := rows.row(s, l, seqs.of(s))
 		if ok {

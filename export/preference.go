@@ -40,7 +40,15 @@ func writePreference(w io.Writer, db *store.DB, o Options) (Stats, error) {
 	per := map[string]*sides{}
 	err := db.Each(func(s *store.Scored, l *reward.Label) error {
 		st.Read++
-		if l == nil || !s.Exec.HasOutput || s.Exec.Output == "" || !o.keep(s) || !reward.Derive(*l).ExportableForPreference {
+		if !o.keep(s) {
+			return nil
+		}
+		st.Kept++
+		if l == nil {
+			return nil
+		}
+		st.Labelled++
+		if !s.Exec.HasOutput || s.Exec.Output == "" || !reward.Derive(*l).ExportableForPreference {
 			return nil
 		}
 		p := per[s.SkillKey]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,8 +64,13 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	c := newClient(qf)
 	defer c.Close()
-	if err := c.stream(qf, "/v1/export?"+v.Encode(), w); err != nil {
+	stats, err := c.stream(qf, "/v1/export?"+v.Encode(), w)
+	if err != nil {
 		return err
+	}
+	if stats != nil && stats.Written == 0 {
+		// Nothing came out: say why, on stderr; it is not an error.
+		fmt.Fprintf(stderr, "sepad export: %s\n", nothingExported(*format, *stats, *skill != "" || *since != "" || *minValue != ""))
 	}
 	if tmp != nil {
 		if err := tmp.Close(); err != nil {
@@ -75,10 +81,30 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// nothingExported says why an export wrote no row (issue 36 item 7).
+func nothingExported(format string, st export.Stats, selected bool) string {
+	switch {
+	case st.Read == 0:
+		return "0 exported: no executions are recorded yet"
+	case st.Kept == 0 && selected:
+		return fmt.Sprintf("0 exported: none of the %s matches --skill, --since or --min-value", plural(st.Read, "execution", "executions"))
+	}
+	lab := fmt.Sprintf("%d of them %s labelled (`sepad label`)", st.Labelled, map[bool]string{true: "is", false: "are"}[st.Labelled == 1])
+	switch format {
+	case export.SFT:
+		return fmt.Sprintf("0 exported: none of the %s is usable for sft: it needs a label of success scored 0.65 or more, with a rubric version and a rater or model; %s",
+			plural(st.Kept, "execution", "executions"), lab)
+	case export.Preference:
+		return fmt.Sprintf("0 exported: no pair among the %s: a pair needs a labelled success and a labelled failure of one skill, each scored 0.7 or more, with a rubric version and a rater or model, and an answer; %s",
+			plural(st.Kept, "execution", "executions"), lab)
+	}
+	return fmt.Sprintf("0 exported from %s", plural(st.Kept, "execution", "executions"))
+}
+
 // stream copies the answer to path to w as it comes: from the daemon's
 // socket, else from the database opened read-only. An error answer, or a
 // stream the server reports broken (api.ExportErrorTrailer), is an error.
-func (c *client) stream(f queryFlags, path string, w io.Writer) error {
+func (c *client) stream(f queryFlags, path string, w io.Writer) (*export.Stats, error) {
 	sock := api.SocketPath(c.home)
 	cl := &http.Client{Transport: &http.Transport{DisableCompression: true,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -91,43 +117,53 @@ func (c *client) stream(f queryFlags, path string, w io.Writer) error {
 		if resp.StatusCode != http.StatusOK {
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 			_, err := answer(resp.StatusCode, b)
-			return err
+			return nil, err
 		}
 		if _, err := io.Copy(w, resp.Body); err != nil {
-			return fmt.Errorf("export: %w", err)
+			return nil, fmt.Errorf("export: %w", err)
 		}
 		if e := resp.Trailer.Get(api.ExportErrorTrailer); e != "" {
-			return fmt.Errorf("export broke off: %s", e)
+			return nil, fmt.Errorf("export broke off: %s", e)
 		}
-		return nil
+		return exportStats(resp.Trailer.Get(api.ExportStatsTrailer)), nil
 	}
 	var op *net.OpError
 	if !errors.As(err, &op) || op.Op != "dial" {
-		return fmt.Errorf("ask the daemon on %s: %w", sock, err)
+		return nil, fmt.Errorf("ask the daemon on %s: %w", sock, err)
 	}
 	if err := c.openDirect(f); err != nil {
-		return err
+		return nil, err
 	}
 	if c.noDB {
-		return fmt.Errorf("no database at %s yet: nothing to export", filepath.Join(c.home, "sepa.db"))
+		return nil, fmt.Errorf("no database at %s yet: nothing to export", filepath.Join(c.home, "sepa.db"))
 	}
 	req, err := http.NewRequest(http.MethodGet, "http://local"+path, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sw := &streamWriter{w: w, header: http.Header{}}
 	c.local.ServeHTTP(sw, req)
 	if sw.err != nil {
-		return fmt.Errorf("export: %w", sw.err)
+		return nil, fmt.Errorf("export: %w", sw.err)
 	}
 	if sw.status != http.StatusOK {
 		_, err := answer(sw.status, []byte(sw.body.String()))
-		return err
+		return nil, err
 	}
 	if e := sw.header.Get(api.ExportErrorTrailer); e != "" {
-		return fmt.Errorf("export broke off: %s", e)
+		return nil, fmt.Errorf("export broke off: %s", e)
 	}
-	return nil
+	return exportStats(sw.header.Get(api.ExportStatsTrailer)), nil
+}
+
+// exportStats reads the export's counts from its trailer (nil when the
+// daemon is older and sends none).
+func exportStats(v string) *export.Stats {
+	var st export.Stats
+	if v == "" || json.Unmarshal([]byte(v), &st) != nil {
+		return nil
+	}
+	return &st
 }
 
 // streamWriter is an http.ResponseWriter that passes a 200 answer's body
