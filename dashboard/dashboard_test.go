@@ -15,6 +15,7 @@ import (
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/integrity"
 	"github.com/sepad/sepad/store"
 )
 
@@ -236,6 +237,9 @@ func TestIntegrityAndValue(t *testing.T) {
 	x.Exec.Output = "All tests pass."
 	x.Exec.Calls = []execution.ToolCall{{ID: "t1", Name: "Bash", Kind: execution.KindTest, Done: true, Failed: true, Error: "exit 1"}}
 	x.Exec.HasOutput = true
+	// The collector checks the claims before the commit; the store
+	// persists the report as given (285588a).
+	x.Integrity = integrity.Check(&x.Exec, nil)
 	if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
 		t.Fatal(err)
 	}

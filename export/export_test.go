@@ -15,6 +15,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/integrity"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -46,7 +47,9 @@ func fixture(t testing.TB) *store.DB {
 		if i == 1 {
 			x.Usage = &execution.Usage{InputTokens: 1200, OutputTokens: 300, Messages: 2, Models: []string{"claude-sonnet-4-5"}, CostNanoUSD: 8_100_000, CostKnown: true}
 		}
-		xs = append(xs, store.Scored{Exec: x, Result: fitness.Score(&x, fitness.Limits{MaxTime: 2 * time.Minute, MaxTools: 15})})
+		// Scored and checked as the collector does before a commit.
+		res := fitness.Score(&x, fitness.Limits{MaxTime: 2 * time.Minute, MaxTools: 15})
+		xs = append(xs, store.Scored{Exec: x, Result: res, Integrity: integrity.Check(&x, res.Outcome)})
 	}
 	if err := db.Commit(&store.Batch{Executions: xs}); err != nil {
 		t.Fatal(err)
