@@ -44,8 +44,11 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var qf queryFlags
 	qf.add(fs)
 	claudeBin := fs.String("claude", "", "the Claude Code CLI (default $SEPAD_CLAUDE, else mutation.claude: claude on PATH)")
+	gate := fs.Bool("gate", false, "gate the prompt file's text now (a person's edit) against its baseline with the eval gate, and print the verdict (exit 1 when refused)")
+	baseline := fs.String("baseline", "", "with --gate: the version (vN, N or a hash prefix) or the file to compare with (default the version in force)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: sepad eval SKILL [--claude BIN] [--json] [-- CLAUDE_PLUGIN_EVAL_ARGS…]")
+		fmt.Fprintln(stderr, "       sepad eval SKILL --gate [--baseline V|FILE] [--claude BIN] [--json]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseFlags(fs, args)
@@ -69,6 +72,12 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *gate && len(extra) > 0 {
+		return usageErrorf("eval --gate takes no claude plugin eval arguments: the gate's are mutation.eval_gate's")
+	}
+	if !*gate && *baseline != "" {
+		return usageErrorf("--baseline goes with --gate")
+	}
 	cfg, _ := claudedir.Dir()
 	plugin, dir, ok := mutation.PluginRoot(path, cfg)
 	_, suite := evals.SuiteDir(path)
@@ -78,6 +87,9 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	before, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("eval %s: %w", name, err)
+	}
+	if *gate {
+		return gateEdit(qf, bin, pos[0], key, name, path, before, *baseline, stdout)
 	}
 	// Always a private plugin sepad builds, holding the text hashed
 	// above and the suite, never the live directory (evals.RunSuite).

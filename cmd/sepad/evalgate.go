@@ -33,46 +33,54 @@ func evalGate(cfg func() *config.Config, home string) mutation.EvalGate {
 		}
 		ctx, cancel := context.WithTimeout(ctx, gateTimeout(g))
 		defer cancel()
-		var args []string
-		if g.Threshold != nil {
-			args = []string{"--threshold", strconv.FormatFloat(*g.Threshold, 'f', -1, 64)}
-		}
-		run := func(version string, content []byte) (*evals.Evidence, error) {
-			ev, _, err := evals.RunSuite(ctx, evals.RunOptions{Claude: conf.Mutation.Claude, Prompt: c.Path, Content: content, Args: args})
-			if err != nil {
-				return nil, err
-			}
-			ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = c.SkillKey, c.Skill, version, time.Now().UTC(), "eval gate"
-			if !ev.Partial {
-				if err := evals.Append(home, *ev); err != nil {
-					return nil, err
-				}
-			}
-			return ev, nil
-		}
-		var base *evals.Evidence
-		if g.MaxDrop != nil && c.Baseline != "" {
-			all, err := evals.Load(home)
-			if err != nil {
-				return nil, err
-			}
-			base = evals.Latest(all)[[2]string{c.SkillKey, c.Baseline}]
-			if base == nil && len(c.BaselineContent) > 0 {
-				if base, err = run(c.Baseline, c.BaselineContent); err != nil {
-					return nil, fmt.Errorf("the baseline %s: %w", c.Baseline, err)
-				}
-				if base.Partial {
-					return nil, fmt.Errorf("the baseline %s: its suite stopped early (%s)", c.Baseline, orDash(base.PartialReason))
-				}
-			}
-		}
-		ev, err := run(c.Candidate, c.Content)
+		return gateSuite(ctx, conf.Mutation.Claude, g, home, c, "eval gate")
+	}
+}
+
+// gateSuite runs c's suite (and the baseline's, when max_drop is set and
+// no score of the baseline is recorded) with claude and judges it with
+// g; each complete run is recorded in home's evals.jsonl with source.
+// The daemon's gate and `sepad eval --gate` share it.
+func gateSuite(ctx context.Context, claude string, g config.EvalGate, home string, c mutation.GateCandidate, source string) (*evals.Verdict, error) {
+	var args []string
+	if g.Threshold != nil {
+		args = []string{"--threshold", strconv.FormatFloat(*g.Threshold, 'f', -1, 64)}
+	}
+	run := func(version string, content []byte) (*evals.Evidence, error) {
+		ev, _, err := evals.RunSuite(ctx, evals.RunOptions{Claude: claude, Prompt: c.Path, Content: content, Args: args})
 		if err != nil {
 			return nil, err
 		}
-		v := evals.Judge(ev, base, evals.Gate{Threshold: g.Threshold, MaxDrop: g.MaxDrop})
-		return &v, nil
+		ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = c.SkillKey, c.Skill, version, time.Now().UTC(), source
+		if !ev.Partial {
+			if err := evals.Append(home, *ev); err != nil {
+				return nil, err
+			}
+		}
+		return ev, nil
 	}
+	var base *evals.Evidence
+	if g.MaxDrop != nil && c.Baseline != "" {
+		all, err := evals.Load(home)
+		if err != nil {
+			return nil, err
+		}
+		base = evals.Latest(all)[[2]string{c.SkillKey, c.Baseline}]
+		if base == nil && len(c.BaselineContent) > 0 {
+			if base, err = run(c.Baseline, c.BaselineContent); err != nil {
+				return nil, fmt.Errorf("the baseline %s: %w", c.Baseline, err)
+			}
+			if base.Partial {
+				return nil, fmt.Errorf("the baseline %s: its suite stopped early (%s)", c.Baseline, orDash(base.PartialReason))
+			}
+		}
+	}
+	ev, err := run(c.Candidate, c.Content)
+	if err != nil {
+		return nil, err
+	}
+	v := evals.Judge(ev, base, evals.Gate{Threshold: g.Threshold, MaxDrop: g.MaxDrop})
+	return &v, nil
 }
 
 // gateTimeout is an eval gate's timeout, or the default.

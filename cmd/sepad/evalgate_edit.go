@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/evals"
+	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
+)
+
+// gateEdit is `sepad eval SKILL --gate [--baseline V|FILE]`: the eval
+// gate on a person's edit, on request. The prompt file's text now is the
+// candidate; the baseline is the version it replaces (gateBaseline), or
+// the version or file --baseline names. The gate is the skill's
+// mutation.eval_gate, or, when that is off, the suite's own threshold and
+// no drop below the baseline (max_drop 0). Both suite runs are recorded
+// as evidence (source "sepad eval --gate"), as the daemon's gate records
+// its own. Nothing is written to the prompt file: the verdict is printed,
+// and the exit status is 0 when the gate holds, 1 when it refuses.
+func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, baselineArg string, stdout io.Writer) error {
+	if _, ok := evals.SuiteDir(path); !ok {
+		return fmt.Errorf("eval %s --gate: %s has no eval suite beside it (an evals directory beside its SKILL.md): the gate runs that suite (docs/claude-code.md, \"The eval gate\")", name, path)
+	}
+	cand := mutation.Hash(text)
+	baseHash, baseWords, baseText, err := gateBaseline(qf, arg, cand, baselineArg)
+	if err != nil {
+		return fmt.Errorf("eval %s --gate: %w", name, err)
+	}
+	if baseHash == cand {
+		fmt.Fprintf(stdout, "%s: the file's text is %s: no edit to gate\n", name, baseWords)
+		return nil
+	}
+	g := config.EvalGate{}
+	conf, err := config.Load(config.Path(qf.config))
+	if err != nil {
+		return err
+	}
+	if eg := conf.MutationFor(name).EvalGate; eg.On() {
+		g = eg
+	} else {
+		zero := 0.0
+		g.MaxDrop = &zero
+	}
+	home := qf.home
+	if home == "" {
+		home = hooks.Home()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout(g))
+	defer cancel()
+	v, err := gateSuite(ctx, claude, g, home, mutation.GateCandidate{SkillKey: key, Skill: name, Path: path,
+		Baseline: baseHash, BaselineContent: baseText, Candidate: cand, Content: text}, "sepad eval --gate")
+	if err != nil {
+		return fmt.Errorf("eval %s --gate: %w", name, err)
+	}
+	if after, err := os.ReadFile(path); err != nil || mutation.Hash(after) != cand {
+		return fmt.Errorf("eval %s --gate: %s: %w", name, path, errPromptChanged)
+	}
+	if qf.json {
+		b, _ := json.Marshal(struct {
+			Skill    string         `json:"skill"`
+			Path     string         `json:"path"`
+			Baseline string         `json:"baseline_words"`
+			Verdict  *evals.Verdict `json:"verdict"`
+		}{name, path, baseWords, v})
+		if err := printJSON(stdout, b); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "%s: the edit %s against %s\n%s\n", name, cand, baseWords, v.Words)
+	}
+	if !v.Held {
+		return &exitError{code: exitFail, err: fmt.Errorf("eval %s --gate: the edit is refused: %s", name, v.Words)}
+	}
+	return nil
+}
+
+// gateBaseline finds the baseline of an edit whose text hashes to cand:
+// the version or file want names, else, among sepad's versions of the
+// skill that are not cand, the newest baseline, accepted or pinned one,
+// else the newest that ran, else the one in force, else the newest. It returns the baseline's hash,
+// words for it and its text ("" text when only its recorded eval score
+// can stand for it).
+func gateBaseline(qf queryFlags, arg, cand, want string) (hash, words string, text []byte, err error) {
+	if want != "" {
+		if fi, err := os.Stat(want); err == nil && fi.Mode().IsRegular() {
+			b, err := os.ReadFile(want)
+			if err != nil {
+				return "", "", nil, err
+			}
+			h := mutation.Hash(b)
+			return h, "the baseline " + h + " (" + want + ")", b, nil
+		}
+	}
+	var vs query.SkillVersions
+	if _, err := fetch(qf, "/v1/skills/"+pathArg(skillArgument(arg))+"/versions", &vs); err != nil {
+		return "", "", nil, fmt.Errorf("%w (or give --baseline FILE, the text to compare with)", err)
+	}
+	var pick *query.GradeRow
+	if want != "" {
+		w := strings.TrimPrefix(want, "v")
+		for i := range vs.Versions {
+			r := &vs.Versions[i]
+			if strconv.Itoa(r.Version) == w || strings.HasPrefix(r.Hash, want) {
+				pick = r
+				break
+			}
+		}
+		if pick == nil {
+			return "", "", nil, fmt.Errorf("no version %s of %s (and no such file)", want, vs.Skill.Name)
+		}
+	}
+	// A person's edits are versions as soon as the daemon sees them
+	// (the version in force may be the edit itself, or an earlier edit
+	// nobody ran): the baseline is a version judged good, else the
+	// newest that ran, else the one in force, else the newest.
+	for _, rule := range []func(r *query.GradeRow) bool{
+		func(r *query.GradeRow) bool {
+			return r.Status == mutation.StatusBaseline || r.Status == mutation.StatusAccepted || r.Status == mutation.StatusPinned
+		},
+		func(r *query.GradeRow) bool { return r.N > 0 },
+		func(r *query.GradeRow) bool { return r.Current },
+		func(*query.GradeRow) bool { return true },
+	} {
+		for i := range vs.Versions {
+			if r := &vs.Versions[i]; pick == nil && r.Hash != cand && rule(r) {
+				pick = r
+			}
+		}
+	}
+	if pick == nil {
+		for _, r := range vs.Versions {
+			if r.Hash == cand {
+				return cand, fmt.Sprintf("v%d (%s, %s), the only version sepad knows", r.Version, r.Hash, orDash(r.Status)), nil, nil
+			}
+		}
+		return "", "", nil, fmt.Errorf("sepad knows no version of %s other than the file's text: give --baseline FILE, the text to compare with", vs.Skill.Name)
+	}
+	words = fmt.Sprintf("v%d (%s, %s)", pick.Version, pick.Hash, orDash(pick.Status))
+	var vc query.VersionContent
+	if _, err := fetch(qf, "/v1/skills/"+pathArg(skillArgument(arg))+"/versions/"+pathArg(pick.Hash), &vc); err != nil {
+		return "", "", nil, err
+	}
+	if vc.ContentKnown {
+		text = []byte(vc.Content)
+	}
+	return pick.Hash, words, text, nil
+}
