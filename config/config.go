@@ -39,6 +39,7 @@ type Config struct {
 	Scoring           Scoring           `yaml:"scoring"`
 	Outcome           Outcome           `yaml:"outcome"`
 	Team              Team              `yaml:"team"`
+	Otel              Otel              `yaml:"otel"`
 
 	// SkillMutation holds the per-skill mutation overrides
 	// (skills.<name>.mutation), by skill name.
@@ -89,6 +90,12 @@ type Collector struct {
 	// removed (at the daemon's start and daily; grades, versions and
 	// decisions are kept). 0 keeps everything.
 	Retention time.Duration `yaml:"retention"`
+}
+
+// Otel configures the OpenTelemetry export (docs/team.md).
+type Otel struct {
+	// Endpoint is an OTLP/HTTP base URL; "" is off.
+	Endpoint string `yaml:"endpoint"`
 }
 
 // Team configures the copy to a team's PostgreSQL (docs/team.md).

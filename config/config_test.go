@@ -73,6 +73,7 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{"slash_extra_root", "mutation:\n  extra_roots: [/srv/app, /]\n", "mutation.extra_roots", 2},
 		{"team_postgres_not_a_dsn", "team:\n  postgres: db.example.com\n", "team.postgres", 2},
 		{"team_relative_password_file", "team:\n  postgres: host=db\n  password_file: pw.txt\n", "team.password_file", 3},
+		{"otel_not_a_url", "otel:\n  endpoint: localhost:4318\n", "otel.endpoint", 2},
 		{"team_empty_person", "\nteam:\n  person: \"\"\n", "team.person", 3},
 		{"home_extra_root", "mutation:\n  extra_roots:\n    - " + userHome(t) + "\n", "mutation.extra_roots", 2},
 	}

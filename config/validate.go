@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,6 +122,11 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	}
 	if err := c.Team.validate(bad); err != nil {
 		return err
+	}
+	if ep := c.Otel.Endpoint; ep != "" {
+		if u, err := url.Parse(ep); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return bad("otel.endpoint", "%q is not an OTLP/HTTP URL such as http://localhost:4318", ep)
+		}
 	}
 	home, _ := os.UserHomeDir()
 	for _, r := range m.ExtraRoots {

@@ -27,6 +27,7 @@ import (
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
+	"github.com/sepad/sepad/telemetry"
 	"github.com/sepad/sepad/transcript"
 )
 
@@ -111,6 +112,8 @@ type daemon struct {
 	evo *evolve.Evolver
 	// team ships to the team database (nil without team.postgres).
 	team *team.Shipper
+	// otel exports to an OTLP receiver (nil without otel.endpoint).
+	otel *telemetry.Exporter
 	// api serves the socket (and --http); nil until started.
 	api io.Closer
 	// onCommit are called after every collector commit (metrics,
@@ -231,7 +234,15 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 			}
 		})
 	}
+	if d.otel, err = openExporter(ctx, d, cfg); err != nil {
+		d.team.Close()
+		d.mut.Close()
+		d.watch.Close()
+		d.db.Close()
+		return nil, err
+	}
 	if d.api, err = openAPI(ctx, d, f); err != nil {
+		d.otel.Close()
 		d.team.Close()
 		d.mut.Close()
 		d.watch.Close()
@@ -240,6 +251,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	}
 	if err := d.col.Open(ctx); err != nil {
 		d.api.Close()
+		d.otel.Close()
 		d.team.Close()
 		d.mut.Close()
 		d.watch.Close()
@@ -325,6 +337,9 @@ func (d *daemon) Close() error {
 	}
 	if d.evo != nil {
 		d.evo.Close() // stops the automatic evolutions' mutators
+	}
+	if d.otel != nil {
+		errs = append(errs, d.otel.Close())
 	}
 	if d.team != nil {
 		errs = append(errs, d.team.Close())

@@ -26,6 +26,7 @@ var thirdParty = map[string]string{
 	"prometheus/client_golang": "github.com/prometheus/client_golang",
 	"x/text":                   "golang.org/x/text",
 	"pgx":                      "github.com/jackc/pgx/v5",
+	"OpenTelemetry":            "go.opentelemetry.io/otel",
 }
 
 var (
