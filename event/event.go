@@ -41,6 +41,10 @@ const (
 	// InstructionsLoaded names one instruction file (CLAUDE.md, a rule,
 	// an import) Claude Code loaded: file_path, memory_type, load_reason.
 	InstructionsLoaded = "InstructionsLoaded"
+	// PreSkillShellCommand (Claude Code 2.1.332) fires before each
+	// `` !`cmd` `` line of a skill or command's text: command_name is the
+	// skill, invoked_by who invoked it. No post event follows.
+	PreSkillShellCommand = "PreSkillShellCommand"
 	// Legacy is the synthetic event name given to lines of the original
 	// SEPA hook, each of which records one finished tool call.
 	Legacy = "SEPALegacy"
@@ -172,13 +176,15 @@ type Event struct {
 	Error          string
 	IsInterrupt    bool
 	// DurationMS is the tool's own duration (PostToolUse*, >= 2.1.119).
-	DurationMS    int64
-	HasDuration   bool
-	Prompt        string
-	LastMessage   string // last_assistant_message
-	AgentID       string
-	AgentType     string
-	CommandName   string // UserPromptExpansion command_name
+	DurationMS  int64
+	HasDuration bool
+	Prompt      string
+	LastMessage string // last_assistant_message
+	AgentID     string
+	AgentType   string
+	CommandName string // UserPromptExpansion and PreSkillShellCommand command_name
+	// InvokedBy is PreSkillShellCommand's invoked_by: user, claude or other.
+	InvokedBy     string
 	ExpansionType string
 	PromptID      string
 	// FilePath, MemoryType and LoadReason are InstructionsLoaded's.
@@ -231,6 +237,7 @@ type payload struct {
 	AgentID        string  `json:"agent_id"`
 	AgentType      string  `json:"agent_type"`
 	CommandName    string  `json:"command_name"`
+	InvokedBy      string  `json:"invoked_by"`
 	ExpansionType  string  `json:"expansion_type"`
 	PromptID       string  `json:"prompt_id"`
 	FilePath       string  `json:"file_path"`
@@ -304,6 +311,7 @@ func ParseLine(line []byte) (Event, error) {
 		AgentID:        p.AgentID,
 		AgentType:      p.AgentType,
 		CommandName:    p.CommandName,
+		InvokedBy:      p.InvokedBy,
 		ExpansionType:  p.ExpansionType,
 		PromptID:       p.PromptID,
 		FilePath:       p.FilePath,

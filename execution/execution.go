@@ -101,6 +101,9 @@ type Execution struct {
 	StartedAt time.Time  `json:"started_at,omitempty"`
 	EndedAt   time.Time  `json:"ended_at,omitempty"`
 	Calls     []ToolCall `json:"calls,omitempty"`
+	// ShellLines are the skill's own `` !`cmd` `` lines Claude Code ran
+	// when it expanded the skill's text (shell.go): not tool calls.
+	ShellLines []ShellLine `json:"shell_lines,omitempty"`
 	// Output is the final assistant message of the closing event.
 	Output    string `json:"output,omitempty"`
 	HasOutput bool   `json:"has_output,omitempty"`

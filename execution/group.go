@@ -249,6 +249,8 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 		g.sessionStart(t, ev)
 	case event.InstructionsLoaded:
 		g.instructionsLoaded(t, ev)
+	case event.PreSkillShellCommand:
+		g.shellLine(t, ev)
 	case event.SessionEnd:
 		// A turn still open here was cut short (Ctrl-C, a killed
 		// process): incomplete, and it lasted until now.

@@ -15,6 +15,7 @@ const (
 	evSubagentStart       = event.SubagentStart
 	evSessionStart        = event.SessionStart
 	evInstructionsLoaded  = event.InstructionsLoaded
+	evPreSkillShell       = event.PreSkillShellCommand
 	evQuarantined         = event.Quarantined
 )
 

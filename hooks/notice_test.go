@@ -42,6 +42,11 @@ func TestSessionStartShowsNoticesOnce(t *testing.T) {
 	if out := run("UserPromptSubmit"); out != "" {
 		t.Fatalf("UserPromptSubmit printed %q", out)
 	}
+	// A skill's shell line (2.1.332) is never answered: any answer, even
+	// a message, keeps the line from running.
+	if out := run("PreSkillShellCommand"); out != "" {
+		t.Fatalf("PreSkillShellCommand printed %q", out)
+	}
 	out := run("SessionStart")
 	var answer map[string]any
 	if err := json.Unmarshal([]byte(out), &answer); err != nil || len(answer) != 1 {
@@ -59,8 +64,8 @@ func TestSessionStartShowsNoticesOnce(t *testing.T) {
 	}
 	// Every event still reaches the spool.
 	b, _ := os.ReadFile(SpoolPath(home))
-	if n := bytes.Count(b, []byte{'\n'}); n != 3 {
-		t.Fatalf("%d spool lines, want 3", n)
+	if n := bytes.Count(b, []byte{'\n'}); n != 4 {
+		t.Fatalf("%d spool lines, want 4", n)
 	}
 }
 

@@ -171,7 +171,8 @@ func (f *facts) invoked() (name string, agent bool) {
 	case evUserPromptSubmit:
 		n, _ := slashCommand(f.prompt)
 		return n, false
-	case evUserPromptExpansion:
+	case evUserPromptExpansion, evPreSkillShell:
+		// A skill's own shell line names the skill whose text holds it.
 		return trim(f.command), false
 	case evSubagentStart:
 		return strings.TrimSpace(f.agentType), true

@@ -326,6 +326,14 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 	for i := range x.Calls {
 		e.Calls = append(e.Calls, callRow(i, &x.Calls[i]))
 	}
+	e.ShellLines = make([]ShellLineRow, 0, len(x.ShellLines))
+	for i, l := range x.ShellLines {
+		r := ShellLineRow{Index: i, Tool: l.Tool, Command: l.Command, InvokedBy: l.InvokedBy}
+		if !l.At.IsZero() {
+			r.At = ptr(l.At.UTC())
+		}
+		e.ShellLines = append(e.ShellLines, r)
+	}
 	res := &s.Result
 	// The outcome is read again from the stored execution (results do
 	// not keep it), with the default runners, for results of the rules

@@ -231,6 +231,18 @@ type CallRow struct {
 	Source string `json:"source,omitempty"`
 }
 
+// ShellLineRow is one of a skill's own shell lines (docs/rubric.md,
+// "Shell lines"): what ran and who invoked the skill; its result is not
+// observed.
+type ShellLineRow struct {
+	Index   int    `json:"index"`
+	Tool    string `json:"tool"`
+	Command string `json:"command"`
+	// InvokedBy is user (typed), claude (the Skill tool) or other.
+	InvokedBy string     `json:"invoked_by"`
+	At        *time.Time `json:"at"`
+}
+
 // ScoreView is an execution's score with its breakdown.
 type ScoreView struct {
 	Scored        bool                `json:"scored"`
@@ -272,8 +284,11 @@ type Explain struct {
 	StopError string     `json:"stop_error"`
 	Events    int        `json:"events"`
 	Calls     []CallRow  `json:"calls"`
-	Score     ScoreView  `json:"score"`
-	Aggregate Entry      `json:"aggregate"`
+	// ShellLines are the skill's own `` !`cmd` `` lines Claude Code ran
+	// when it expanded the skill (2.1.332): not tool calls, no result.
+	ShellLines []ShellLineRow `json:"shell_lines"`
+	Score      ScoreView      `json:"score"`
+	Aggregate  Entry          `json:"aggregate"`
 	// Labels are the execution's labels, newest first (the first counts),
 	// with the fields Kairos derives (sepad label).
 	Labels []LabelView `json:"labels"`

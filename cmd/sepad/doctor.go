@@ -25,8 +25,7 @@ func init() {
 }
 
 // hookEvents are the events `sepad install` registers.
-var hookEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "UserPromptExpansion",
-	"Stop", "StopFailure", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "InstructionsLoaded"}
+var hookEvents = settings.Events
 
 type doctor struct {
 	w      io.Writer

@@ -116,6 +116,14 @@ func printExplain(w io.Writer, e *query.Explain) {
 		tw.Flush()
 	}
 
+	if len(e.ShellLines) > 0 {
+		// Not tool calls: no hook reports their result (docs/rubric.md).
+		fmt.Fprintf(w, "\nshell lines of the skill (%d, run when it was expanded; not tool calls, result not observed)\n", len(e.ShellLines))
+		for _, l := range e.ShellLines {
+			fmt.Fprintf(w, "  %d  %s  %s  (invoked by %s)\n", l.Index, l.Tool, clip(l.Command, 80), orDash(l.InvokedBy))
+		}
+	}
+
 	s := &e.Score
 	fmt.Fprintln(w)
 	if s.Scored {

@@ -62,6 +62,9 @@ type scoredExecution struct {
 	// The Claude Code plugin whose prompt this is (issue 23).
 	Plugin        string `json:"plugin,omitempty"`
 	PluginVersion string `json:"plugin_version,omitempty"`
+	// The skill's own shell lines (PreSkillShellCommand, issue 37): not
+	// tool calls.
+	ShellLines int `json:"shell_lines,omitempty"`
 }
 
 type skippedLine struct {
@@ -189,7 +192,7 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 		ToolCalls: len(x.Calls), ToolFailures: x.Failures(), Errors: res.Errors.Total,
 		Complexity: cx, Complete: x.Complete, Scored: res.Scored, Grade: string(res.Grade), Signals: res.Signals,
 		Kind: x.Kind, Retries: x.Retries(), Corrections: x.Corrections, Acceptances: x.Acceptances, Repairs: x.Repairs, HasOutput: x.HasOutput, StopError: x.StopError,
-		Usage: x.Usage, UsageReason: x.UsageReason,
+		Usage: x.Usage, UsageReason: x.UsageReason, ShellLines: len(x.ShellLines),
 	}
 	if !x.StartedAt.IsZero() {
 		t := x.StartedAt

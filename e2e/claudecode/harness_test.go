@@ -334,6 +334,9 @@ type scored struct {
 	// scenarios without plugins are unchanged.
 	Plugin        string `json:"plugin,omitempty"`
 	PluginVersion string `json:"plugin_version,omitempty"`
+	// ShellLines counts the skill's own shell lines (PreSkillShellCommand,
+	// 2.1.332); omitted when 0.
+	ShellLines int `json:"shell_lines,omitempty"`
 }
 
 // score runs `sepad score --json` over a spool file.

@@ -27,6 +27,9 @@ var Events = []string{
 	"SubagentStart", "SubagentStop",
 	"SessionStart", "SessionEnd",
 	"InstructionsLoaded",
+	// A skill's own shell lines (2.1.332; older versions never send it).
+	// The hook must stay silent: any answer keeps the line from running.
+	"PreSkillShellCommand",
 }
 
 // toolEvents take a tool-name matcher; sepad's entries match every tool.
