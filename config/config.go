@@ -207,6 +207,9 @@ type Mutation struct {
 	Mutator        []string      `yaml:"mutator"`
 	Claude         string        `yaml:"claude"`
 	MutatorTimeout time.Duration `yaml:"mutator_timeout"`
+	// EditBudget is the share of a text one evolve attempt may change
+	// (docs/evolve.md, "Bounded edits").
+	EditBudget float64 `yaml:"edit_budget"`
 	// EvalGate: a proposed or evolved version of a skill with an eval
 	// suite runs it before it is written (docs/claude-code.md, "The eval
 	// gate"); off while neither threshold nor max_drop is set.

@@ -74,6 +74,8 @@ func TestEvolveSettings(t *testing.T) {
 		{"mutation:\n  evolve_below: F\n", "mutation.evolve_below"},
 		{"mutation:\n  mutator_timeout: 0s\n", "mutation.mutator_timeout"},
 		{"mutation:\n  claude: \"\"\n", "mutation.claude"},
+		{"mutation:\n  edit_budget: 0\n", "mutation.edit_budget"},
+		{"mutation:\n  edit_budget: 1.5\n", "mutation.edit_budget"},
 	} {
 		_, err := Parse("user.yaml", []byte(c.src), base)
 		var ce *Error

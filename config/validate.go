@@ -97,6 +97,8 @@ func (c *Config) validate(file string, lines map[string]int) error {
 	switch {
 	case m.MutatorTimeout <= 0:
 		return bad("mutation.mutator_timeout", "must be a positive duration")
+	case m.EditBudget <= 0 || m.EditBudget > 1:
+		return bad("mutation.edit_budget", "must be a share of the text above 0 and at most 1, got %g", m.EditBudget)
 	case m.Claude == "":
 		return bad("mutation.claude", "must name the claude command (a name on PATH or a path)")
 	}

@@ -75,6 +75,12 @@ type Attempt struct {
 	OutputTokens int64    `json:"output_tokens,omitempty"`
 	DurationMS   int64    `json:"duration_ms,omitempty"`
 	RequestBytes int      `json:"request_bytes"`
+	// Edits are the mutator's edit list, when it answered with one;
+	// ChangedBytes is the change measured by its diff (ChangedBytes) and
+	// AllowedBytes the edit budget it was held to.
+	Edits        []Edit `json:"edits,omitempty"`
+	ChangedBytes int    `json:"changed_bytes,omitempty"`
+	AllowedBytes int    `json:"allowed_bytes,omitempty"`
 	// Error is why a failed or refused attempt changed nothing.
 	Error string `json:"error,omitempty"`
 	// Auto is set for an attempt of automatic mode.

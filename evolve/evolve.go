@@ -36,6 +36,10 @@ type Options struct {
 	// read at each attempt: a reloaded configuration applies; default
 	// DefaultTimeout).
 	Timeout func() time.Duration
+	// EditBudget is the share of a text one attempt may change
+	// (mutation.edit_budget, read at each attempt; default
+	// DefaultEditBudget).
+	EditBudget func() float64
 	// Evidence is how many of the version's newest executions are read
 	// for signals and evidence (default 200).
 	Evidence int
@@ -187,7 +191,8 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 	po := e.o.Proposal
 	req, err := Build(Input{Rejected: rejected, Skill: sk.Name, File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: cur.Content,
 		Choice: choice, Signals: sigs, Runs: Worst(xs, WorstRuns),
-		MinBytes: int(po.MinRatio*float64(len(base)) + 0.999), MaxBytes: int(po.MaxRatio * float64(len(base)))})
+		MinBytes: int(po.MinRatio*float64(len(base)) + 0.999), MaxBytes: int(po.MaxRatio * float64(len(base))),
+		EditBytes: Budget(cur.Content, e.editBudget())})
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +307,11 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 		a.Words = fmt.Sprintf("evolve %s with %s: %s; nothing changed", p.sk.Name, a.Strategy, merr.Error())
 		return a, e.record(p.sk, &a, ro.Auto)
 	}
-	rec, perr := e.o.Engine.ProposeContext(ctx, key, Unwrap(ans.Text), a.Strategy, e.o.Proposal)
+	text, perr := e.bound(p, &a, ans.Text)
+	var rec mutation.Record
+	if perr == nil {
+		rec, perr = e.o.Engine.ProposeContext(ctx, key, text, a.Strategy, e.o.Proposal)
+	}
 	var refusal *mutation.RefusalError
 	switch {
 	case errors.As(perr, &refusal):
@@ -325,9 +334,40 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	if rec.Gate != nil {
 		gate = "; " + rec.Gate.Words
 	}
-	a.Words = fmt.Sprintf("evolved %s v%d → v%d with strategy %s (%s risk, %s: %s)%s%s; v%d is the candidate. Undo: sepad rollback %s --to v%d",
-		p.sk.Name, a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.By, a.Reason, costWords(a), gate, a.ToSeq, p.sk.Name, a.FromSeq)
+	edits := ""
+	if len(a.Edits) > 0 {
+		edits = fmt.Sprintf("; %d edits, %d of %d bytes allowed: %s", len(a.Edits), a.ChangedBytes, a.AllowedBytes, editWords(a.Edits))
+	}
+	a.Words = fmt.Sprintf("evolved %s v%d → v%d with strategy %s (%s risk, %s: %s)%s%s%s; v%d is the candidate. Undo: sepad rollback %s --to v%d",
+		p.sk.Name, a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.By, a.Reason, costWords(a), edits, gate, a.ToSeq, p.sk.Name, a.FromSeq)
 	return a, e.record(p.sk, &a, ro.Auto)
+}
+
+// bound turns the mutator's answer into the proposed text: an edit list
+// applied to the exact bytes measured, or a whole text, either way held
+// to the edit budget by its diff.
+func (e *Evolver) bound(p *prepared, a *Attempt, answer []byte) ([]byte, error) {
+	text := Unwrap(answer)
+	if edits, ok := ParseEdits(answer); ok {
+		a.Edits = edits
+		t, err := ApplyEdits(p.cur.Content, edits)
+		if err != nil {
+			return nil, err
+		}
+		text = t
+	}
+	changed, allowed, err := checkBudget(p.cur.Content, text, e.editBudget())
+	a.ChangedBytes, a.AllowedBytes = changed, allowed
+	return text, err
+}
+
+func (e *Evolver) editBudget() float64 {
+	if e.o.EditBudget != nil {
+		if b := e.o.EditBudget(); b > 0 {
+			return b
+		}
+	}
+	return DefaultEditBudget
 }
 
 func costWords(a Attempt) string {

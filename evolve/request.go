@@ -72,6 +72,9 @@ type Input struct {
 	Runs    []Run
 	// MinBytes and MaxBytes are the proposal length rule's bounds.
 	MinBytes, MaxBytes int
+	// EditBytes is the edit budget: how many bytes a change may touch
+	// (0: not stated).
+	EditBytes int
 	// Rejected are the skill's earlier candidates that were rejected or
 	// rolled back, newest first (mutation.RejectedEdits).
 	Rejected []mutation.Rejected
@@ -97,13 +100,22 @@ func Build(in Input) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are improving a prompt file of Claude Code: the skill %q (%s), version v%d.\n", in.Skill, in.File, in.Version)
-	b.WriteString("Answer with the complete new text of the file and nothing else: no preamble, no explanation, no code fence around it.\n\n")
+	b.WriteString("Answer with a JSON list of edits and nothing else, each edit one of:\n")
+	b.WriteString(`- {"op": "replace", "passage": "exact text of the current file", "text": "what replaces it", "reason": "why"}` + "\n")
+	b.WriteString(`- {"op": "delete", "passage": "exact text of the current file", "reason": "why"}` + "\n")
+	b.WriteString(`- {"op": "add", "passage": "exact text after which to add (empty: at the end)", "text": "what to add", "reason": "why"}` + "\n")
+	b.WriteString("Each passage must occur exactly once in the current text, byte for byte, and no two edits may touch the same passage. ")
+	b.WriteString("Keep what works: change only what the evidence asks for. ")
+	b.WriteString("(The complete new text of the file, with no preamble and no code fence, is also accepted, and measured by its difference.)\n\n")
 	b.WriteString("The answer is refused unless it:\n")
 	b.WriteString("- keeps the front matter between the --- lines, every key of it, and the same name;\n")
 	b.WriteString("- keeps every markdown heading of the current text (same level and words; new headings are fine);\n")
 	b.WriteString("- keeps what the skill may run: no new or changed hooks, allowed-tools, tools, model, permission, shell or agent key, no new !`command` line;\n")
 	if in.MaxBytes > 0 {
 		fmt.Fprintf(&b, "- is between %d and %d bytes long (the current text is %d);\n", in.MinBytes, in.MaxBytes, len(in.Text))
+	}
+	if in.EditBytes > 0 {
+		fmt.Fprintf(&b, "- changes at most %d bytes: for each run of changed lines, the bytes of the lines removed or of those added, whichever is more;\n", in.EditBytes)
 	}
 	b.WriteString("- adds no destructive command and no instruction to ignore earlier instructions;\n")
 	b.WriteString("- is not a text, and does not make a change, listed under \"Already tried, made it worse\".\n\n")

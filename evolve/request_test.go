@@ -51,7 +51,7 @@ func sampleInput() Input {
 				Said: []string{"that's wrong, it went to the wrong branch"}},
 			{Score: 40, StopError: "overloaded_error"},
 		},
-		MinBytes: 50, MaxBytes: 200,
+		MinBytes: 50, MaxBytes: 200, EditBytes: 256,
 		Rejected: []mutation.Rejected{{Hash: "h2", Seq: 2, ParentSeq: 1, Status: mutation.StatusRolledBack, Delta: -12.5,
 			Words: "reject: v2 scored 12.5 points below v1 over 6 runs",
 			Worst: []mutation.SignalDiff{{Signal: fitness.SignalErrorRate, Baseline: 0.9, Candidate: 0.4, Points: -7.5}},

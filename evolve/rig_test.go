@@ -46,6 +46,13 @@ func helper(mode string) int {
 		b, _ := os.ReadFile(os.Getenv("EVOLVE_HELPER_LOG"))
 		n := strings.Count(string(b), "\n")
 		fmt.Printf("%s\nCheck the exit status of step %d before the next.\n", text, n)
+	case "edits":
+		fmt.Print("```json\n" + `[{"op": "replace", "passage": "Use make rollback when a step fails.", "text": "Use make rollback when a step fails, then report the failing step.", "reason": "the runs fail without saying where"},
+ {"op": "add", "passage": "Run the checks, then make deploy.", "text": "\nCheck the exit status of every step before the next.", "reason": "failed steps went unnoticed"}]` + "\n```\n")
+	case "badedit":
+		fmt.Print(`[{"op": "replace", "passage": "make", "text": "gmake", "reason": "portability"}]`)
+	case "overbudget":
+		fmt.Print(`{"edits": [{"op": "add", "text": "` + strings.Repeat("Check every step twice. ", 12) + `", "reason": "more care"}]}`)
 	case "better":
 		// Adds one line; on a text that has it, rewords it (so repeated
 		// attempts do not grow the file past the length rule).

@@ -86,6 +86,7 @@ func newEvolver(cfg func() *config.Config, db *store.DB, e *mutation.Engine, hom
 	}
 	return evolve.New(evolve.Options{DB: db, Engine: e, Proposal: mutation.DefaultProposalOptions(), Notify: noticeWriter(home),
 		Logger: logger, Timeout: func() time.Duration { return cfg().Mutation.MutatorTimeout },
+		EditBudget: func() float64 { return cfg().Mutation.EditBudget },
 		Mutator: func(skill string) evolve.Mutator {
 			m := cfg().Mutation
 			if len(m.Mutator) > 0 {

@@ -293,7 +293,7 @@ func (d *daemon) reload(logger *slog.Logger) {
 // transcript, retention at its daily pass, and automatic evolution's
 // settings when it considers a skill. docs/install.md lists them.
 var liveKeys = []string{"max_expected", "default_complexity", "skills", "pricing.", "outcome.after_stop.",
-	"collector.retention", "mutation.evolve", "mutation.evolve_below", "mutation.mutator", "mutation.claude", "mutation.mutator_timeout"}
+	"collector.retention", "mutation.evolve", "mutation.evolve_below", "mutation.mutator", "mutation.claude", "mutation.mutator_timeout", "mutation.edit_budget"}
 
 // splitReload sorts changed keys into those a reload applies and those
 // that wait for a restart.

@@ -1,0 +1,119 @@
+package evolve
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sepad/sepad/mutation"
+)
+
+func TestApplyEdits(t *testing.T) {
+	text := []byte("# A\n\nRun it.\n\n## B\n\nStop.\n")
+	got, err := ApplyEdits(text, []Edit{
+		{Op: OpReplace, Passage: "Run it.", Text: "Run it once."},
+		{Op: OpAdd, Passage: "## B\n", Text: "\nFirst check.\n"},
+		{Op: OpDelete, Passage: "\nStop.\n"},
+		{Op: OpAdd, Text: "End.\n"},
+	})
+	if want := "# A\n\nRun it once.\n\n## B\n\nFirst check.\nEnd.\n"; err != nil || string(got) != want {
+		t.Fatalf("ApplyEdits = %q %v, want %q", got, err, want)
+	}
+	bad := []struct {
+		edits []Edit
+		want  string
+	}{
+		{[]Edit{{Op: OpReplace, Passage: "Run", Text: "x"}, {Op: OpDelete, Passage: "Run it."}}, "edits 1 and 2 touch the same passage"},
+		{[]Edit{{Op: OpReplace, Passage: "\n", Text: "x"}}, `its passage "\n" is found 7 times in the current text, not exactly once`},
+		{[]Edit{{Op: OpReplace, Passage: "Walk.", Text: "x"}}, "found 0 times"},
+		{[]Edit{{Op: "rewrite", Passage: "Run it."}}, `op "rewrite"`},
+		{[]Edit{{Op: OpAdd}}, "adds nothing"},
+		{[]Edit{{Op: OpDelete}}, "names no passage"},
+	}
+	for _, c := range bad {
+		_, err := ApplyEdits(text, c.edits)
+		var re *mutation.RefusalError
+		if !errors.As(err, &re) || re.Rule != RuleEdits || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.edits, err, c.want)
+		}
+	}
+}
+
+func TestParseEdits(t *testing.T) {
+	for _, s := range []string{`[{"op":"add","text":"x","reason":"r"}]`, `{"edits":[{"op":"add","text":"x"}]}`, "```json\n[{\"op\":\"add\",\"text\":\"x\"}]\n```"} {
+		if es, ok := ParseEdits([]byte(s)); !ok || len(es) != 1 || es[0].Text != "x" {
+			t.Errorf("ParseEdits(%q) = %+v %v", s, es, ok)
+		}
+	}
+	for _, s := range []string{"---\nname: x\n---\n# X\n", "[link](x) at the start", `{"text": "x"}`, `[]`} {
+		if es, ok := ParseEdits([]byte(s)); ok {
+			t.Errorf("ParseEdits(%q) = %+v: a whole text read as edits", s, es)
+		}
+	}
+}
+
+func TestChangedBytesAndBudget(t *testing.T) {
+	a := []byte("one\ntwo\nthree\n")
+	if got := ChangedBytes(a, []byte("one\n2\nthree\nfour\n")); got != 4+5 { // "-two" over "+2", then "+four"
+		t.Errorf("ChangedBytes = %d, want 9", got)
+	}
+	long := []byte(strings.Repeat("A line of the skill's instructions.\n", 40)) // 1,440 bytes
+	if got := Budget(long, 0.3); got != 432 {
+		t.Errorf("Budget = %d, want 432", got)
+	}
+	if got := Budget(a, 0.3); got != MinEditBytes {
+		t.Errorf("Budget of a short text = %d, want %d", got, MinEditBytes)
+	}
+	rewritten := []byte(strings.Repeat("Another line, written anew by a mutator.\n", 14) + strings.Repeat("A line of the skill's instructions.\n", 26))
+	if _, _, err := checkBudget(long, rewritten, 0.3); err == nil || !strings.Contains(err.Error(), "refused by edit_budget: the change touches 574 bytes of the 1440-byte text, more than the 432 allowed") {
+		t.Errorf("a whole-text rewrite of 14 lines: %v", err)
+	}
+}
+
+// TestEvolveEdits: an edit list is applied to the text measured and the
+// edits are in the record; a list that does not apply, and one over the
+// budget, are refused before the proposal rules, the file untouched.
+func TestEvolveEdits(t *testing.T) {
+	r := newRig(t)
+	r.weak()
+	r.mode = "edits"
+	a, err := r.ev.Run(context.Background(), r.key(), RunOptions{})
+	if err != nil || !a.Applied {
+		t.Fatalf("%+v %v", a, err)
+	}
+	want := strings.Replace(strings.Replace(v1, "Use make rollback when a step fails.", "Use make rollback when a step fails, then report the failing step.", 1),
+		"Run the checks, then make deploy.", "Run the checks, then make deploy.\nCheck the exit status of every step before the next.", 1)
+	if r.file() != want {
+		t.Fatalf("file %q, want %q", r.file(), want)
+	}
+	if len(a.Edits) != 2 || a.Edits[0].Reason != "the runs fail without saying where" || a.ChangedBytes == 0 || a.AllowedBytes != MinEditBytes ||
+		!strings.Contains(a.Words, "2 edits") || !strings.Contains(a.Words, "(failed steps went unnoticed)") {
+		t.Errorf("attempt %+v", a)
+	}
+	if got := r.attempts(); len(got) != 1 || len(got[0].Edits) != 2 {
+		t.Errorf("recorded %+v", got)
+	}
+	if !strings.Contains(r.request(), "- changes at most 256 bytes") || !strings.Contains(r.request(), `{"op": "replace", "passage": `) {
+		t.Errorf("the request does not ask for edits within the budget:\n%s", r.request())
+	}
+
+	for _, c := range []struct{ mode, rule, words string }{
+		{"badedit", RuleEdits, "is found 2 times in the current text, not exactly once"},
+		{"overbudget", RuleEditBudget, "more than the 256 allowed"},
+	} {
+		r := newRig(t)
+		r.weak()
+		r.mode = c.mode
+		a, err := r.ev.Run(context.Background(), r.key(), RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Applied || a.Outcome != OutcomeRefused || a.Rule != c.rule || !strings.Contains(a.Error, c.words) {
+			t.Errorf("%s: %+v", c.mode, a)
+		}
+		if r.file() != v1 {
+			t.Errorf("%s changed the file", c.mode)
+		}
+	}
+}
