@@ -48,7 +48,7 @@ func diff(a, b reflect.Value, path string, out *[]string) {
 			diff(fa, fb, key, out)
 			continue
 		}
-		if !reflect.DeepEqual(fa.Interface(), fb.Interface()) {
+		if !reflect.DeepEqual(fa.Interface(), fb.Interface()) && !bothEmpty(fa, fb) {
 			*out = append(*out, key)
 		}
 	}
@@ -66,4 +66,14 @@ func unionKeys[V any](a, b map[string]V) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// bothEmpty: a list or map left out and one written empty (`[]`, as
+// `sepad config init` writes) are the same setting.
+func bothEmpty(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Slice, reflect.Map:
+		return a.Len() == 0 && b.Len() == 0
+	}
+	return false
 }

@@ -130,6 +130,9 @@ func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
 		in := d.IngestFunc()
 		st.Daemon.Ingest = &in
 	}
+	if d.ReloadFunc != nil {
+		st.Daemon.Reload = d.ReloadFunc()
+	}
 	var offs []store.Offset
 	if db != nil {
 		s, err := db.Stats()

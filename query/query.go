@@ -408,6 +408,28 @@ type Daemon struct {
 	IngestFunc func() Ingest `json:"-"`
 	// Build is the daemon's binary (sepad version).
 	Build *Build `json:"build,omitempty"`
+	// Reload is what the daemon's last reload (SIGHUP, `sepad reload`)
+	// did, filled by GetStatus from ReloadFunc; nil before the first.
+	Reload *Reload `json:"reload,omitempty"`
+	// ReloadFunc, when set, returns the last reload (nil for none).
+	ReloadFunc func() *Reload `json:"-"`
+}
+
+// Reload is the outcome of a configuration reload.
+type Reload struct {
+	// Seq counts the daemon's reloads from 1, so `sepad reload` can tell
+	// the one it asked for from an earlier one.
+	Seq  int       `json:"seq"`
+	Time time.Time `json:"time"`
+	// Config is the file read ("" for the built-in defaults).
+	Config string `json:"config"`
+	// Applied are the changed keys in force now; Restart those that take
+	// effect when the daemon starts again.
+	Applied []string `json:"applied"`
+	Restart []string `json:"restart"`
+	// Error is why the file was refused (the previous configuration is
+	// kept).
+	Error string `json:"error,omitempty"`
 }
 
 // Ingest is the daemon's ingestion health: whether its commits succeed.

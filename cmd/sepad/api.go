@@ -31,7 +31,8 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 		Home:     d.home,
 		HTTPAddr: f.http,
 		Daemon: query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
-			IngestFunc: func() query.Ingest { return ingestHealth(d.col) }, Build: ptrTo(query.ReadBuild())},
+			IngestFunc: func() query.Ingest { return ingestHealth(d.col) }, Build: ptrTo(query.ReadBuild()),
+			ReloadFunc: d.lastReload.Load},
 		Metrics: m,
 		Engine:  d.mut, // the write endpoints: no second writer
 		Import:  d.col.Import,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,5 +56,26 @@ func TestConfigInitAndShow(t *testing.T) {
 	os.WriteFile(user, []byte("aggregate:\n  min_samples: many\n"), 0o600)
 	if code, _, errOut := runCmd(t, "config", "show", "--config", user); code != exitFail || !strings.Contains(errOut, user) {
 		t.Errorf("a bad file: exit %d %s", code, errOut)
+	}
+}
+
+// TestConfigInitChangesNothing: the file `config init` writes holds the
+// defaults commented out, so reading it changes no setting (a reload
+// after it names none as applied or waiting for a restart).
+func TestConfigInitChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := configInit(io.Discard, path, false); err != nil {
+		t.Fatal(err)
+	}
+	def, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := config.Changed(def, got); len(ch) != 0 {
+		t.Fatalf("config init's file changes %q", ch)
 	}
 }

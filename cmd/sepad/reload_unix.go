@@ -14,6 +14,6 @@ func reloadDaemon(w io.Writer, home string, pid int) error {
 	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
 		return fmt.Errorf("send SIGHUP to the sepad daemon (pid %d): %w", pid, err)
 	}
-	fmt.Fprintf(w, "sent SIGHUP to the sepad daemon (pid %d): it reads its configuration again; its log says \"config reloaded\", or why it kept the previous one\n", pid)
+	fmt.Fprintf(w, "sent SIGHUP to the sepad daemon (pid %d)\n", pid)
 	return nil
 }

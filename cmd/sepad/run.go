@@ -25,6 +25,7 @@ import (
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 	"github.com/sepad/sepad/telemetry"
@@ -101,7 +102,14 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 type daemon struct {
 	home    string
 	cfgPath string
-	cfg     atomic.Pointer[config.Config]
+	// cfgFlag and noConfig are --config and --no-config: a reload looks
+	// for the default file again, which `sepad config init` may have
+	// written since the start.
+	cfgFlag  string
+	noConfig bool
+	// lastReload is what the last reload did (`sepad reload` prints it).
+	lastReload atomic.Pointer[query.Reload]
+	cfg        atomic.Pointer[config.Config]
 	// weights are the optional signals' weights the daemon started with:
 	// they are its rubric version, so a reload (SIGHUP) keeps them.
 	weights fitness.OptionalWeights
@@ -133,7 +141,7 @@ type daemon struct {
 }
 
 func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemon, error) {
-	d := &daemon{home: f.home, cfgPath: config.Path(f.config), logger: logger}
+	d := &daemon{home: f.home, cfgPath: config.Path(f.config), cfgFlag: f.config, noConfig: f.noConfig, logger: logger}
 	if f.noConfig {
 		d.cfgPath = ""
 	}
@@ -272,17 +280,30 @@ func (d *daemon) score(x *execution.Execution) fitness.Result {
 // components when they started, so the log names those keys as waiting
 // for a restart rather than pretend they changed.
 func (d *daemon) reload(logger *slog.Logger) {
-	cfg, err := config.Load(d.cfgPath)
+	path := ""
+	if !d.noConfig {
+		path = config.Path(d.cfgFlag)
+	}
+	r := &query.Reload{Time: time.Now().UTC(), Config: path, Applied: []string{}, Restart: []string{}}
+	if prev := d.lastReload.Load(); prev != nil {
+		r.Seq = prev.Seq
+	}
+	r.Seq++
+	defer d.lastReload.Store(r)
+	cfg, err := config.Load(path)
 	if err != nil {
+		r.Error = err.Error()
 		logger.Error("config reload failed; keeping the previous configuration", "err", err)
 		return
 	}
+	d.cfgPath = path
 	old := d.cfg.Swap(cfg)
 	if d.tracker != nil {
 		d.tracker.SetPrices(prices(cfg))
 	}
 	live, restart := splitReload(config.Changed(old, cfg))
-	logger.Info("config reloaded", "config", cfgName(d.cfgPath), "applied", strings.Join(live, ","))
+	r.Applied, r.Restart = append(r.Applied, live...), append(r.Restart, restart...)
+	logger.Info("config reloaded", "config", cfgName(path), "applied", strings.Join(live, ","))
 	if len(restart) > 0 {
 		logger.Warn("config reloaded, but these settings take effect only when the daemon starts again", "keys", strings.Join(restart, ","))
 	}
