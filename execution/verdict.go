@@ -152,37 +152,96 @@ var correctionStartRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(no+(\s*[,.!—–]|$|,?\s+(it|that|this|you|the|still|wrong|not|i|we|don'?t|stop|revert|undo)\b)|nope\b|nah\b|wrong\b|incorrect\b|not quite\b|not really\b|not (right|correct|it|working)\b|(please )?(undo|revert|roll ?back)( (please|it|that|this))?(\s*[,.!]|$)|(doesn'?t|does not|didn'?t|did not|isn'?t|won'?t|still doesn'?t) (work|compile|build|pass|run|fix)\b|are you sure\b|i (said|asked for|asked you to|told you|meant)\b|go back(\s*[,.!]|$)|stop(\s*[,.!]|$|\s+(that|it|doing|changing|editing|touching|deleting)\b)|ugh\b|hmm+,?\s+no\b|same (thing|error|failure|problem|issue|result)\b|still\b)`)
 })
 
-// Corrections said anywhere in a clause.
+// Corrections said anywhere in a clause: correctionAnyAlternatives, one
+// expression.
 var correctionAnyRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(strings.Join([]string{
-		// that's wrong, this is not what I asked
-		`\b(that'?s|that is|this is|this'?s|it'?s|it is|you'?re|you are|your (answer|fix|change|code) is|the (answer|fix|change|output|result) is) (still |just |completely |totally |all |simply |clearly |definitely )?(wrong|incorrect|not (right|correct|it|true|what i (asked|wanted|meant|said))|false|broken|a lie|made up)\b`,
-		`\bnot what i (asked|wanted|meant|said)\b`,
-		`\bnot true\b`,
-		`\byou (lied|made that up|hallucinated)\b`,
-		// it doesn't work, the fix didn't help, the tests don't pass
-		`\b(it|this|that|they|these|those|nothing|fix|change|script|command|code|app|page|build|tests?|function|feature|solution) (still |also |now |even )?(doesn'?t|does not|didn'?t|did not|don'?t|do not|isn'?t|is not|aren'?t|are not|won'?t|will not|can'?t|cannot|hasn'?t|has not|haven'?t) (work|working|compile|compiling|build|building|pass|passing|run|running|load|start|fix|fixed|help|solve|solved|change anything)\b`,
-		// still fails, still the same, fails again
-		`\bstill (fails?|failing|failed|broken|breaks|wrong|red|crash(es|ing)?|erroring|errors?|panics?|panicking|hangs?|not (working|fixed|passing|compiling|right)|doesn'?t|does not|don'?t|isn'?t|aren'?t|won'?t|the same|same|getting|get|seeing|see|there|happens|happening|throws?|returns? (the )?(wrong|an error|\d))\b`,
-		`\b(fails?|failing|failed|broken|crash(es|ed)?|same error) (again|as before|like before)\b`,
-		`\b(you|your (change|fix|edit|commit|code)|the (change|fix|edit)) (just |also |completely )?(broke|has broken|have broken|broken|deleted|removed|overwrote|missed|forgot|ignored|skipped)\b`,
-		// you didn't run the tests
-		`\byou (didn'?t|did not|never|haven'?t|have not|forgot to|failed to|skipped|ignored) (even |actually |really )?(run|ran|test|tested|check|checked|verify|verified|fix|fixed|read|look|looked|try|tried|build|built|compile|compiled|change|changed|update|updated|save|saved|execute|executed)\b`,
-		`\bdid you (even|actually|really) (run|test|check|verify|try|read|look|build|compile)\b`,
-		// revert that
-		`\b(revert|undo|roll ?back|put back|restore) (that|this|it|your|those|these|what you|everything|all|the (last |previous |whole )?(change|edit|fix)e?s?|the last commit)\b`,
-		`\b(wrong|incorrect) (file|function|method|branch|answer|approach|fix|place|directory|folder|module|test|one|output|result|command|line|variable|version|path|repo)\b`,
-		`\bnothing (changed|works|happened|is fixed)\b`,
-		`\b(is|are|it'?s|that'?s|still) not (fixed|working|correct|right|done|passing)\b`,
-		`\b(isn'?t|aren'?t|wasn'?t|weren'?t) (fixed|working|correct|right|passing)\b`,
-		`\bmade (it|things) worse\b`,
-		`\b(it'?s|that'?s|this is|it is|now it'?s) (even |now |much )?worse\b`,
-		`\byou only (ran|run|tested|checked|fixed|changed|looked at)\b`,
-		`\b(get|getting|got|see|seeing|have|having) the same (error|failure|problem|issue|result|output)\b`,
-		`^(they|it|that|this|those|these) (still )?(don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|do not|does not|did not)$`,
-		`\b(go|put it|change it|switch) back to (the )?((previous|old|original|last|earlier) (version|one|code|state|behaviou?r)|what it was|how it was)\b`,
-	}, "|"))
+	return regexp.MustCompile(strings.Join(correctionAnyAlternatives, "|"))
 })
+
+var correctionAnyAlternatives = []string{
+	// that's wrong, this is not what I asked
+	`\b(that'?s|that is|this is|this'?s|it'?s|it is|you'?re|you are|your (answer|fix|change|code) is|the (answer|fix|change|output|result) is) (still |just |completely |totally |all |simply |clearly |definitely )?(wrong|incorrect|not (right|correct|it|true|what i (asked|wanted|meant|said))|false|broken|a lie|made up)\b`,
+	`\bnot what i (asked|wanted|meant|said)\b`,
+	`\bnot true\b`,
+	`\byou (lied|made that up|hallucinated)\b`,
+	// it doesn't work, the fix didn't help, the tests don't pass
+	`\b(it|this|that|they|these|those|nothing|fix|change|script|command|code|app|page|build|tests?|function|feature|solution) (still |also |now |even )?(doesn'?t|does not|didn'?t|did not|don'?t|do not|isn'?t|is not|aren'?t|are not|won'?t|will not|can'?t|cannot|hasn'?t|has not|haven'?t) (work|working|compile|compiling|build|building|pass|passing|run|running|load|start|fix|fixed|help|solve|solved|change anything)\b`,
+	// still fails, still the same, fails again
+	`\bstill (fails?|failing|failed|broken|breaks|wrong|red|crash(es|ing)?|erroring|errors?|panics?|panicking|hangs?|not (working|fixed|passing|compiling|right)|doesn'?t|does not|don'?t|isn'?t|aren'?t|won'?t|the same|same|getting|get|seeing|see|there|happens|happening|throws?|returns? (the )?(wrong|an error|\d))\b`,
+	`\b(fails?|failing|failed|broken|crash(es|ed)?|same error) (again|as before|like before)\b`,
+	`\b(you|your (change|fix|edit|commit|code)|the (change|fix|edit)) (just |also |completely )?(broke|has broken|have broken|broken|deleted|removed|overwrote|missed|forgot|ignored|skipped)\b`,
+	// you didn't run the tests
+	`\byou (didn'?t|did not|never|haven'?t|have not|forgot to|failed to|skipped|ignored) (even |actually |really )?(run|ran|test|tested|check|checked|verify|verified|fix|fixed|read|look|looked|try|tried|build|built|compile|compiled|change|changed|update|updated|save|saved|execute|executed)\b`,
+	`\bdid you (even|actually|really) (run|test|check|verify|try|read|look|build|compile)\b`,
+	// revert that
+	`\b(revert|undo|roll ?back|put back|restore) (that|this|it|your|those|these|what you|everything|all|the (last |previous |whole )?(change|edit|fix)e?s?|the last commit)\b`,
+	`\b(wrong|incorrect) (file|function|method|branch|answer|approach|fix|place|directory|folder|module|test|one|output|result|command|line|variable|version|path|repo)\b`,
+	`\bnothing (changed|works|happened|is fixed)\b`,
+	`\b(is|are|it'?s|that'?s|still) not (fixed|working|correct|right|done|passing)\b`,
+	`\b(isn'?t|aren'?t|wasn'?t|weren'?t) (fixed|working|correct|right|passing)\b`,
+	`\bmade (it|things) worse\b`,
+	`\b(it'?s|that'?s|this is|it is|now it'?s) (even |now |much )?worse\b`,
+	`\byou only (ran|run|tested|checked|fixed|changed|looked at)\b`,
+	`\b(get|getting|got|see|seeing|have|having) the same (error|failure|problem|issue|result|output)\b`,
+	`^(they|it|that|this|those|these) (still )?(don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|do not|does not|did not)$`,
+	`\b(go|put it|change it|switch) back to (the )?((previous|old|original|last|earlier) (version|one|code|state|behaviou?r)|what it was|how it was)\b`,
+}
+
+// correctionAnyNeeds are the words of correctionAnyRE's alternatives, in
+// its order: every match of an alternative holds one word of each of its
+// groups, so a clause that holds no alternative's words has no match and
+// the expression (long: it costs on every clause) is not run.
+// TestCorrectionPrefilter holds them to the pattern.
+var correctionAnyNeeds = [][][]string{
+	{{"wrong", "incorrect", "not", "false", "broken", "lie", "made up"}},
+	{{"not what i"}},
+	{{"not true"}},
+	{{"lied", "made that up", "hallucinated"}},
+	{{"n't", "nt ", "not", "cannot"}, {"work", "compil", "build", "pass", "run", "load", "start", "fix", "help", "solv", "change anything"}},
+	{{"still "}},
+	{{"again", "before"}},
+	{{"broke", "deleted", "removed", "overwrote", "missed", "forgot", "ignored", "skipped"}},
+	{{"you "}, {"n't", "nt ", "not", "never", "forgot", "failed", "skipped", "ignored"}},
+	{{"did you"}},
+	{{"revert", "undo", "roll", "put back", "restore"}},
+	{{"wrong", "incorrect"}},
+	{{"nothing "}},
+	{{"not"}},
+	{{"n't", "nt "}, {"fixed", "working", "correct", "right", "passing"}},
+	{{"worse"}},
+	{{"worse"}},
+	{{"you only"}},
+	{{"the same"}},
+	{{"don", "doesn", "didn", "isn", "aren", "not"}},
+	{{"back to"}},
+}
+
+// mayCorrect reports whether clause c holds the words of one of
+// correctionAnyRE's alternatives.
+func mayCorrect(c string) bool {
+	for _, alt := range correctionAnyNeeds {
+		all := true
+		for _, words := range alt {
+			if !containsWord(c, words) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func containsWord(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // Corrections that are reports of a failure ("the tests fail", "that
 // broke the build", "TestSum fails"): not in a question, where they ask
@@ -214,9 +273,11 @@ func correctionClause(c string, first bool) bool {
 	if first && correctionStartRE().MatchString(c) && !noAsPolite(c) {
 		return true
 	}
-	for _, m := range correctionAnyRE().FindAllStringIndex(c, -1) {
-		if !guarded(c, m[0]) {
-			return true
+	if mayCorrect(c) {
+		for _, m := range correctionAnyRE().FindAllStringIndex(c, -1) {
+			if !guarded(c, m[0]) {
+				return true
+			}
 		}
 	}
 	if strings.HasSuffix(c, "?") {
