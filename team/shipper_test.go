@@ -166,6 +166,7 @@ func TestShipExactlyOnceAcrossPostgresKills(t *testing.T) {
 // PostgreSQL away at the start: the shipper counts what waits, says why,
 // and catches up once it is back.
 func TestShipCatchesUpWhenPostgresReturns(t *testing.T) {
+	skipShort(t)
 	c := pgtest.Start(t)
 	c.Stop()
 	m := newMachine(t, c.DSN)
@@ -281,6 +282,7 @@ func TestTeamGradesPool(t *testing.T) {
 // A version 1 database with executions upgrades to the current schema,
 // its counts backfilled: the grades read the same n.
 func TestMigrateFromVersion1(t *testing.T) {
+	skipShort(t)
 	c := pgtest.Start(t)
 	ctx := context.Background()
 	db, err := Connect(ctx, Config{Postgres: c.DSN})
@@ -316,6 +318,7 @@ FROM generate_series(1, 40) i`, fitness.RubricVersion); err != nil {
 // team's decision on the pooled runs, once; a rejection is told to each
 // machine whose file holds the rejected version.
 func TestTeamDecision(t *testing.T) {
+	skipShort(t)
 	for _, tc := range []struct {
 		name    string
 		second  float64
@@ -411,6 +414,7 @@ func TestTeamDecision(t *testing.T) {
 // A password comes from team.password_file or PGPASSWORD, never from the
 // connection string alone; a wrong one is refused.
 func TestPassword(t *testing.T) {
+	skipShort(t)
 	c := pgtest.StartWithPassword(t, "s3cret")
 	ctx := context.Background()
 	pf := filepath.Join(t.TempDir(), "pg.pass")
@@ -437,6 +441,7 @@ func TestPassword(t *testing.T) {
 // With team.share_text a version's text is shipped; without, never (the
 // kill test checks the second).
 func TestShareText(t *testing.T) {
+	skipShort(t)
 	c := pgtest.Start(t)
 	m := &machine{home: t.TempDir()}
 	db, err := store.Open(filepath.Join(m.home, "sepa.db"), store.Options{})
@@ -459,5 +464,14 @@ func TestShareText(t *testing.T) {
 	waitShipped(t, m)
 	if n := count(t, c, `SELECT count(*) FROM sepad_versions WHERE content = '# Deploy'||chr(10)`); n != 1 {
 		t.Fatalf("%d versions hold the text with team.share_text", n)
+	}
+}
+
+// skipShort keeps go test -short fast: a test that starts its own
+// PostgreSQL cluster beyond the two that stay runs without -short.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("long: starts a PostgreSQL cluster; runs without -short")
 	}
 }
