@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"fmt"
+	"github.com/sepad/sepad/render"
 	"html/template"
 	"math"
 	"strings"
@@ -62,6 +63,9 @@ var funcs = template.FuncMap{
 		return "grade-" + strings.ToLower(strings.TrimRight(g, "+-"))
 	},
 	"short": func(h string) string { return h[:min(7, len(h))] },
+	// tokensCost is a version's cost per run, with the one mark for a
+	// price sepad does not know (render.PriceUnknown), as the CLI's.
+	"tokensCost": render.TokensCost,
 }
 
 func usd(f float64) string {

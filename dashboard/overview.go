@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"fmt"
+	"github.com/sepad/sepad/render"
 	"html/template"
 	"net/http"
 	"sort"
@@ -163,5 +164,5 @@ func costText(r *query.GradeRow) string {
 	if r.Tokens == nil {
 		return "–"
 	}
-	return usd(r.Tokens.MeanCostUSD)
+	return render.TokensCost(r.Tokens)
 }

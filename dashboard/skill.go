@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sepad/sepad/evolve"
@@ -51,6 +52,9 @@ type decisionRow struct {
 	Kind    string
 	Outcome string
 	Rule    string
+	// Test is the decision's rule with its statistics (z, bounds), for
+	// the details toggle: the page speaks in words by default.
+	Test    string
 	From    string
 	To      string
 	Applied bool
@@ -73,6 +77,7 @@ type record struct {
 	Warning  string `json:"warning"`
 	Decision *struct {
 		Outcome string `json:"outcome"`
+		Rule    string `json:"rule"`
 	} `json:"decision"`
 }
 
@@ -85,8 +90,9 @@ func decisionRows(ds []query.Decision, seqOf map[string]int) []decisionRow {
 		}
 		row := decisionRow{Time: d.Time, Skill: rec.Skill, Key: d.SkillKey, Kind: rec.Kind, Rule: rec.Rule, Applied: rec.Applied,
 			Words: rec.Words, Notice: rec.Notice, Warning: rec.Warning, From: versionName(rec.From, seqOf), To: versionName(rec.To, seqOf)}
-		row.Outcome = rec.Kind
+		row.Outcome = strings.ReplaceAll(rec.Kind, "_", " ")
 		if rec.Decision != nil {
+			row.Test = rec.Decision.Rule
 			row.Outcome = map[string]string{"accept": "accepted", "reject": "rejected"}[rec.Decision.Outcome]
 			if row.Outcome == "" {
 				row.Outcome = rec.Decision.Outcome

@@ -3,6 +3,10 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/sepad/sepad/query"
 )
 
 // forbiddenWords must never reach a person by default: rule ids, the
@@ -73,5 +77,44 @@ func TestPlainWordsByDefault(t *testing.T) {
 	out, _, _ = sepad(t, env, nil, "decisions", "-v", "--home", home)
 	for _, w := range []string{"worse_with_confidence", "grade_f", "its z "} {
 		contains(t, out, w)
+	}
+}
+
+// TestDashboardPlainWords opens the demo's dashboard in chromium and reads
+// what a person sees (innerText: a closed details toggle's content is not
+// shown): the overview, the decisions, each skill's page and an
+// execution's page speak without rule ids or statistics; the toggle on
+// a decision opens to its rule id and test (issue 36 item 6).
+func TestDashboardPlainWords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not in -short")
+	}
+	d := startDemoServer(t)
+	ctx := browser(t)
+	browse(t, ctx, "log in", chromedp.Navigate(d.url), chromedp.WaitVisible(chromedp.CSS("#skills")))
+	root := browseValue(t, ctx, "the overview's address", chromedp.Location())
+	skills := browseValue(t, ctx, "the skills' pages", chromedp.Evaluate[[]string](`[...document.querySelectorAll("#skills tbody a")].map(a => a.href)`))
+	var execs query.Executions
+	d.api(t, "/v1/executions?skill=review&limit=1", &execs)
+	if len(execs.Executions) != 1 || len(skills) < 2 {
+		t.Fatalf("review's executions %+v, skill pages %v", execs, skills)
+	}
+	pages := append([]string{root, root + "decisions", root + "execution/" + execs.Executions[0].ID}, skills...)
+	for _, p := range pages {
+		browse(t, ctx, "open "+p, chromedp.Navigate(p), chromedp.WaitVisible(chromedp.CSS("main")))
+		text := browseValue(t, ctx, "the text of "+p, chromedp.Evaluate[string](`document.body.innerText`))
+		for _, w := range forbiddenWords {
+			if strings.Contains(text, w) {
+				t.Errorf("%s shows %q:\n%s", p, w, text)
+			}
+		}
+	}
+	browse(t, ctx, "the decisions", chromedp.Navigate(root+"decisions"), chromedp.WaitVisible(chromedp.CSS("main")))
+	browseValue(t, ctx, "open every details toggle", chromedp.Evaluate[bool](`document.querySelectorAll("details.decision-details").forEach(d => d.open = true), true`))
+	text := browseValue(t, ctx, "the details", chromedp.Evaluate[string](`document.body.innerText`))
+	for _, w := range []string{"worse_with_confidence", "grade_f", "its z "} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the opened details lack %q:\n%s", w, text)
+		}
 	}
 }

@@ -95,10 +95,7 @@ func Tokens(t *query.Tokens, change *float64) string {
 	if t == nil {
 		return "-"
 	}
-	s := Count(t.Mean) + " tok " + USD(t.MeanCostUSD)
-	if t.CostUnknown > 0 {
-		s += "?"
-	}
+	s := Count(t.Mean) + " tok " + TokensCost(t)
 	if change != nil {
 		s += fmt.Sprintf(" %+.0f%%", *change*100)
 	}
@@ -121,11 +118,35 @@ func Count(f float64) string {
 
 // USD is a cost in dollars: cents past a dollar, else four decimals.
 func USD(f float64) string {
-	if f >= 1 {
+	switch {
+	case f == 0:
+		return "$0"
+	case f >= 1:
 		return fmt.Sprintf("$%.2f", f)
 	}
 	return fmt.Sprintf("$%.4f", f)
 }
+
+// PriceUnknown is the one mark every view (grades, history, explain, the
+// dashboard) shows for a cost sepad cannot price: a model its price table
+// lacks. "$0" means a cost of zero, never an unknown one.
+const PriceUnknown = "price unknown"
+
+// Cost is the cost of runs of which unknown (of n) had a model without a
+// price: PriceUnknown when none was priced, "≥ $x" (at least) when some
+// were, else the dollars.
+func Cost(usd float64, unknown, n int) string {
+	switch {
+	case unknown > 0 && (unknown >= n || usd == 0):
+		return PriceUnknown
+	case unknown > 0:
+		return "≥ " + USD(usd)
+	}
+	return USD(usd)
+}
+
+// TokensCost is a version's mean cost per run ("–"-free: t is not nil).
+func TokensCost(t *query.Tokens) string { return Cost(t.MeanCostUSD, t.CostUnknown, t.N) }
 
 // TrimTrailing returns a writer that drops the spaces before each line
 // end: tabwriter pads a row's empty last cell, and a line must not end

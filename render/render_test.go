@@ -71,3 +71,27 @@ func TestTrimTrailing(t *testing.T) {
 		}
 	}
 }
+
+// TestCost (issue 36 item 4): one mark for a price sepad does not know,
+// "$0" only for a cost of zero, "≥" when some runs were priced.
+func TestCost(t *testing.T) {
+	for _, c := range []struct {
+		usd        float64
+		unknown, n int
+		want       string
+	}{
+		{0, 0, 3, "$0"},
+		{0, 3, 3, PriceUnknown},
+		{0, 1, 3, PriceUnknown},
+		{0.0042, 1, 3, "≥ $0.0042"},
+		{0.0042, 0, 3, "$0.0042"},
+		{1.5, 0, 3, "$1.50"},
+	} {
+		if got := Cost(c.usd, c.unknown, c.n); got != c.want {
+			t.Errorf("Cost(%v, %d, %d) = %q, want %q", c.usd, c.unknown, c.n, got, c.want)
+		}
+	}
+	if got := Tokens(&query.Tokens{N: 2, Mean: 1200, CostUnknown: 2}, nil); got != "1.2k tok "+PriceUnknown {
+		t.Errorf("Tokens = %q", got)
+	}
+}

@@ -78,7 +78,7 @@ func printHistory(w io.Writer, h *query.History) {
 		}
 		tok, cost := "-", "-"
 		if x.Usage != nil {
-			tok, cost = fmtCount(float64(x.Usage.Tokens())), fmtUSD(x.Usage.CostUSD())
+			tok, cost = fmtCount(float64(x.Usage.Tokens())), execCost(x.Usage)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", fmtTime(x.Time), x.ID, fmtScore(x.Score), fmtGrade(x.Grade), x.Calls, x.Failed, fmtDurationMS(x.DurationMS), tok, cost)
 	}

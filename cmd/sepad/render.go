@@ -23,7 +23,6 @@ var (
 	fmtStatus     = render.Status
 	fmtTokens     = render.Tokens
 	fmtCount      = render.Count
-	fmtUSD        = render.USD
 	orDash        = render.OrDash
 	projectLabels = render.ProjectLabels
 	trimTrailing  = render.TrimTrailing

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/sepad/sepad/render"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,11 +58,21 @@ func fmtUsage(u *execution.Usage, reason string) string {
 		}
 		return "- (" + reason + ")"
 	}
-	cost := fmtUSD(u.CostUSD())
+	cost := execCost(u)
 	if !u.CostKnown {
 		cost += " (a model has no price)"
 	}
 	return fmt.Sprintf("%s tokens: %d input, %d output, %d cache read, %d cache write (cache hit %.0f%%); %d messages, %s; %s",
 		fmtCount(float64(u.Tokens())), u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens,
 		u.CacheHitRate()*100, u.Messages, orDash(strings.Join(u.Models, ", ")), cost)
+}
+
+// execCost is one execution's cost: render.PriceUnknown when a model it
+// used has no price, as every view says it.
+func execCost(u *execution.Usage) string {
+	unknown := 0
+	if !u.CostKnown {
+		unknown = 1
+	}
+	return render.Cost(u.CostUSD(), unknown, 1)
 }
