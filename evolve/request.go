@@ -9,6 +9,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/outcome"
 	"github.com/sepad/sepad/store"
 )
 
@@ -20,6 +21,8 @@ const (
 	// WorstRuns is how many of the version's lowest-scoring runs give
 	// evidence.
 	WorstRuns = 3
+	// BestRuns is how many of its highest-scoring runs show what works.
+	BestRuns = 2
 	// MaxFailedCalls per run; MaxErrorText and MaxOutputText cut each
 	// failed call's error and each run's final output.
 	MaxFailedCalls = 4
@@ -55,6 +58,12 @@ type Run struct {
 	// (the start of their prompt, execution.VerdictRecord).
 	Said      []string `json:"said,omitempty"`
 	StopError string   `json:"stop_error,omitempty"`
+	// Outcome is what the run's work came to, in words (outcome.Report):
+	// its verification runs, and each claim of its answer against them
+	// ("claimed the tests pass; but the last test run … failed").
+	Outcome []string `json:"outcome,omitempty"`
+	// Acceptances counts the times the person accepted the answer.
+	Acceptances int `json:"acceptances,omitempty"`
 }
 
 // Input is everything a request is built from.
@@ -70,6 +79,9 @@ type Input struct {
 	Choice  Choice
 	Signals []SignalValue
 	Runs    []Run
+	// Best are the version's highest-scoring runs (BestRuns), apart
+	// from those in Runs: what to keep.
+	Best []Run
 	// MinBytes and MaxBytes are the proposal length rule's bounds.
 	MinBytes, MaxBytes int
 	// EditBytes is the edit budget: how many bytes a change may touch
@@ -125,6 +137,12 @@ func Build(in Input) (string, error) {
 	b.WriteString(signalLines(in.Signals))
 	b.WriteString("\n## Evidence from the worst runs\n\n")
 	b.WriteString(evidence(in.Runs))
+	b.WriteString("\n## Evidence from the best runs (what to keep)\n\n")
+	if len(in.Best) == 0 {
+		b.WriteString("No other run of this version has a score.\n")
+	} else {
+		b.WriteString(evidence(in.Best))
+	}
 	b.WriteString("\n## Already tried, made it worse\n\n")
 	b.WriteString(memory(in.Rejected))
 	fmt.Fprintf(&b, "\n## Current text\n\n%s\n%s", BeginText, in.Text)
@@ -181,6 +199,12 @@ func evidence(runs []Run) string {
 				break
 			}
 			fmt.Fprintf(&e, "- failed %s: %s\n", f.Tool, quote(cut(f.Error, MaxErrorText)))
+		}
+		for _, o := range r.Outcome {
+			fmt.Fprintf(&e, "- outcome: %s\n", quote(cut(o, MaxErrorText)))
+		}
+		if r.Acceptances > 0 {
+			fmt.Fprintf(&e, "- the user accepted the answer %d time(s)\n", r.Acceptances)
 		}
 		if r.Corrections > 0 {
 			fmt.Fprintf(&e, "- the user corrected the answer %d time(s)\n", r.Corrections)
@@ -297,8 +321,30 @@ func Signals(xs []store.Scored) []SignalValue {
 
 // Worst picks the k lowest-scoring scored executions as evidence: their
 // failed calls with the error text, their final output when its quality
-// was low, corrections and an API error that ended the turn.
+// was low, what their work came to (verification runs, the answer's
+// claims against them), corrections and an API error that ended the turn.
 func Worst(xs []store.Scored, k int) []Run {
+	idx := ranked(xs)
+	if len(idx) > k {
+		idx = idx[:k]
+	}
+	return runsOf(xs, idx)
+}
+
+// Best picks the k highest-scoring scored executions that are not among
+// the skip lowest (those Worst(xs, skip) gives): the same evidence, from
+// the runs that went best.
+func Best(xs []store.Scored, k, skip int) []Run {
+	idx := ranked(xs)
+	var out []int
+	for j := len(idx) - 1; j >= skip && len(out) < k; j-- {
+		out = append(out, idx[j])
+	}
+	return runsOf(xs, out)
+}
+
+// ranked lists the scored executions' indices, lowest score first.
+func ranked(xs []store.Scored) []int {
 	idx := make([]int, 0, len(xs))
 	for i := range xs {
 		if xs[i].Result.Scored {
@@ -306,13 +352,17 @@ func Worst(xs []store.Scored, k int) []Run {
 		}
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return xs[idx[a]].Result.Score < xs[idx[b]].Result.Score })
-	if len(idx) > k {
-		idx = idx[:k]
-	}
+	return idx
+}
+
+func runsOf(xs []store.Scored, idx []int) []Run {
 	out := make([]Run, 0, len(idx))
 	for _, i := range idx {
 		x := &xs[i]
-		r := Run{Score: x.Result.Score, Corrections: x.Exec.Corrections, StopError: x.Exec.StopError}
+		r := Run{Score: x.Result.Score, Corrections: x.Exec.Corrections, Acceptances: x.Exec.Acceptances, StopError: x.Exec.StopError}
+		if rep := outcome.Analyze(&x.Exec, nil); rep != nil && (rep.Edits > 0 || len(rep.Runs) > 0 || len(rep.Claims) > 0) {
+			r.Outcome = rep.Words()
+		}
 		for _, v := range x.Exec.Verdicts {
 			if v.Verdict == execution.VerdictCorrection && v.Quote != "" {
 				r.Said = append(r.Said, v.Quote)

@@ -48,9 +48,11 @@ func sampleInput() Input {
 		Runs: []Run{
 			{Score: 31.5, Failed: []FailedCall{{"Bash", "Exit code 2\n" + long}, {"Bash", "Exit code 1"}, {"Read", "file not found"}, {"Bash", "x"}, {"Bash", "y"}},
 				Output: "Error: the deploy failed.\nI was unable to finish the release.", Corrections: 1,
-				Said: []string{"that's wrong, it went to the wrong branch"}},
+				Said:    []string{"that's wrong, it went to the wrong branch"},
+				Outcome: []string{"failed: the last test run (call 3, go test) failed: exit code 1", "claimed the tests pass; but the last test run (call 3, go test) failed: exit code 1"}},
 			{Score: 40, StopError: "overloaded_error"},
 		},
+		Best:     []Run{{Score: 92, Acceptances: 1, Outcome: []string{"verified: the last test run (call 4, go test) passed after the last edit"}}},
 		MinBytes: 50, MaxBytes: 200, EditBytes: 256,
 		Rejected: []mutation.Rejected{{Hash: "h2", Seq: 2, ParentSeq: 1, Status: mutation.StatusRolledBack, Delta: -12.5,
 			Words: "reject: v2 scored 12.5 points below v1 over 6 runs",
@@ -156,5 +158,32 @@ func TestSignalsAndWorst(t *testing.T) {
 	}
 	if runs[1].Failed[0].Error != "interrupted" || runs[1].Output != "meh" {
 		t.Errorf("run 2 = %+v", runs[1])
+	}
+	if best := Best(xs, 2, 2); len(best) != 1 || best[0].Score != 80 {
+		t.Errorf("best apart from the 2 worst = %+v", best)
+	}
+	if best := Best(xs, 1, 0); len(best) != 1 || best[0].Score != 80 {
+		t.Errorf("best = %+v", best)
+	}
+}
+
+// TestWorstReadsOutcome: a run whose answer claims the tests pass after a
+// failing test run carries the contradiction as evidence; one that
+// verified its work says so among the best.
+func TestWorstReadsOutcome(t *testing.T) {
+	bad := scored(20, "All tests pass now.", 0.8,
+		execution.ToolCall{Name: "Edit", Done: true},
+		execution.ToolCall{Name: "Bash", Done: true, Failed: true, Command: "go test ./...", Error: "Exit code 1\n--- FAIL: TestSum (0.00s)\nFAIL"})
+	good := scored(90, "Fixed: the tests pass.", 0.9,
+		execution.ToolCall{Name: "Edit", Done: true},
+		execution.ToolCall{Name: "Bash", Done: true, Command: "go test ./...", Response: "ok  \texample.com/sum\t0.01s"})
+	xs := []store.Scored{bad, good}
+	w := Worst(xs, 1)
+	if len(w) != 1 || !strings.Contains(strings.Join(w[0].Outcome, "\n"), "claimed the tests pass; but") {
+		t.Errorf("worst outcome = %q", w[0].Outcome)
+	}
+	b := Best(xs, 1, 1)
+	if len(b) != 1 || len(b[0].Outcome) == 0 || !strings.HasPrefix(b[0].Outcome[0], "verified") {
+		t.Errorf("best outcome = %+v", b)
 	}
 }
