@@ -94,6 +94,7 @@ func TestBadCheckLocated(t *testing.T) {
 		{"outcome:\n  verify:\n    - '^just test'\n    - '(x'\n", "outcome.verify", 2, "not a regular expression"},
 		{"outcome:\n  verify: ['']\n", "outcome.verify", 2, "empty"},
 		{"outcome:\n  verfy: []\n", "outcome.verfy", 2, "unknown key"},
+		{"mutation:\n  eval_gate:\n    threshold: 1\n    allow_tools: [Bash, '--dangerously-skip-permissions']\n", "mutation.eval_gate.allow_tools", 4, "not a tool name"},
 		{"skills:\n  fix:\n    verify: ['./check.sh', '[']\n", "skills.fix.verify", 3, "not a regular expression"},
 	} {
 		_, err := Parse("user.yaml", []byte(tc.yaml), base)

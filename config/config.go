@@ -227,6 +227,12 @@ type EvalGate struct {
 	// Timeout bounds the gate on one candidate, the baseline's suite run
 	// included when one is needed (0: DefaultEvalGateTimeout).
 	Timeout time.Duration `yaml:"timeout"`
+	// AllowTools are the operator's grant of gated tools to the suite's
+	// runs (claude plugin eval --allow-tools: Bash, Write, Edit,
+	// "Bash(go test:*)"), for the cases whose allowed_tools ask for them;
+	// Bash then runs in Claude Code's OS sandbox (bubblewrap and socat on
+	// Linux). Empty: no gated tool, as before.
+	AllowTools []string `yaml:"allow_tools"`
 }
 
 // DefaultEvalGateTimeout bounds a suite run of the eval gate when

@@ -176,6 +176,11 @@ func validateMutation(m Mutation, prefix string, bad func(key, format string, a 
 	case g.Timeout > 0 && !g.On():
 		return bad(prefix+"eval_gate.timeout", "the gate is off: set threshold or max_drop to turn it on")
 	}
+	for _, tool := range g.AllowTools {
+		if strings.TrimSpace(tool) == "" || strings.HasPrefix(tool, "-") {
+			return bad(prefix+"eval_gate.allow_tools", "%q is not a tool name (Bash, Write, Edit, \"Bash(go test:*)\")", tool)
+		}
+	}
 	return nil
 }
 

@@ -46,6 +46,9 @@ func gateSuite(ctx context.Context, claude string, g config.EvalGate, home strin
 	if g.Threshold != nil {
 		args = []string{"--threshold", strconv.FormatFloat(*g.Threshold, 'f', -1, 64)}
 	}
+	if len(g.AllowTools) > 0 {
+		args = append(append(args, "--allow-tools"), g.AllowTools...)
+	}
 	run := func(version string, content []byte) (*evals.Evidence, error) {
 		ev, _, err := evals.RunSuite(ctx, evals.RunOptions{Claude: claude, Prompt: c.Path, Content: content, Args: args})
 		if err != nil {

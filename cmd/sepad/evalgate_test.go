@@ -75,6 +75,16 @@ printf '{"schemaVersion":1,"suite":{"threshold":1},"cases":[{"name":"rollback","
 	if b, _ := os.ReadFile(log); strings.Count(string(b), "\n") != 3 {
 		t.Errorf("claude calls:\n%s", b)
 	}
+	// allow_tools: the operator's grant goes to every suite run.
+	cfg.Mutation.EvalGate.AllowTools = []string{"Bash", "Bash(go test:*)"}
+	c.Content, c.Candidate = []byte("---\nname: deploy\n---\nRun the checks, then ship.\n"), "e00000000000"
+	if v, err = gate(context.Background(), c); err != nil || !v.Held {
+		t.Fatalf("with allow_tools: %+v %v", v, err)
+	}
+	b, _ = os.ReadFile(log)
+	if calls := strings.Split(strings.TrimSpace(string(b)), "\n"); !strings.HasSuffix(calls[len(calls)-1], "--threshold 0.5 --allow-tools Bash Bash(go test:*)") {
+		t.Errorf("claude calls:\n%s", b)
+	}
 }
 
 // TestEvalGatePerSkillWiring: skills.NAME.mutation.eval_gate turns the
