@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
 )
 
 func TestApplyEdits(t *testing.T) {
@@ -93,6 +94,11 @@ func TestEvolveEdits(t *testing.T) {
 	}
 	if got := r.attempts(); len(got) != 1 || len(got[0].Edits) != 2 {
 		t.Errorf("recorded %+v", got)
+	}
+	// sepad diff shows the edit list beside the line diff.
+	d, err := query.GetDiff(r.db, r.key(), "v1", "v2")
+	if err != nil || len(d.Edits) != 2 || d.Edits[1].Op != OpAdd || d.Edits[1].Reason != "failed steps went unnoticed" || len(d.Hunks) == 0 {
+		t.Errorf("diff %+v %v", d, err)
 	}
 	if !strings.Contains(r.request(), "- changes at most 256 bytes") || !strings.Contains(r.request(), `{"op": "replace", "passage": `) {
 		t.Errorf("the request does not ask for edits within the budget:\n%s", r.request())

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,6 +34,18 @@ type Diff struct {
 	To    GradeRow `json:"to"`
 	// Hunks is empty when the contents are equal.
 	Hunks []Hunk `json:"hunks"`
+	// Edits is the mutator's edit list when `sepad evolve` wrote To
+	// from From with one (docs/evolve.md, "Bounded edits").
+	Edits []DiffEdit `json:"edits,omitempty"`
+}
+
+// DiffEdit is one edit of a mutator's list, as the evolve attempt
+// recorded it.
+type DiffEdit struct {
+	Op      string `json:"op"`
+	Passage string `json:"passage,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Reason  string `json:"reason"`
 }
 
 // Hunk is one group of changes. FromLine and ToLine are 1-based (0 when
@@ -97,7 +110,32 @@ func GetDiff(db *store.DB, arg, from, to string) (*Diff, error) {
 				v.Skill.Name, v.Version.Version, v.Version.Hash)}
 		}
 	}
-	return &Diff{Skill: a.Skill, From: a.Version, To: b.Version, Hunks: Hunks(splitLines(a.Content), splitLines(b.Content))}, nil
+	edits, err := evolveEdits(db, a.Skill.Key, a.Version.Hash, b.Version.Hash)
+	if err != nil {
+		return nil, err
+	}
+	return &Diff{Skill: a.Skill, From: a.Version, To: b.Version, Hunks: Hunks(splitLines(a.Content), splitLines(b.Content)), Edits: edits}, nil
+}
+
+// evolveEdits is the edit list of the evolve attempt that wrote to from
+// from, if one did.
+func evolveEdits(db *store.DB, key, from, to string) ([]DiffEdit, error) {
+	ds, err := db.Decisions(key, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds {
+		var a struct {
+			Kind  string     `json:"kind"`
+			From  string     `json:"from"`
+			To    string     `json:"to"`
+			Edits []DiffEdit `json:"edits"`
+		}
+		if json.Unmarshal(d.Payload, &a) == nil && a.Kind == "evolve" && a.From == from && a.To == to && len(a.Edits) > 0 {
+			return a.Edits, nil
+		}
+	}
+	return nil, nil
 }
 
 // pickVersion finds the row a version argument names.
