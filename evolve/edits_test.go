@@ -3,6 +3,8 @@ package evolve
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,5 +123,30 @@ func TestEvolveEdits(t *testing.T) {
 		if r.file() != v1 {
 			t.Errorf("%s changed the file", c.mode)
 		}
+	}
+}
+
+// TestRequestShowsHalfTheSuite: a skill with an eval suite shows the
+// mutator every other case, in name order; the others are held out.
+func TestRequestShowsHalfTheSuite(t *testing.T) {
+	if s, h := SplitCases([]string{"c", "a", "b", "d", "e"}); strings.Join(s, ",") != "a,c,e" || strings.Join(h, ",") != "b,d" {
+		t.Errorf("SplitCases = %v %v", s, h)
+	}
+	r := newRig(t)
+	r.weak()
+	for _, c := range []string{"alpha", "beta", "gamma"} {
+		dir := filepath.Join(filepath.Dir(r.skill), "evals", c)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "prompt.md"), []byte("Prompt of "+c+"\n"), 0o644)
+	}
+	a, err := r.ev.Run(context.Background(), r.key(), RunOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(a.Request, "## Eval cases of this skill (2 shown, 1 held out)") || !strings.Contains(a.Request, `- case "alpha": "Prompt of alpha"`) ||
+		!strings.Contains(a.Request, `"Prompt of gamma"`) || strings.Contains(a.Request, "beta") {
+		t.Errorf("request:\n%s", a.Request)
 	}
 }

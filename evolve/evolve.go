@@ -188,8 +188,9 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	cases, held := suiteCases(sk.Path)
 	po := e.o.Proposal
-	req, err := Build(Input{Rejected: rejected, Skill: sk.Name, File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: cur.Content,
+	req, err := Build(Input{Rejected: rejected, Cases: cases, HeldOut: held, Skill: sk.Name, File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: cur.Content,
 		Choice: choice, Signals: sigs, Runs: Worst(xs, WorstRuns), Best: Best(xs, BestRuns, WorstRuns),
 		MinBytes: int(po.MinRatio*float64(len(base)) + 0.999), MaxBytes: int(po.MaxRatio * float64(len(base))),
 		EditBytes: Budget(cur.Content, e.editBudget())})

@@ -84,6 +84,10 @@ type Input struct {
 	Best []Run
 	// MinBytes and MaxBytes are the proposal length rule's bounds.
 	MinBytes, MaxBytes int
+	// Cases are the shown half of the skill's eval suite (SplitCases);
+	// HeldOut counts the cases not shown.
+	Cases   []Case
+	HeldOut int
 	// EditBytes is the edit budget: how many bytes a change may touch
 	// (0: not stated).
 	EditBytes int
@@ -142,6 +146,12 @@ func Build(in Input) (string, error) {
 		b.WriteString("No other run of this version has a score.\n")
 	} else {
 		b.WriteString(evidence(in.Best))
+	}
+	if len(in.Cases) > 0 {
+		fmt.Fprintf(&b, "\n## Eval cases of this skill (%d shown, %d held out)\n\n", len(in.Cases), in.HeldOut)
+		for _, c := range in.Cases {
+			fmt.Fprintf(&b, "- case %s: %s\n", quote(c.Name), quote(c.Prompt))
+		}
 	}
 	b.WriteString("\n## Already tried, made it worse\n\n")
 	b.WriteString(memory(in.Rejected))
