@@ -265,7 +265,7 @@ func TestPluginWithoutSepad(t *testing.T) {
 			}
 			if strings.Contains(r.Stdout, "systemMessage") {
 				messages++
-				if r.HookEvent != "SessionStart" || !strings.Contains(r.Stdout, "go install") {
+				if r.HookEvent != "SessionStart" || !strings.Contains(r.Stdout, "git clone") || !strings.Contains(r.Stdout, "go install ./cmd/...") || strings.Contains(r.Stdout, "@latest") {
 					t.Errorf("the not-installed message: %s", sc.Text())
 				}
 			} else if r.Stdout != "" {
