@@ -43,7 +43,7 @@ const (
 
 // ErrNoDaemon: the dashboard's login links come from a daemon, and the
 // server answering has none (the CLI's in-process handler).
-var ErrNoDaemon = errors.New("the dashboard is served by the daemon: start it with `sepad run` (or `sepad service install`)")
+var ErrNoDaemon = errors.New("the dashboard is served by the daemon: start it with `sepad run` (or `sepad install --service`)")
 
 // Login is the answer of POST /v1/dashboard/login.
 type Login struct {

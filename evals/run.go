@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -78,6 +79,11 @@ type RunOptions struct {
 	Args []string
 	// Progress receives claude's progress output (nil: discarded).
 	Progress io.Writer
+	// Keep, when set, is the directory where claude writes its results
+	// and HTML report (--output-dir, --report; unless Args name them):
+	// kept after the run, unlike the private plugin's temporary
+	// directory, so the paths claude prints stay true.
+	Keep string
 }
 
 // waitDelay bounds the wait for a killed claude's output (a variable for
@@ -134,7 +140,22 @@ func RunSuite(ctx context.Context, o RunOptions) (*Evidence, int, error) {
 		return nil, 0, err
 	}
 	out := filepath.Join(tmp, "result.json")
-	args := append([]string{"plugin", "eval", plugin, "--json", out, "--no-publish", "--trust-plugin"}, o.Args...)
+	if o.Keep != "" {
+		if err := os.MkdirAll(o.Keep, 0o700); err != nil {
+			return nil, 0, err
+		}
+		out = filepath.Join(o.Keep, "result.json")
+	}
+	args := []string{"plugin", "eval", plugin, "--json", out, "--no-publish", "--trust-plugin"}
+	if o.Keep != "" {
+		if !slices.ContainsFunc(o.Args, func(a string) bool { return a == "--output-dir" || strings.HasPrefix(a, "--output-dir=") }) {
+			args = append(args, "--output-dir", o.Keep)
+		}
+		if !slices.ContainsFunc(o.Args, func(a string) bool { return a == "--report" || strings.HasPrefix(a, "--report=") }) {
+			args = append(args, "--report", filepath.Join(o.Keep, "report.html"))
+		}
+	}
+	args = append(args, o.Args...)
 	cmd := exec.CommandContext(ctx, o.Claude, args...)
 	cmd.Env, cmd.Dir = o.Env, tmp
 	// Cancelled, claude is killed; its eval sessions may hold the output

@@ -64,7 +64,7 @@ func dashboardLogin(qf queryFlags) (*api.Login, []byte, error) {
 	c := newClient(qf)
 	body, status, err := c.postSocket("/v1/dashboard/login", nil)
 	if errors.Is(err, errNoAnswer) {
-		return nil, nil, fmt.Errorf("no sepad daemon answers on %s: the dashboard is served by the daemon.\nStart it with `sepad run` (or `sepad service install`), then run `sepad dashboard` again", api.SocketPath(c.home))
+		return nil, nil, fmt.Errorf("no sepad daemon answers on %s: the dashboard is served by the daemon.\nStart it with `sepad run` (or `sepad install --service`), then run `sepad dashboard` again", api.SocketPath(c.home))
 	}
 	if err != nil {
 		return nil, nil, err

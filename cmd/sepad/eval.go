@@ -99,10 +99,18 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	} else {
 		plugin = ""
 	}
-	ev, code, err := evals.RunSuite(context.Background(), evals.RunOptions{Claude: bin, Prompt: path, Plugin: root, Content: before, Args: extra, Progress: stderr})
+	home := qf.home
+	if home == "" {
+		home = hooks.Home()
+	}
+	// claude prints where its results and report are: under $SEPA_HOME,
+	// not in the private plugin's directory removed after the run.
+	keep := filepath.Join(home, "eval-runs", strings.NewReplacer("/", "_", ":", "_", "\\", "_").Replace(name)+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	ev, code, err := evals.RunSuite(context.Background(), evals.RunOptions{Claude: bin, Prompt: path, Plugin: root, Content: before, Args: extra, Progress: stderr, Keep: keep})
 	if err != nil {
 		return fmt.Errorf("eval %s: %w", name, err)
 	}
+	defer fmt.Fprintf(stderr, "claude's results and report are kept in %s\n", keep)
 	after, err := os.ReadFile(path)
 	if err != nil || mutation.Hash(after) != mutation.Hash(before) {
 		return fmt.Errorf("eval %s: %s: %w", name, path, errPromptChanged)
@@ -116,10 +124,6 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = key, name, mutation.Hash(before), time.Now().UTC(), "sepad eval"
 	if ev.Plugin == "" {
 		ev.Plugin = plugin
-	}
-	home := qf.home
-	if home == "" {
-		home = hooks.Home()
 	}
 	if err := evals.Append(home, *ev); err != nil {
 		return err

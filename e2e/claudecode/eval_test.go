@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -62,6 +63,19 @@ func TestEval(t *testing.T) {
 		}
 		if !strings.Contains(out, "acme:deploy") || !strings.Contains(out, "FAIL rollback") || !strings.Contains(out, "pass ships") || !strings.Contains(out, "evals 0.50 over 2 cases × 1 run") {
 			t.Errorf("sepad eval printed:\n%s\nstderr:\n%s", out, errOut)
+		}
+		// The paths claude printed (its results, its report) and the one
+		// sepad names are under $SEPA_HOME and still there.
+		keep := regexp.MustCompile(`claude's results and report are kept in (\S+)`).FindStringSubmatch(errOut)
+		if keep == nil || !strings.HasPrefix(keep[1], e.State) {
+			t.Errorf("sepad eval does not say where the report is kept:\n%s", errOut)
+		} else if _, err := os.Stat(filepath.Join(keep[1], "report.html")); err != nil {
+			t.Errorf("the report: %v\n%s", err, errOut)
+		}
+		for _, p := range regexp.MustCompile(`/[^\s'"]*(?:report|result)[^\s'"]*`).FindAllString(errOut, -1) {
+			if _, err := os.Stat(strings.TrimRight(p, ".,:;)")); err != nil {
+				t.Errorf("sepad eval printed %s, which is gone: %v", p, err)
+			}
 		}
 		if n := len(e.spool()); n != before {
 			t.Errorf("the eval runs added %d bytes to the spool:\n%s", n-before, e.spool()[before:])
