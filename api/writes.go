@@ -57,10 +57,15 @@ func (h *handler) registerWrites() {
 		if err != nil {
 			return mutation.Record{}, err
 		}
-		return h.o.Engine.ProposeContext(r.Context(), key, text, strategy, mutation.DefaultProposalOptions())
+		po := mutation.DefaultProposalOptions()
+		if r.URL.Query().Get("force") == "1" {
+			po.StableWindow = 0 // a person proposes to a stable skill anyway
+		}
+		return h.o.Engine.ProposeContext(r.Context(), key, text, strategy, po)
 	})
 	// prune?before=T removes executions and quarantined lines older than
-	// T (store.Prune), keeping aggregates, versions and decisions.
+	// T (store.Prune), keeping aggregates, versions and decisions; with
+	// dry_run=1 it only counts them (store.PruneCount).
 	h.mux.Handle("/v1/prune", only(http.MethodPost, h.engineWrite(func(r *http.Request) (any, error) {
 		before, err := query.ParseSince(r.URL.Query().Get("before"), h.o.Now())
 		if err == nil && before.IsZero() {
@@ -68,6 +73,9 @@ func (h *handler) registerWrites() {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if r.URL.Query().Get("dry_run") == "1" {
+			return h.o.DB.PruneCount(before) // what it would remove
 		}
 		return h.o.DB.Prune(before)
 	})))

@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -47,6 +50,7 @@ func TestPlainWordsByDefault(t *testing.T) {
 		}
 		outputs[strings.Join(args, " ")] = out + errOut
 	}
+	checkGrammar(t, env, home)
 	// An export that exports nothing says why, on stderr, and exits 0
 	// (issue 36 item 7): no execution of the demo is labelled.
 	for format, want := range map[string]string{"sft": "is usable for sft: it needs a label of success",
@@ -116,5 +120,53 @@ func TestDashboardPlainWords(t *testing.T) {
 		if !strings.Contains(text, w) {
 			t.Errorf("the opened details lack %q:\n%s", w, text)
 		}
+	}
+}
+
+// checkGrammar (issue 36 item 8), on the demo's kept state: one prefix
+// per error, -o FILE in help, prune counts before asking for --yes, a
+// stable skill's proposal explained with --force offered, plurals.
+func checkGrammar(t *testing.T, env []string, home string) {
+	t.Helper()
+	if _, errOut, code := sepad(t, env, nil, "completion", "powershell"); code != 2 || !strings.HasPrefix(errOut, `sepad completion: no shell "powershell"`) {
+		t.Errorf("completion powershell: %d %q", code, errOut)
+	}
+	if out, _, _ := sepad(t, env, nil, "help", "export"); !strings.Contains(out, "  -o FILE ") || strings.Contains(out, "--o ") {
+		t.Errorf("help export:\n%s", out)
+	}
+	out, errOut, code := sepad(t, env, nil, "prune", "--before", "2000-01-01", "--home", home)
+	if code != 2 || !strings.HasPrefix(errOut, "sepad prune: would remove 0 executions and 0 quarantined lines older than 2000-01-01") ||
+		!strings.Contains(errOut, "add --yes") {
+		t.Errorf("prune without --yes: %d %q %q", code, out, errOut)
+	}
+	// Asked twice, it counts the same: the count removes nothing.
+	count := regexp.MustCompile(`would remove [1-9][0-9]* executions`)
+	_, first, _ := sepad(t, env, nil, "prune", "--before", "1s", "--home", home)
+	_, second, _ := sepad(t, env, nil, "prune", "--before", "1s", "--home", home)
+	if c := count.FindString(first); c == "" || c != count.FindString(second) {
+		t.Errorf("prune without --yes: %q, then %q", first, second)
+	}
+	// deploy v3 runs at about 96 with little spread: stable.
+	text, _, code := sepad(t, env, nil, "show", "deploy@v3", "--home", home)
+	if code != 0 {
+		t.Fatalf("show deploy@v3: %d", code)
+	}
+	f := filepath.Join(t.TempDir(), "deploy.md")
+	if err := os.WriteFile(f, []byte(text+"Also report how long the deploy took.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = sepad(t, env, nil, "propose", "deploy", f, "--home", home)
+	if code != 1 || !strings.Contains(errOut, "the skill is stable") || !strings.Contains(errOut, "add --force to propose anyway") ||
+		strings.Count(errOut, "sepad propose:") != 1 {
+		t.Errorf("propose to a stable skill: %d %q", code, errOut)
+	}
+	if out, _, _ := sepad(t, env, nil, "help", "propose"); !strings.Contains(out, "when the skill is stable: its last 3 scores average above 85") || !strings.Contains(out, "--force") {
+		t.Errorf("help propose does not explain the rule:\n%s", out)
+	}
+	if out, errOut, code := sepad(t, env, nil, "propose", "deploy", f, "--force", "--home", home); code != 0 || !strings.Contains(out, "v4") {
+		t.Errorf("propose --force: %d %q %q", code, out, errOut)
+	}
+	if out, _, _ := sepad(t, env, nil, "notices", "--home", home); strings.Contains(out, "(s)") {
+		t.Errorf("notices: %q", out)
 	}
 }

@@ -35,6 +35,50 @@ type pruneView struct {
 	Stored   time.Time `json:"stored"`
 }
 
+// at is when Prune dates an execution: the later of when it ran and
+// when sepad stored it, so that a replay of old sessions is kept as long
+// as what was just recorded.
+func (s *pruneView) at() time.Time {
+	at := s.Exec.EndedAt
+	if at.IsZero() {
+		at = s.Exec.StartedAt
+	}
+	if s.Stored.After(at) {
+		at = s.Stored
+	}
+	return at
+}
+
+// PruneCount counts, without removing anything, what Prune(t) would
+// remove: `sepad prune` says it before asking for --yes.
+func (db *DB) PruneCount(t time.Time) (Pruned, error) {
+	out := Pruned{Before: t.UTC()}
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		ex := tx.Bucket(bExec)
+		err := tx.Bucket(bBySeq).ForEach(func(_, id []byte) error {
+			var s pruneView
+			if err := decodeExec(ex.Get(id), &s); err != nil {
+				return err
+			}
+			if s.at().Before(t) {
+				out.Executions++
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bQuarantine).ForEach(func(_, v []byte) error {
+			var q QuarantineEntry
+			if json.Unmarshal(v, &q) == nil && q.Time.Before(t) {
+				out.Quarantined++
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
 // pruneChunk bounds the executions deleted per transaction.
 const pruneChunk = 5000
 
@@ -57,16 +101,7 @@ func (db *DB) Prune(t time.Time) (Pruned, error) {
 			if err := decodeExec(ex.Get(id), &s); err != nil {
 				return err
 			}
-			// The later of when it ran and when sepad stored it: a replay
-			// of old sessions is kept as long as what was just recorded.
-			at := s.Exec.EndedAt
-			if at.IsZero() {
-				at = s.Exec.StartedAt
-			}
-			if s.Stored.After(at) {
-				at = s.Stored
-			}
-			if !at.Before(t) {
+			if !s.at().Before(t) {
 				return nil
 			}
 			v := victim{id: append([]byte(nil), id...), seqKey: append([]byte(nil), k...), verKey: versionIndexKey(s.SkillKey, s.Version, s.Seq)}

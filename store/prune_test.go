@@ -36,6 +36,14 @@ func TestPruneKeepsAggregates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// PruneCount says the same numbers and removes nothing.
+	count, err := db.PruneCount(cut)
+	if err != nil || count.Executions != 6 || count.Quarantined != 1 {
+		t.Errorf("PruneCount %+v %v, want 6 executions and 1 quarantined line", count, err)
+	}
+	if st, _ := db.Stats(); st.Executions != 11 {
+		t.Errorf("PruneCount removed executions: %+v", st)
+	}
 	got, err := db.Prune(cut)
 	if err != nil {
 		t.Fatal(err)

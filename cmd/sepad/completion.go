@@ -64,7 +64,7 @@ func runCompletion(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	case "fish":
 		return fishCompletion(stdout, cmds, flags)
 	}
-	return usageErrorf("completion: no shell %q; want bash, zsh or fish", pos[0])
+	return usageErrorf("no shell %q; want bash, zsh or fish", pos[0])
 }
 
 // commandFlags returns the commands and each one's flags (--name), read

@@ -46,7 +46,7 @@ func runConfig(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return configShow(stdout, *cfgFlag)
 	}
-	return usageErrorf("config: no action %q; want init or show", pos[0])
+	return usageErrorf("no action %q; want init or show", pos[0])
 }
 
 // defaultConfigPath is where sepad looks for a user file when neither

@@ -33,7 +33,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	skill := fs.String("skill", "", "only this skill (a name, PROJECT#name or the prompt file's path)")
 	since := fs.String("since", "", "only executions that ended since: a duration back from now (7d), a date or an RFC 3339 time")
 	minValue := fs.String("min-value", "", "only executions whose value score is at least V (0 to 1, docs/value.md)")
-	out := fs.String("o", "", "write to FILE instead of stdout")
+	out := fs.String("o", "", "write to `FILE` instead of stdout")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func (c *client) stream(f queryFlags, path string, w io.Writer) (*export.Stats, 
 			return nil, err
 		}
 		if _, err := io.Copy(w, resp.Body); err != nil {
-			return nil, fmt.Errorf("export: %w", err)
+			return nil, fmt.Errorf("reading the answer: %w", err)
 		}
 		if e := resp.Trailer.Get(api.ExportErrorTrailer); e != "" {
 			return nil, fmt.Errorf("export broke off: %s", e)
@@ -144,7 +144,7 @@ func (c *client) stream(f queryFlags, path string, w io.Writer) (*export.Stats, 
 	sw := &streamWriter{w: w, header: http.Header{}}
 	c.local.ServeHTTP(sw, req)
 	if sw.err != nil {
-		return nil, fmt.Errorf("export: %w", sw.err)
+		return nil, fmt.Errorf("writing: %w", sw.err)
 	}
 	if sw.status != http.StatusOK {
 		_, err := answer(sw.status, []byte(sw.body.String()))

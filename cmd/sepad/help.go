@@ -16,6 +16,15 @@ type helpText struct {
 	args, example string
 }
 
+// helpMore explains a command's rules, when it has some a person must
+// know to use it (propose's refusals).
+var helpMore = map[string]string{
+	"propose": "A proposal is refused, and nothing written, when the text is under half or over twice the baseline's length,\n" +
+		"drops its headings or holds a dangerous command, when the skill had 10 proposals in 24 hours or fewer than 3 runs\n" +
+		"since its last change, or when the skill is stable: its last 3 scores average above 85 with a variance below 5\n" +
+		"(a skill that works is left alone). --force proposes to a stable skill anyway; the other checks still apply.",
+}
+
 var helps = map[string]helpText{
 	"accept":     {"SKILL", "sepad accept deploy"},
 	"api":        {"PATH", "sepad api /v1/skills/deploy/versions"},
@@ -120,11 +129,20 @@ func printCommandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	if strings.Contains(h.args, "SKILL") {
 		fmt.Fprintf(w, "%s\n", skillHelp)
 	}
+	if m := helpMore[name]; m != "" {
+		fmt.Fprintf(w, "\n%s\n", m)
+	}
 	if fs != nil && hasFlags(fs) {
 		fmt.Fprintln(w, "\nflags:")
 		fs.VisitAll(func(f *flag.Flag) {
 			typ, usage := flag.UnquoteUsage(f)
+			// A one-letter flag is shown as it is typed (-o FILE), the
+			// others with two dashes; the value's name is the usage's
+			// `NAME` when it has one.
 			left := "--" + f.Name
+			if len(f.Name) == 1 {
+				left = "-" + f.Name
+			}
 			if typ != "" {
 				left += " " + strings.ToUpper(typ)
 			}

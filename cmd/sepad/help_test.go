@@ -45,8 +45,13 @@ func TestHelpEveryCommand(t *testing.T) {
 				if strings.HasSuffix(l, " ") {
 					t.Errorf("trailing space: %q", l)
 				}
-				if strings.HasPrefix(strings.TrimSpace(l), "-") && !strings.HasPrefix(strings.TrimSpace(l), "--") {
-					t.Errorf("a flag not written --flag: %q", l)
+				// A flag is written as it is typed: --flag, and a
+				// one-letter one -o FILE (issue 36 item 8).
+				if f := strings.TrimSpace(l); strings.HasPrefix(f, "-") && !strings.HasPrefix(f, "--") && (len(f) < 2 || len(f) > 2 && f[2] != ' ') {
+					t.Errorf("a flag not written --flag or -x: %q", l)
+				}
+				if f := strings.TrimSpace(l); strings.HasPrefix(f, "--") && len(f) > 3 && f[3] == ' ' {
+					t.Errorf("a one-letter flag written --x: %q", l)
 				}
 			}
 			if name == "hook" || name == "help" {

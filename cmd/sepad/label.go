@@ -47,10 +47,10 @@ func runLabel(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	in.Outcome = strings.ToLower(pos[1])
 	if in.Outcome != reward.Success && in.Outcome != reward.Failure {
-		return usageErrorf("label: %q is not success or failure", pos[1])
+		return usageErrorf("%q is not success or failure", pos[1])
 	}
 	if in.Rater != "" && in.Model != "" {
-		return usageErrorf("label: give --rater (a person) or --model (a model id), not both")
+		return usageErrorf("give --rater (a person) or --model (a model id), not both")
 	}
 	body, err := json.Marshal(in)
 	if err != nil {

@@ -50,7 +50,7 @@ func runNotices(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintf(stdout, "%s  %s\n  %s\n", n.Time.Local().Format("2006-01-02 15:04:05"), where, n.Text)
 	}
-	fmt.Fprintf(stdout, "\n%d notice(s), each shown once at the start of the next Claude Code session in its project\n", len(st.Notices))
+	fmt.Fprintf(stdout, "\n%s, each shown once at the start of the next Claude Code session in its project\n", plural(len(st.Notices), "notice", "notices"))
 	return nil
 }
 

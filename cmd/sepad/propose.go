@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 )
 
 func init() {
@@ -18,6 +19,7 @@ func runPropose(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	var qf queryFlags
 	qf.add(fs)
 	strategy := fs.String("strategy", "", "name of the mutation strategy, recorded with the proposal")
+	force := fs.Bool("force", false, "propose to a stable skill anyway (the other checks still apply; see `sepad help propose`)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -35,8 +37,20 @@ func runPropose(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return fmt.Errorf("read the proposal: %w", err)
 	}
 	path := "/v1/skills/" + pathArg(skillArgument(pos[0])) + "/propose"
+	v := url.Values{}
 	if *strategy != "" {
-		path += "?" + url.Values{"strategy": {*strategy}}.Encode()
+		v.Set("strategy", *strategy)
 	}
-	return write(qf, path, text, stdout)
+	if *force {
+		v.Set("force", "1")
+	}
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	err = write(qf, path, text, stdout)
+	if err != nil && !*force && strings.Contains(err.Error(), "the skill is stable") {
+		// Say the way past the rule (sepad help propose explains it).
+		return fmt.Errorf("%w; a skill that works is left alone: add --force to propose anyway (see `sepad help propose`)", err)
+	}
+	return err
 }

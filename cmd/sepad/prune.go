@@ -26,16 +26,26 @@ func runPrune(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("prune takes no arguments")
+		return usageErrorf("takes no arguments")
 	}
 	if *before == "" {
-		return usageErrorf("prune needs --before (e.g. --before 90d)")
-	}
-	if !*yes {
-		return usageErrorf("prune removes executions and quarantined lines older than %s for good (grades, versions and decisions are kept): add --yes", *before)
+		return usageErrorf("give --before (e.g. --before 90d)")
 	}
 	c := newClient(qf)
 	defer c.Close()
+	if !*yes {
+		// Say how much it would remove before asking for --yes.
+		b, err := c.post(qf, "/v1/prune?"+url.Values{"before": {*before}, "dry_run": {"1"}}.Encode(), nil)
+		if err != nil {
+			return err
+		}
+		var p store.Pruned
+		if err := json.Unmarshal(b, &p); err != nil {
+			return fmt.Errorf("malformed answer: %w", err)
+		}
+		return usageErrorf("would remove %s and %s older than %s for good (grades, versions and decisions are kept): add --yes",
+			plural(p.Executions, "execution", "executions"), plural(p.Quarantined, "quarantined line", "quarantined lines"), fmtTime(p.Before))
+	}
 	b, err := c.post(qf, "/v1/prune?"+url.Values{"before": {*before}}.Encode(), nil)
 	if err != nil {
 		return err
