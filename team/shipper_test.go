@@ -85,7 +85,13 @@ func waitShipped(t *testing.T, m *machine) Status {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if st := m.sh.Status(); st.Pending == 0 && st.Connected {
+		// The store's own outbox, not the status (which may predate the
+		// last commit): everything committed has been shipped.
+		ob, err := m.db.Outbox(OutboxName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := m.sh.Status(); ob.Pending == 0 && st.Connected && st.Shipped == ob.Shipped && st.Pending == 0 {
 			return st
 		}
 		time.Sleep(20 * time.Millisecond)
