@@ -195,8 +195,19 @@ func (s *Shipper) run(ctx context.Context) {
 		if err != nil {
 			s.failed(err)
 			if errors.Is(err, ErrSchemaNewer) {
+				// Refused for good: no more shipping, but the counts
+				// people read still follow the commits.
 				s.o.Logger.Error("team shipping stopped", "err", err)
-				return
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-s.kick:
+						s.refresh()
+					case <-s.o.Clock.After(s.o.Poll):
+						s.refresh()
+					}
+				}
 			}
 			s.o.Logger.Warn("team shipping failed; grading goes on locally, retrying", "err", err, "retry_in", wait)
 			// While waiting, a commit still updates the counts people read.

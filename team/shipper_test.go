@@ -221,7 +221,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	m := newMachine(t, c.DSN)
 	m.commit(t, 0, 3, "aaaaaaaaaaaa", func(int) float64 { return 80 })
 	deadline := time.Now().Add(30 * time.Second)
-	for !m.sh.Status().Refused && time.Now().Before(deadline) {
+	for (!m.sh.Status().Refused || m.sh.Status().Pending != 3) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if st := m.sh.Status(); !st.Refused || st.Pending != 3 {
