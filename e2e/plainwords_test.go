@@ -50,6 +50,10 @@ func TestPlainWordsByDefault(t *testing.T) {
 		}
 		outputs[strings.Join(args, " ")] = out + errOut
 	}
+	// review v2, graded F, went back to its parent, and the notice says
+	// which and why (issue 36 item 5).
+	contains(t, outputs["notices"], "review v2 → v1: v2 scored")
+	contains(t, outputs["notices"], "v1, the version v2 was made from, held")
 	checkGrammar(t, env, home)
 	// An export that exports nothing says why, on stderr, and exits 0
 	// (issue 36 item 7): no execution of the demo is labelled.

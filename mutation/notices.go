@@ -61,8 +61,18 @@ func noticeReason(n *noteCtx) string {
 		return fmt.Sprintf("v%d averaged %.1f against v%d's %.1f (%+.1f points) over %d and %d runs", from.Seq, c.Mean, to.Seq, b.Mean, c.Mean-b.Mean, c.N, b.N)
 	}
 	fa, ta := from.Aggregate, to.Aggregate
-	s := fmt.Sprintf("v%d scored %.1f (%s) over %d runs; v%d held %.1f (%s)", from.Seq, fa.Value, fitness.GradeOf(fa.Value), fa.N,
-		to.Seq, ta.Value, fitness.GradeOf(ta.Value))
+	// Which version it goes back to, and why that one (issue 36 item 5).
+	which := ""
+	switch {
+	case from.Parent != "" && from.Parent == to.Hash:
+		which = ", the version v" + fmt.Sprint(from.Seq) + " was made from,"
+	case strings.Contains(n.why, "the best earlier version"):
+		which = ", the best earlier version,"
+	case strings.Contains(n.why, "the best version"):
+		which = ", the best version,"
+	}
+	s := fmt.Sprintf("v%d scored %.1f (%s) over %d runs; v%d%s held %.1f (%s)", from.Seq, fa.Value, fitness.GradeOf(fa.Value), fa.N,
+		to.Seq, which, ta.Value, fitness.GradeOf(ta.Value))
 	if from.FailRate > 0.5 && !strings.Contains(n.why, "(F)") {
 		s += fmt.Sprintf("; %.0f%% of v%d's tool calls failed", 100*from.FailRate, from.Seq)
 	}

@@ -28,7 +28,7 @@ func TestNotices(t *testing.T) {
 	if len(notes) != 1 || notes[0].project != r.proj {
 		t.Fatalf("notices %+v", notes)
 	}
-	want := "sepad rolled back deploy v2 → v1: v2 scored 20.0 (F) over 5 runs; v1 held 85.0 (A). Undo: sepad rollback deploy --to v2"
+	want := "sepad rolled back deploy v2 → v1: v2 scored 20.0 (F) over 5 runs; v1, the version v2 was made from, held 85.0 (A). Undo: sepad rollback deploy --to v2"
 	if notes[0].text != want {
 		t.Errorf("notice %q\nwant   %q", notes[0].text, want)
 	}
