@@ -60,5 +60,9 @@ func (d *Dashboard) execution(r *http.Request) (any, error) {
 	if x.StopError != "" {
 		p.Facts = append(p.Facts, fact{"stop error", x.StopError})
 	}
+	for _, c := range x.Compactions {
+		// The model went on from a summary (docs/executions.md, "Compactions").
+		p.Facts = append(p.Facts, fact{"compacted", c.Trigger + " at " + c.At.UTC().Format("15:04:05")})
+	}
 	return p, nil
 }

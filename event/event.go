@@ -45,6 +45,13 @@ const (
 	// `` !`cmd` `` line of a skill or command's text: command_name is the
 	// skill, invoked_by who invoked it. No post event follows.
 	PreSkillShellCommand = "PreSkillShellCommand"
+	// PermissionDenied names a call (tool_use_id) the permission layer
+	// refused, with its reason; no post event follows.
+	PermissionDenied = "PermissionDenied"
+	// PreCompact and PostCompact surround a compaction of the
+	// conversation: trigger is manual (/compact) or auto.
+	PreCompact  = "PreCompact"
+	PostCompact = "PostCompact"
 	// Legacy is the synthetic event name given to lines of the original
 	// SEPA hook, each of which records one finished tool call.
 	Legacy = "SEPALegacy"
@@ -184,7 +191,11 @@ type Event struct {
 	AgentType   string
 	CommandName string // UserPromptExpansion and PreSkillShellCommand command_name
 	// InvokedBy is PreSkillShellCommand's invoked_by: user, claude or other.
-	InvokedBy     string
+	InvokedBy string
+	// Reason is PermissionDenied's reason; Trigger is PreCompact's and
+	// PostCompact's (manual or auto).
+	Reason        string
+	Trigger       string
 	ExpansionType string
 	PromptID      string
 	// FilePath, MemoryType and LoadReason are InstructionsLoaded's.
@@ -238,6 +249,8 @@ type payload struct {
 	AgentType      string  `json:"agent_type"`
 	CommandName    string  `json:"command_name"`
 	InvokedBy      string  `json:"invoked_by"`
+	Reason         rawRef  `json:"reason"`
+	Trigger        string  `json:"trigger"`
 	ExpansionType  string  `json:"expansion_type"`
 	PromptID       string  `json:"prompt_id"`
 	FilePath       string  `json:"file_path"`
@@ -312,6 +325,8 @@ func ParseLine(line []byte) (Event, error) {
 		AgentType:      p.AgentType,
 		CommandName:    p.CommandName,
 		InvokedBy:      p.InvokedBy,
+		Reason:         looseString(json.RawMessage(p.Reason)),
+		Trigger:        p.Trigger,
 		ExpansionType:  p.ExpansionType,
 		PromptID:       p.PromptID,
 		FilePath:       p.FilePath,

@@ -51,6 +51,10 @@ type ToolCall struct {
 	// evidence for error-pattern heuristics (soft failures), and only when
 	// the text looks like it could hold an error.
 	Response string `json:"response,omitempty"`
+	// Denied is set when Claude Code's permission layer refused the call
+	// (PermissionDenied): neither a success nor a failure of the prompt;
+	// Error holds the reason.
+	Denied bool `json:"denied,omitempty"`
 	// done is true once a post event was seen.
 	Done bool `json:"done,omitempty"`
 	// Source is "transcript" for a failed call no hook reported, found in
@@ -60,10 +64,13 @@ type ToolCall struct {
 
 // OK reports whether the call succeeded (false when its outcome is
 // unknown).
-func (c *ToolCall) OK() bool { return !c.Failed && !c.Interrupted && !c.NoPost && !c.Unknown }
+func (c *ToolCall) OK() bool {
+	return !c.Failed && !c.Interrupted && !c.NoPost && !c.Unknown && !c.Denied
+}
 
-// Failure reports whether the call failed: not OK, and its outcome known.
-func (c *ToolCall) Failure() bool { return !c.OK() && !c.Unknown }
+// Failure reports whether the call failed: not OK, its outcome known,
+// and not refused by the permission layer.
+func (c *ToolCall) Failure() bool { return !c.OK() && !c.Unknown && !c.Denied }
 
 // Execution is one run of one skill version, the unit sepad scores.
 type Execution struct {
@@ -101,6 +108,9 @@ type Execution struct {
 	StartedAt time.Time  `json:"started_at,omitempty"`
 	EndedAt   time.Time  `json:"ended_at,omitempty"`
 	Calls     []ToolCall `json:"calls,omitempty"`
+	// Compactions are the compactions of the conversation while the
+	// execution ran (PreCompact): the model went on from a summary.
+	Compactions []Compaction `json:"compactions,omitempty"`
 	// ShellLines are the skill's own `` !`cmd` `` lines Claude Code ran
 	// when it expanded the skill's text (shell.go): not tool calls.
 	ShellLines []ShellLine `json:"shell_lines,omitempty"`
@@ -203,6 +213,17 @@ func (x *Execution) UnknownOutcomes() int {
 	n := 0
 	for i := range x.Calls {
 		if x.Calls[i].Unknown {
+			n++
+		}
+	}
+	return n
+}
+
+// Denials counts the calls the permission layer refused.
+func (x *Execution) Denials() int {
+	n := 0
+	for i := range x.Calls {
+		if x.Calls[i].Denied {
 			n++
 		}
 	}

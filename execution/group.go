@@ -251,6 +251,10 @@ func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
 		g.instructionsLoaded(t, ev)
 	case event.PreSkillShellCommand:
 		g.shellLine(t, ev)
+	case event.PermissionDenied:
+		g.denied(t, ev)
+	case event.PreCompact, event.PostCompact:
+		g.compaction(t, ev)
 	case event.SessionEnd:
 		// A turn still open here was cut short (Ctrl-C, a killed
 		// process): incomplete, and it lasted until now.

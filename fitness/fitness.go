@@ -20,7 +20,7 @@ import (
 // weights of the optional signals (RubricFor gives it for others). Bump it
 // whenever a change could change a score: aggregates never mix rubric
 // versions.
-const RubricVersion = "4.0.0"
+const RubricVersion = "4.1.0"
 
 // Signal names, in rubric order. Other tools parse them: keep them.
 const (
@@ -289,7 +289,14 @@ func toolSuccess(x *execution.Execution, v *judgement) Signal {
 		s.Detail = fmt.Sprintf("the outcome of all %d tool calls is unknown (the log has no post events for them)", n)
 		return s
 	}
-	n -= unknown
+	// Calls the permission layer refused (PermissionDenied) are not the
+	// prompt's successes or failures either (rubric 4.1.0).
+	denied := x.Denials()
+	if n == unknown+denied {
+		s.Detail = fmt.Sprintf("all %d tool calls were refused by the permission rules or of unknown outcome", n)
+		return s
+	}
+	n -= unknown + denied
 	ok := n - v.failures()
 	s.Present = true
 	s.Value = float64(ok) / float64(n)
@@ -297,6 +304,9 @@ func toolSuccess(x *execution.Execution, v *judgement) Signal {
 	s.Detail = fmt.Sprintf("%d/%d tool calls succeeded", ok, n)
 	if unknown > 0 {
 		s.Detail += fmt.Sprintf(" (%d more of unknown outcome)", unknown)
+	}
+	if denied > 0 {
+		s.Detail += fmt.Sprintf(" (%d refused by the permission rules, not counted)", denied)
 	}
 	if v.fixed > 0 {
 		s.Detail += fmt.Sprintf(" (%d failed %s fixed later, not counted)", v.fixed, plural(v.fixed, "verification", "verifications"))

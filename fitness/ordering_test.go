@@ -113,3 +113,29 @@ func TestOutcomeOfUnknownCalls(t *testing.T) {
 		t.Errorf("outcome with a known run: %+v", s)
 	}
 }
+
+// TestDeniedCallCountsNeitherWay: a call the permission layer refused
+// (PermissionDenied, rubric 4.1.0) is neither a success nor a failure of
+// the prompt: not in tool_success_rate, no error.
+func TestDeniedCallCountsNeitherWay(t *testing.T) {
+	x := execution.Execution{Kind: "session", HasOutput: true, Output: "Read the README.",
+		Calls: []execution.ToolCall{{Name: "Bash", Denied: true, Done: true, Error: "Classifier unavailable"}, {Name: "Read", Done: true}}}
+	r := Score(&x, medium)
+	s := signal(r, SignalToolSuccess)
+	if !s.Present || s.Value != 1 || s.Detail != "1/1 tool calls succeeded (1 refused by the permission rules, not counted)" {
+		t.Errorf("tool success %+v", s)
+	}
+	if r.Errors.ToolFailures != 0 || r.Errors.Total != 0 {
+		t.Errorf("errors %+v", r.Errors)
+	}
+	// The same call with no post event and no denial is a failure.
+	x.Calls[0] = execution.ToolCall{Name: "Bash", NoPost: true}
+	if s := signal(Score(&x, medium), SignalToolSuccess); s.Value != 0.5 {
+		t.Errorf("unanswered call: %+v", s)
+	}
+	x.Calls = x.Calls[:1]
+	x.Calls[0] = execution.ToolCall{Name: "Bash", Denied: true, Done: true}
+	if s := signal(Score(&x, medium), SignalToolSuccess); s.Present {
+		t.Errorf("only a refused call: %+v", s)
+	}
+}

@@ -326,6 +326,7 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 	for i := range x.Calls {
 		e.Calls = append(e.Calls, callRow(i, &x.Calls[i]))
 	}
+	e.Compactions = append([]execution.Compaction{}, x.Compactions...)
 	e.ShellLines = make([]ShellLineRow, 0, len(x.ShellLines))
 	for i, l := range x.ShellLines {
 		r := ShellLineRow{Index: i, Tool: l.Tool, Command: l.Command, InvokedBy: l.InvokedBy}
@@ -408,6 +409,8 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 func callRow(i int, c *execution.ToolCall) CallRow {
 	r := CallRow{Index: i, Tool: c.Name, OK: c.OK(), Retry: c.Retry, Error: c.Error, Status: "ok", Source: c.Source}
 	switch {
+	case c.Denied:
+		r.Status = "refused"
 	case c.Interrupted:
 		r.Status = "interrupted"
 	case c.NoPost:

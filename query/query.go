@@ -219,7 +219,8 @@ type History struct {
 type CallRow struct {
 	Index int    `json:"index"`
 	Tool  string `json:"tool"`
-	// Status is "ok", "failed", "interrupted" or "no answer".
+	// Status is "ok", "failed", "interrupted", "no answer", "unknown" or
+	// "refused" (the permission layer's, counted neither way).
 	Status string `json:"status"`
 	OK     bool   `json:"ok"`
 	Retry  bool   `json:"retry"`
@@ -287,8 +288,10 @@ type Explain struct {
 	// ShellLines are the skill's own `` !`cmd` `` lines Claude Code ran
 	// when it expanded the skill (2.1.332): not tool calls, no result.
 	ShellLines []ShellLineRow `json:"shell_lines"`
-	Score      ScoreView      `json:"score"`
-	Aggregate  Entry          `json:"aggregate"`
+	// Compactions are the compactions of the conversation while it ran.
+	Compactions []execution.Compaction `json:"compactions"`
+	Score       ScoreView              `json:"score"`
+	Aggregate   Entry                  `json:"aggregate"`
 	// Labels are the execution's labels, newest first (the first counts),
 	// with the fields Kairos derives (sepad label).
 	Labels []LabelView `json:"labels"`

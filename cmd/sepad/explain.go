@@ -97,6 +97,9 @@ func printExplain(w io.Writer, e *query.Explain) {
 	if e.StopError != "" {
 		fmt.Fprintf(w, "stopped    on API error %s\n", e.StopError)
 	}
+	for _, c := range e.Compactions {
+		fmt.Fprintf(w, "compacted  %s (%s): the model went on from a summary of the run so far\n", orDash(c.Trigger), fmtTime(c.At))
+	}
 	fmt.Fprintf(w, "usage      %s\n", fmtUsage(x.Usage, x.UsageReason))
 
 	fmt.Fprintf(w, "\ntool calls (%d, %d failed)\n", x.Calls, x.Failed)

@@ -65,6 +65,10 @@ type scoredExecution struct {
 	// The skill's own shell lines (PreSkillShellCommand, issue 37): not
 	// tool calls.
 	ShellLines int `json:"shell_lines,omitempty"`
+	// Calls the permission layer refused, and compactions while it ran
+	// (issue 37 item 5).
+	Denied      int `json:"denied,omitempty"`
+	Compactions int `json:"compactions,omitempty"`
 }
 
 type skippedLine struct {
@@ -193,6 +197,7 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 		Complexity: cx, Complete: x.Complete, Scored: res.Scored, Grade: string(res.Grade), Signals: res.Signals,
 		Kind: x.Kind, Retries: x.Retries(), Corrections: x.Corrections, Acceptances: x.Acceptances, Repairs: x.Repairs, HasOutput: x.HasOutput, StopError: x.StopError,
 		Usage: x.Usage, UsageReason: x.UsageReason, ShellLines: len(x.ShellLines),
+		Denied: x.Denials(), Compactions: len(x.Compactions),
 	}
 	if !x.StartedAt.IsZero() {
 		t := x.StartedAt

@@ -337,6 +337,10 @@ type scored struct {
 	// ShellLines counts the skill's own shell lines (PreSkillShellCommand,
 	// 2.1.332); omitted when 0.
 	ShellLines int `json:"shell_lines,omitempty"`
+	// Denied counts calls refused by the permission layer
+	// (PermissionDenied), Compactions the compactions mid-run.
+	Denied      int `json:"denied,omitempty"`
+	Compactions int `json:"compactions,omitempty"`
 }
 
 // score runs `sepad score --json` over a spool file.

@@ -77,7 +77,23 @@ var moreScenarios = []scenario{
 			e.PermissionMode = "plan"
 			e.denyBash()
 		},
-		check: checkDenied,
+		check: func(t *testing.T, v string, xs []scored) {
+			if v == "2.1.197" {
+				checkDenied(t, v, xs) // no event: a failed call
+				return
+			}
+			// PermissionDenied names the call: refused, neither a
+			// success nor a failure of the prompt (rubric 4.1.0).
+			s := one(t, xs, "_session")
+			if s.ToolCalls != 2 || s.ToolFailures != 0 || s.Denied != 1 || s.Errors != 0 || !s.Complete || !s.HasOutput {
+				t.Errorf("_session: %d calls %d failed %d refused %d errors; want 2 calls, the denied one refused, no failure\n%s", s.ToolCalls, s.ToolFailures, s.Denied, s.Errors, dump(xs))
+			}
+		},
+		spoolCheck: func(t *testing.T, spool []byte) {
+			if n := bytes.Count(spool, []byte(`"hook_event_name":"PermissionDenied"`)); n > 1 {
+				t.Errorf("%d PermissionDenied lines, want at most 1", n)
+			}
+		},
 	},
 	{
 		// `sepad install --shell-form` (a command line run by /bin/sh)
@@ -204,6 +220,17 @@ var moreScenarios = []scenario{
 			if len(s) != 2 || s[0].ToolCalls+s[1].ToolCalls != 2 || s[0].ToolFailures+s[1].ToolFailures != 1 {
 				t.Errorf("want the two prompts' _session executions (2 calls, 1 failed):\n%s", dump(xs))
 			}
+			// A /compact typed between turns cuts no execution.
+			for _, x := range xs {
+				if x.Compactions != 0 {
+					t.Errorf("an execution marked compacted by a /compact between turns:\n%s", dump(xs))
+				}
+			}
+		},
+		spoolCheck: func(t *testing.T, spool []byte) {
+			if !bytes.Contains(spool, []byte(`"hook_event_name":"PreCompact"`)) && !bytes.Contains(spool, []byte(`"hook_event_name":"SessionStart","source":"compact"`)) {
+				t.Errorf("no compaction in the spool")
+			}
 		},
 	},
 	{
@@ -227,8 +254,13 @@ var moreScenarios = []scenario{
 			if s.ToolCalls != 1 || s.ToolFailures != 0 {
 				t.Errorf("_session: %+v", s)
 			}
-			if v == "2.1.328" && (!s.Complete || !s.HasOutput) {
+			if v != "2.1.197" && (!s.Complete || !s.HasOutput) {
 				t.Errorf("the turn goes on after the compaction: %+v", s)
+			}
+			// The compaction mid-turn cut the execution: it says so
+			// (PreCompact, trigger auto; 2.1.197 does not compact).
+			if want := map[bool]int{true: 0, false: 1}[v == "2.1.197"]; s.Compactions != want {
+				t.Errorf("_session: %d compactions, want %d\n%s", s.Compactions, want, dump(xs))
 			}
 		},
 	},
@@ -436,7 +468,8 @@ func (e *env) denyBash() {
 	h := func(ev string) string {
 		return fmt.Sprintf(`%q:[{"matcher":"*","hooks":[{"type":"command","command":%q,"args":["hook"]}]}]`, ev, hookBin)
 	}
-	e.write(".claude/settings.local.json", `{"hooks":{`+h("PermissionRequest")+`,`+h("PermissionDenied")+`}}`)
+	// PermissionDenied is sepad's own since issue 37 item 5.
+	e.write(".claude/settings.local.json", `{"hooks":{`+h("PermissionRequest")+`}}`)
 	e.write("README", "hello\n")
 	e.API.Set("deny", fakeclaude.Script{
 		{Tools: []fakeclaude.Tool{bash("touch created.txt")}},

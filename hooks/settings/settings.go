@@ -30,6 +30,9 @@ var Events = []string{
 	// A skill's own shell lines (2.1.332; older versions never send it).
 	// The hook must stay silent: any answer keeps the line from running.
 	"PreSkillShellCommand",
+	// A call the permission layer refused (not the prompt's failure), and
+	// a compaction that cuts an execution's context (issue 37 item 5).
+	"PermissionDenied", "PreCompact", "PostCompact",
 }
 
 // toolEvents take a tool-name matcher; sepad's entries match every tool.
