@@ -77,7 +77,7 @@ func (c Claude) Mutate(ctx context.Context, request string) (Answer, error) {
 		// claude -p prints its JSON result also when the turn failed:
 		// its words say more than the exit status.
 		if r, perr := ParseClaudeResult(out); perr == nil && r.IsError {
-			return Answer{}, fmt.Errorf("%w: claude: %s", ErrMutator, cut(r.Result, MaxErrorText))
+			return Answer{}, fmt.Errorf("%w: claude: %s%s", ErrMutator, cut(r.Result, MaxErrorText), LoginHint(r.Result, c.Env))
 		}
 		return Answer{}, err
 	}
@@ -86,7 +86,7 @@ func (c Claude) Mutate(ctx context.Context, request string) (Answer, error) {
 		return Answer{}, fmt.Errorf("%w: claude's answer: %v", ErrMutator, err)
 	}
 	if r.IsError || (r.Subtype != "" && r.Subtype != "success") {
-		return Answer{}, fmt.Errorf("%w: claude ended with %s: %s", ErrMutator, r.Subtype, cut(r.Result, MaxErrorText))
+		return Answer{}, fmt.Errorf("%w: claude ended with %s: %s%s", ErrMutator, r.Subtype, cut(r.Result, MaxErrorText), LoginHint(r.Result, c.Env))
 	}
 	return Answer{Text: []byte(r.Result), CostUSD: r.CostUSD, HasCost: true,
 		InputTokens: r.Usage.Input + r.Usage.CacheRead + r.Usage.CacheCreation, OutputTokens: r.Usage.Output, Duration: d}, nil
@@ -247,3 +247,39 @@ func (l *limited) Write(p []byte) (int, error) {
 }
 
 var _ io.Writer = (*limited)(nil)
+
+// LoginHint explains Claude Code's "Not logged in" (or a refused key)
+// when the default mutator ran claude: it runs inside the daemon, with
+// the daemon's environment, not the shell's the person logged in from.
+// It names that environment (never a secret's value) and how to give it
+// credentials; "" for any other message.
+func LoginHint(result string, env []string) string {
+	l := strings.ToLower(result)
+	if !strings.Contains(l, "not logged in") && !strings.Contains(l, "invalid api key") && !strings.Contains(l, "/login") {
+		return ""
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	get := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	key := "unset"
+	if get("ANTHROPIC_API_KEY") != "" {
+		key = "set"
+	}
+	where := "HOME=" + get("HOME")
+	if d := get("CLAUDE_CONFIG_DIR"); d != "" {
+		where += ", CLAUDE_CONFIG_DIR=" + d
+	}
+	return fmt.Sprintf(". sepad's daemon (pid %d) runs claude with its own environment (%s, ANTHROPIC_API_KEY %s), not your shell's: "+
+		"Claude Code there has no credentials. Give it some: put ANTHROPIC_API_KEY in the daemon's environment "+
+		"(the service unit's Environment= or EnvironmentFile=, e.g. `systemctl --user edit sepad`; launchd's EnvironmentVariables; "+
+		"or export it before `sepad run`), or log in once with that HOME (`claude`, then /login); then evolve again (docs/evolve.md)",
+		os.Getpid(), where, key)
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -201,5 +202,40 @@ func TestClaudeMutator(t *testing.T) {
 	}
 	if !strings.Contains(strings.ToLower(err.Error()), "claude: prompt is too long") {
 		t.Errorf("the failure does not carry claude's words: %v", err)
+	}
+}
+
+// TestClaudeNotLoggedIn: the real Claude Code CLI with no credentials in
+// its environment (as a daemon started by a service manager has) answers
+// "Not logged in"; the mutator's error says which environment claude ran
+// with and how to give it credentials.
+func TestClaudeNotLoggedIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code CLI")
+	}
+	out, err := exec.Command("../scripts/claude-code.sh", "2.1.328").Output()
+	if err != nil {
+		t.Skipf("no Claude Code CLI: %v", err)
+	}
+	home := t.TempDir()
+	m := Claude{Bin: strings.TrimSpace(string(out)), Timeout: time.Minute, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + home}}
+	_, err = m.Mutate(context.Background(), "Rewrite this.")
+	if !errors.Is(err, ErrMutator) {
+		t.Fatalf("mutate without credentials: %v", err)
+	}
+	for _, want := range []string{"Not logged in", "runs claude with its own environment (HOME=" + home + ", ANTHROPIC_API_KEY unset)", "Environment=", "/login"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestLoginHint(t *testing.T) {
+	if h := LoginHint("Rate limited", nil); h != "" {
+		t.Errorf("hint for another error: %q", h)
+	}
+	h := LoginHint("Invalid API key · Please run /login", []string{"HOME=/h", "ANTHROPIC_API_KEY=sk-secret", "CLAUDE_CONFIG_DIR=/c"})
+	if !strings.Contains(h, "HOME=/h, CLAUDE_CONFIG_DIR=/c, ANTHROPIC_API_KEY set") || strings.Contains(h, "sk-secret") {
+		t.Errorf("hint %q", h)
 	}
 }

@@ -60,6 +60,7 @@ func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	up := d.checkDaemon(h)
 	d.checkVersion(h)
 	d.checkLag(h, up)
+	d.checkMutatorLogin(h, up)
 	d.checkTeam(h)
 	if d.failed > 0 {
 		return &exitError{code: exitFail, err: fmt.Errorf("%d check(s) failed", d.failed)}
