@@ -135,6 +135,7 @@ func TestNewUserWalkthrough(t *testing.T) {
 		"score":      {{[]string{"score", hookLog}, "sepad score --json", 0, 0, "deploy"}},
 		"import":     {{[]string{"import", hookLog}, "POST /v1/import", 0, 0, "imported 0 payloads"}},
 		"reload":     {{[]string{"reload"}, "", 0, 0, "sent SIGHUP"}},
+		"trust":      {{[]string{"trust", "--list"}, "", 0, 0, p.dir}},
 		"run":        {{[]string{"run"}, "", 0, 1, ""}}, // a second daemon is refused
 		"dashboard":  {{[]string{"dashboard"}, "Dashboard", 0, 0, "http://127.0.0.1:"}},
 		"label":      nil, // a write: below
@@ -157,7 +158,7 @@ func TestNewUserWalkthrough(t *testing.T) {
 	}
 	order := []string{"version", "help", "status", "grades", "api", "versions", "show", "diff", "history", "executions", "explain",
 		"sessions", "quarantine", "decisions", "notices", "strategies", "completion", "config", "doctor", "install", "uninstall",
-		"score", "import", "reload", "run", "dashboard", "export", "evolve", "eval", "validity", "team"}
+		"score", "import", "reload", "trust", "run", "dashboard", "export", "evolve", "eval", "validity", "team"}
 
 	help, _, _ := sepad(t, env, nil, "help")
 	sc := bufio.NewScanner(strings.NewReader(help))
