@@ -64,11 +64,17 @@ func signalDiffs(base, cand []SignalMean) []SignalDiff {
 		// An optional signal (a label, checks, a verdict) that one version
 		// never had is left out: a version never labelled is not charged
 		// the label its baseline had (issue 36 item 3).
-		if optionalSignal(c.Signal) && (b.Present == 0 || c.Present == 0) {
+		// One the candidate alone has stays as evidence, worth no points
+		// ("label 0.00 (8 runs) vs none"): labelled failures are what
+		// turned a decision, and the words say so.
+		if optionalSignal(c.Signal) && c.Present == 0 {
 			continue
 		}
 		d := SignalDiff{Signal: c.Signal, Baseline: round4(b.SubScore), Candidate: round4(c.SubScore),
 			Delta: round4(c.SubScore - b.SubScore), Points: round2(c.Points - b.Points)}
+		if optionalSignal(c.Signal) && b.Present == 0 {
+			d.Baseline, d.Delta, d.Points = 0, 0, 0
+		}
 		if optionalSignal(c.Signal) {
 			d.BaselineRuns, d.CandidateRuns = b.Present, c.Present
 		}
@@ -129,7 +135,7 @@ func explain(d *Decision, o Options) string {
 		fmt.Fprintf(&b, ", %.0f%% interval %s … %s", 100*o.Confidence, signed(d.Interval[0], 1), signed(d.Interval[1], 1))
 	}
 	fmt.Fprintf(&b, ") after %d and %d runs", d.CandidateN, d.BaselineN)
-	if d.Interval != [2]float64{} && !sensibleInterval(d.Interval) {
+	if d.Outcome == Undecided && d.Interval != [2]float64{} && !sensibleInterval(d.Interval) {
 		fmt.Fprintf(&b, "; not enough runs to compare yet (%d and %d)", d.CandidateN, d.BaselineN)
 	}
 	fmt.Fprintf(&b, "; %s", plainRule(d, o, base))
