@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/sepad/sepad/hooks"
@@ -65,14 +64,11 @@ func (h *handler) hook(w http.ResponseWriter, r *http.Request) {
 		// One large body is walked at a time: encoding/json's walk holds
 		// about three times a body's size besides the body (its buffer,
 		// the decoded string, the line), so four at once would cost
-		// twelve; the others wait in their slots, their bodies read.
-		// Then this body's garbage is collected before the next is
-		// walked: otherwise it adds to the next (the collector's pacing
-		// lets the heap reach twice what is live).
+		// twelve; the others wait in their slots, their bodies read. The
+		// daemon's soft memory limit (sepad run) keeps the garbage of one
+		// from adding to the next.
 		h.big.Lock()
 		res, err = hooks.Handle(payload, *h.o.Hook)
-		payload = nil
-		runtime.GC()
 		h.big.Unlock()
 	}
 	if err != nil {
