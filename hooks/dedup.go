@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"path/filepath"
 	"time"
 )
 
@@ -33,7 +34,7 @@ const (
 
 // PluginMarkPath is the file whose presence says a plugin copy of the
 // hook has written to home's spool (sepad doctor reads it).
-func PluginMarkPath(home string) string { return joinPath(home, pluginMark) }
+func PluginMarkPath(home string) string { return filepath.Join(home, pluginMark) }
 
 // sepaStart begins the sepa object of every line Enrich writes.
 var sepaStart = []byte(`"sepa":{"v":`)

@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -30,14 +32,14 @@ func RuntimeFallbackPaths(home string) []string {
 	if !ok {
 		return nil
 	}
-	uid := strconv.Itoa(getuid())
+	uid := strconv.Itoa(os.Getuid())
 	name := "fallback-" + strconv.FormatUint(dev, 16) + "-" + strconv.FormatUint(ino, 16) + ".jsonl"
 	var out []string
 	for _, base := range runtimeBases() {
-		if base == "" || !isAbsPath(base) || !isDir(base) {
+		if base == "" || !filepath.IsAbs(base) || !isDir(base) {
 			continue
 		}
-		p := joinPath(base, "sepa-"+uid, name)
+		p := filepath.Join(base, "sepa-"+uid, name)
 		dup := false
 		for _, q := range out {
 			dup = dup || q == p
@@ -52,13 +54,13 @@ func RuntimeFallbackPaths(home string) []string {
 // runtimeBases are the directories RuntimeFallbackPaths looks in, in
 // order; tests replace it to keep their files out of the real ones.
 var runtimeBases = func() []string {
-	return []string{getenv("XDG_RUNTIME_DIR"), "/run/user/" + strconv.Itoa(getuid()), "/dev/shm"}
+	return []string{getenv("XDG_RUNTIME_DIR"), "/run/user/" + strconv.Itoa(os.Getuid()), "/dev/shm"}
 }
 
 // appendRuntimeFallback appends buf to a runtime fallback file, in a
 // private directory it creates, never past RuntimeFallbackMax.
 func appendRuntimeFallback(path string, buf []byte, wait time.Duration) error {
-	dir := dirPath(path)
+	dir := filepath.Dir(path)
 	if !privateDir(dir) {
 		return errors.New(dir + ": missing, or not a private directory of this user")
 	}

@@ -1,9 +1,7 @@
 package hooks
 
 import (
-	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"time"
 )
@@ -91,12 +89,6 @@ func getenv(key string) string { return os.Getenv(key) }
 
 func userHome() string { h, _ := os.UserHomeDir(); return h }
 
-func tempDir() string { return os.TempDir() }
-
-func getuid() int { return os.Getuid() }
-
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
-
 // statRegular reports whether path is (or links to) a regular file, and
 // its size.
 func statRegular(path string) (int64, bool) {
@@ -131,8 +123,6 @@ func readDirNames(dir string) ([]string, error) {
 
 func mkdirAll(path string, perm uint32) error { return os.MkdirAll(path, os.FileMode(perm)) }
 
-func removeFile(path string) error { return os.Remove(path) }
-
 // subdirs returns the names of dir's subdirectories, sorted, not counting
 // symbolic links, and whether dir has an entry named .claude (of any
 // type). os.ReadDir takes the types from the listing where the system
@@ -152,8 +142,3 @@ func subdirs(dir string, _ []byte) (names []string, claude bool, err error) {
 	}
 	return names, claude, nil
 }
-
-// Stdin, Stdout and Stderr are the process's standard streams.
-func Stdin() io.Reader  { return os.Stdin }
-func Stdout() io.Writer { return os.Stdout }
-func Stderr() io.Writer { return os.Stderr }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -65,7 +66,7 @@ func (f *facts) instructions(s *sepaObj, cwd string, opts Options) {
 		s.Instructions = &instructionSet{Version: version, Files: files}
 	case evInstructionsLoaded:
 		p := f.filePath
-		if !isAbsPath(p) || !strings.HasSuffix(p, ".md") {
+		if !filepath.IsAbs(p) || !strings.HasSuffix(p, ".md") {
 			return
 		}
 		f := InstructionFile{Path: p}
@@ -98,15 +99,15 @@ func (f *facts) instructions(s *sepaObj, cwd string, opts Options) {
 func ScanInstructions(cwd, cfg string) (version string, files []InstructionFile) {
 	sc := instrScan{cwd: cwd, project: projectOf(cwd), seen: map[string]bool{}}
 	if cfg != "" {
-		sc.file(joinPath(cfg, "CLAUDE.md"), true, 0)
-		sc.rules(joinPath(cfg, "rules"), true, 0)
+		sc.file(filepath.Join(cfg, "CLAUDE.md"), true, 0)
+		sc.rules(filepath.Join(cfg, "rules"), true, 0)
 	}
 	for d := cwd; d != ""; {
-		sc.file(joinPath(d, "CLAUDE.md"), false, 0)
-		sc.file(joinPath(d, ".claude", "CLAUDE.md"), false, 0)
-		sc.file(joinPath(d, "CLAUDE.local.md"), false, 0)
-		sc.rules(joinPath(d, ".claude", "rules"), false, 0)
-		p := dirPath(d)
+		sc.file(filepath.Join(d, "CLAUDE.md"), false, 0)
+		sc.file(filepath.Join(d, ".claude", "CLAUDE.md"), false, 0)
+		sc.file(filepath.Join(d, "CLAUDE.local.md"), false, 0)
+		sc.rules(filepath.Join(d, ".claude", "rules"), false, 0)
+		p := filepath.Dir(d)
 		if p == d {
 			break
 		}
@@ -172,11 +173,11 @@ func linksOut(p, project string) bool {
 	if !within(project, p) {
 		return false
 	}
-	real, err := evalSymlinks(p)
+	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return true
 	}
-	top, err := evalSymlinks(project)
+	top, err := filepath.EvalSymlinks(project)
 	return err != nil || !within(top, real)
 }
 
@@ -210,13 +211,13 @@ func (sc *instrScan) file(path string, user bool, depth int) {
 	if !ok || b == nil || depth >= maxImportDepth {
 		return
 	}
-	dir := dirPath(path)
+	dir := filepath.Dir(path)
 	for _, imp := range importsOf(b) {
 		p := imp
 		if strings.HasPrefix(p, "~/") {
-			p = joinPath(userHome(), p[2:])
-		} else if !isAbsPath(p) {
-			p = joinPath(dir, p)
+			p = filepath.Join(userHome(), p[2:])
+		} else if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
 		}
 		if !user && !within(sc.cwd, p) {
 			continue
@@ -239,7 +240,7 @@ func (sc *instrScan) rules(dir string, user bool, depth int) {
 		if strings.HasPrefix(n, ".") {
 			continue
 		}
-		p := joinPath(dir, n)
+		p := filepath.Join(dir, n)
 		if isDir(p) {
 			sc.rules(p, user, depth+1)
 			continue

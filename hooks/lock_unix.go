@@ -77,5 +77,5 @@ func privateDir(dir string) bool {
 		return false
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == getuid()
+	return ok && int(st.Uid) == os.Getuid()
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +40,7 @@ const maxNoticesBytes = 1 << 20
 const noticeLockWait = 150 * time.Millisecond
 
 // NoticesPath is the file of pending notices in home.
-func NoticesPath(home string) string { return joinPath(home, noticesName) }
+func NoticesPath(home string) string { return filepath.Join(home, noticesName) }
 
 // Notice is one pending notice.
 type Notice struct {
@@ -67,7 +68,7 @@ func AppendNotice(home, project, text string, at time.Time, timeout time.Duratio
 	}
 	defer unlock()
 	old, err := readFile(NoticesPath(home), maxNoticesBytes)
-	if err != nil && !isNotExist(err) {
+	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	lines := noticeLines(old)
@@ -87,7 +88,7 @@ func AppendNotice(home, project, text string, at time.Time, timeout time.Duratio
 func PendingNotices(home string) ([]Notice, error) {
 	b, err := readFile(NoticesPath(home), maxNoticesBytes)
 	if err != nil {
-		if isNotExist(err) {
+		if os.IsNotExist(err) {
 			return nil, nil
 		}
 		return nil, err
@@ -153,7 +154,7 @@ func showNotices(w io.Writer, home, project string) {
 func rewriteNotices(home string, b []byte) error {
 	p := NoticesPath(home)
 	if len(b) == 0 {
-		if err := removeFile(p); err != nil && !isNotExist(err) {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return err
 		}
 		return nil
@@ -165,15 +166,15 @@ func rewriteNotices(home string, b []byte) error {
 	}
 	if _, err := f.write(b); err != nil {
 		f.close()
-		removeFile(tmp)
+		os.Remove(tmp)
 		return &fs.PathError{Op: "write", Path: tmp, Err: err}
 	}
 	if err := f.close(); err != nil {
-		removeFile(tmp)
+		os.Remove(tmp)
 		return err
 	}
 	if err := os.Rename(tmp, p); err != nil {
-		removeFile(tmp)
+		os.Remove(tmp)
 		return err
 	}
 	return nil

@@ -5,14 +5,8 @@ import (
 	"strings"
 )
 
-func joinPath(elem ...string) string { return filepath.Join(elem...) }
-
-func dirPath(p string) string { return filepath.Dir(p) }
-
-func isAbsPath(p string) bool { return filepath.IsAbs(p) }
-
-func fromSlash(p string) string { return filepath.FromSlash(p) }
-
+// within reports whether p lies strictly inside root (both cleaned; a
+// path equal to root, or one reached by "..", is not inside).
 func within(root, p string) bool {
 	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(p))
 	if err != nil || filepath.IsAbs(rel) || rel == "." {
@@ -20,5 +14,3 @@ func within(root, p string) bool {
 	}
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
-
-func evalSymlinks(p string) (string, error) { return filepath.EvalSymlinks(p) }

@@ -47,18 +47,18 @@ func pluginPrompt(p pluginRef, name string, agent bool) (string, []byte, bool) {
 		return "", nil, false
 	}
 	if agent {
-		root := joinPath(p.dir, "agents")
-		return readPrompt(root, joinPath(root, name+".md"))
+		root := filepath.Join(p.dir, "agents")
+		return readPrompt(root, filepath.Join(root, name+".md"))
 	}
-	skills := joinPath(p.dir, "skills")
-	if f, c, ok := readPrompt(skills, joinPath(skills, name, "SKILL.md")); ok {
+	skills := filepath.Join(p.dir, "skills")
+	if f, c, ok := readPrompt(skills, filepath.Join(skills, name, "SKILL.md")); ok {
 		return f, c, true
 	}
 	if p.skillsDir {
 		return "", nil, false // a skills-dir plugin is a skill: no commands
 	}
-	commands := joinPath(p.dir, "commands")
-	return readPrompt(commands, joinPath(commands, name+".md"))
+	commands := filepath.Join(p.dir, "commands")
+	return readPrompt(commands, filepath.Join(commands, name+".md"))
 }
 
 // resolvePlugin resolves PLUGIN:NAME (scoped) or a bare NAME (the only
@@ -109,14 +109,14 @@ func sessionPlugins(cfg string) []pluginRef {
 		return out
 	}
 	out = append(out, installedPlugins(cfg)...)
-	skills := joinPath(cfg, "skills")
+	skills := filepath.Join(cfg, "skills")
 	names, err := readDirNames(skills)
 	if err != nil {
 		return out
 	}
 	for _, n := range names {
-		d := joinPath(skills, n)
-		if _, ok := statRegular(joinPath(d, ".claude-plugin", "plugin.json")); !ok {
+		d := filepath.Join(skills, n)
+		if _, ok := statRegular(filepath.Join(d, ".claude-plugin", "plugin.json")); !ok {
 			continue
 		}
 		_, version := pluginManifest(d)
@@ -128,11 +128,11 @@ func sessionPlugins(cfg string) []pluginRef {
 // skillsDirPlugin reports the skills-dir plugin whose own SKILL.md is
 // file, when file is cfg/skills/NAME/SKILL.md of such a plugin.
 func skillsDirPlugin(cfg, file string) (pluginRef, bool) {
-	d := dirPath(file)
-	if cfg == "" || dirPath(d) != joinPath(cfg, "skills") {
+	d := filepath.Dir(file)
+	if cfg == "" || filepath.Dir(d) != filepath.Join(cfg, "skills") {
 		return pluginRef{}, false
 	}
-	if _, ok := statRegular(joinPath(d, ".claude-plugin", "plugin.json")); !ok {
+	if _, ok := statRegular(filepath.Join(d, ".claude-plugin", "plugin.json")); !ok {
 		return pluginRef{}, false
 	}
 	_, version := pluginManifest(d)
@@ -284,26 +284,26 @@ func pluginSnapshot(cfg string) map[string]string {
 	}
 	for _, pl := range sessionPlugins(cfg) {
 		if pl.skillsDir {
-			add(dirPath(pl.dir), joinPath(pl.dir, "SKILL.md"))
+			add(filepath.Dir(pl.dir), filepath.Join(pl.dir, "SKILL.md"))
 		}
-		skills := joinPath(pl.dir, "skills")
+		skills := filepath.Join(pl.dir, "skills")
 		if names, err := readDirNames(skills); err == nil {
 			for _, n := range names {
-				add(skills, joinPath(skills, n, "SKILL.md"))
+				add(skills, filepath.Join(skills, n, "SKILL.md"))
 			}
 		}
 		for _, sub := range []string{"commands", "agents"} {
 			if pl.skillsDir {
 				break
 			}
-			d := joinPath(pl.dir, sub)
+			d := filepath.Join(pl.dir, sub)
 			names, err := readDirNames(d)
 			if err != nil {
 				continue
 			}
 			for _, n := range names {
 				if strings.HasSuffix(n, ".md") {
-					add(d, joinPath(d, n))
+					add(d, filepath.Join(d, n))
 				}
 			}
 		}

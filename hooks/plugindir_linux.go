@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"path/filepath"
 	"strconv"
 	"syscall"
 )
@@ -32,13 +33,13 @@ func parentPluginDirs() []string {
 		cwd := readLink(proc + "/cwd")
 		var out []string
 		for _, d := range dirs {
-			if !isAbsPath(d) {
+			if !filepath.IsAbs(d) {
 				if cwd == "" {
 					continue
 				}
-				d = joinPath(cwd, d)
+				d = filepath.Join(cwd, d)
 			}
-			out = append(out, joinPath(d))
+			out = append(out, filepath.Join(d))
 		}
 		return out
 	}

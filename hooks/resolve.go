@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"strings"
 )
 
@@ -54,26 +55,26 @@ func resolveSkill(name string, agent bool, cwd, root, home, cfg string) (p strin
 	var cs []cand
 	add := func(dir, file string) {
 		if dir != "" {
-			cs = append(cs, cand{dir, joinPath(dir, file)})
+			cs = append(cs, cand{dir, filepath.Join(dir, file)})
 		}
 	}
-	claude := func(level, sub string) string { return joinPath(level, ".claude", sub) }
+	claude := func(level, sub string) string { return filepath.Join(level, ".claude", sub) }
 	if agent {
 		for _, l := range levels {
 			add(claude(l, "agents"), name+".md")
 		}
 		if cfg != "" {
-			add(joinPath(cfg, "agents"), name+".md")
+			add(filepath.Join(cfg, "agents"), name+".md")
 		}
 	} else {
 		if cfg != "" {
-			add(joinPath(cfg, "skills"), joinPath(name, "SKILL.md"))
+			add(filepath.Join(cfg, "skills"), filepath.Join(name, "SKILL.md"))
 		}
 		for _, l := range levels {
-			add(claude(l, "skills"), joinPath(name, "SKILL.md"))
+			add(claude(l, "skills"), filepath.Join(name, "SKILL.md"))
 		}
 		if cfg != "" {
-			add(joinPath(cfg, "commands"), name+".md")
+			add(filepath.Join(cfg, "commands"), name+".md")
 		}
 		for _, l := range levels {
 			add(claude(l, "commands"), name+".md")
@@ -96,7 +97,7 @@ func resolveSkill(name string, agent bool, cwd, root, home, cfg string) (p strin
 	if top == "" {
 		top = cwd
 	}
-	if top == "" || dirPath(top) == top || top == joinPath(home) {
+	if top == "" || filepath.Dir(top) == top || top == filepath.Join(home) {
 		return "", nil, false // not a project: never search a whole disk or home
 	}
 	return nestedSkill(top, name)
@@ -112,12 +113,12 @@ func projectLevels(cwd, root, home string) []string {
 		return nil
 	}
 	if home != "" {
-		home = joinPath(home)
+		home = filepath.Join(home)
 	}
 	var levels []string
-	for d := cwd; d != home; d = dirPath(d) {
+	for d := cwd; d != home; d = filepath.Dir(d) {
 		levels = append(levels, d)
-		if d == root || dirPath(d) == d {
+		if d == root || filepath.Dir(d) == d {
 			break
 		}
 	}
@@ -166,12 +167,12 @@ func cutFirst(s, sep string) (before, after string, found bool) {
 // directory with .claude/skills/NAME/SKILL.md.
 func scopedSkill(dir, name string, bases []string) (string, []byte, bool) {
 	for _, b := range bases {
-		base := joinPath(b, fromSlash(dir))
+		base := filepath.Join(b, filepath.FromSlash(dir))
 		if !within(b, base) || !isDir(base) {
 			continue
 		}
-		skills := joinPath(base, ".claude", "skills")
-		if p, content, ok := readPrompt(skills, joinPath(skills, name, "SKILL.md")); ok {
+		skills := filepath.Join(base, ".claude", "skills")
+		if p, content, ok := readPrompt(skills, filepath.Join(skills, name, "SKILL.md")); ok {
 			return p, content, true
 		}
 	}
@@ -218,8 +219,8 @@ func nestedSkill(top, name string) (string, []byte, bool) {
 				check = true // not listed: look for the file itself
 			}
 			if check && depth > 0 {
-				skills := joinPath(d, ".claude", "skills")
-				if p, c, ok := readPrompt(skills, joinPath(skills, name, "SKILL.md")); ok {
+				skills := filepath.Join(d, ".claude", "skills")
+				if p, c, ok := readPrompt(skills, filepath.Join(skills, name, "SKILL.md")); ok {
 					ambiguous = found != ""
 					found, content = p, c
 				}
@@ -238,7 +239,7 @@ func nestedSkill(top, name string) (string, []byte, bool) {
 						continue subdir
 					}
 				}
-				next = append(next, joinPath(d, s))
+				next = append(next, filepath.Join(d, s))
 			}
 		}
 		if ambiguous {
@@ -286,7 +287,7 @@ func agentByFrontmatter(root, name string) (string, []byte, bool) {
 		if !strings.HasSuffix(n, ".md") {
 			continue
 		}
-		file := joinPath(root, n)
+		file := filepath.Join(root, n)
 		if frontmatterName(file) == name {
 			return readPrompt(root, file)
 		}
@@ -338,10 +339,10 @@ func frontmatterName(file string) string {
 // .git (a directory, or a file in worktrees and submodules), or "".
 func repoRoot(dir string) string {
 	for d := dir; ; {
-		if lexists(joinPath(d, ".git")) {
+		if lexists(filepath.Join(d, ".git")) {
 			return d
 		}
-		p := dirPath(d)
+		p := filepath.Dir(d)
 		if p == d {
 			return ""
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"path"
+	"path/filepath"
 	"runtime"
 	"strings"
 )
@@ -25,7 +26,7 @@ func (f *facts) attribute(s *sepaObj, opts Options) {
 		norm := NormalizePath(raw, goos)
 		s.Project = norm
 		if goos == runtime.GOOS && !opts.NoFiles {
-			if native := fromSlash(norm); isAbsPath(native) {
+			if native := filepath.FromSlash(norm); filepath.IsAbs(native) {
 				cwd = native
 				if root = repoRoot(cwd); root != "" {
 					s.Project = NormalizePath(root, goos)
@@ -103,9 +104,9 @@ func leavesProject(p, root, cfg string) bool {
 	project := root
 	if project == "" || !within(project, p) {
 		project = ""
-		for d := dirPath(p); dirPath(d) != d; d = dirPath(d) {
+		for d := filepath.Dir(p); filepath.Dir(d) != d; d = filepath.Dir(d) {
 			if baseName(d) == ".claude" {
-				project = dirPath(d)
+				project = filepath.Dir(d)
 				break
 			}
 		}
@@ -139,12 +140,12 @@ func ClaudeConfigDir() string { return claudeConfigDir(getenv, userHome()) }
 // claudeConfigDir is ClaudeConfigDir for a given environment and home.
 func claudeConfigDir(getenv func(string) string, home string) string {
 	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return joinPath(d)
+		return filepath.Join(d)
 	}
 	if home == "" {
 		return ""
 	}
-	return joinPath(home, ".claude")
+	return filepath.Join(home, ".claude")
 }
 
 // invoked returns the name of the skill, command or agent the event

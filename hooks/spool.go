@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -40,7 +42,7 @@ var ErrBadLine = errors.New("line contains a newline")
 // Home returns sepad's state directory: $SEPA_HOME, else
 // $XDG_STATE_HOME/sepa, else ~/.local/state/sepa. A relative
 // $XDG_STATE_HOME is ignored, as the XDG spec requires.
-func Home() string { return homeFrom(getenv, userHome(), tempDir()) }
+func Home() string { return homeFrom(getenv, userHome(), os.TempDir()) }
 
 // homeFrom is Home with its inputs given: the environment lookup, the
 // user's home directory and the temporary directory.
@@ -48,37 +50,37 @@ func homeFrom(getenv func(string) string, userHome, tempDir string) string {
 	if h := getenv("SEPA_HOME"); h != "" {
 		return h
 	}
-	if x := getenv("XDG_STATE_HOME"); x != "" && isAbsPath(x) {
-		return joinPath(x, "sepa")
+	if x := getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "sepa")
 	}
 	if userHome != "" {
-		return joinPath(userHome, ".local", "state", "sepa")
+		return filepath.Join(userHome, ".local", "state", "sepa")
 	}
-	return joinPath(tempDir, "sepa-"+strconv.Itoa(getuid()))
+	return filepath.Join(tempDir, "sepa-"+strconv.Itoa(os.Getuid()))
 }
 
 // SpoolPath is the spool every hook call appends to: home/events.jsonl.
-func SpoolPath(home string) string { return joinPath(home, spoolName) }
+func SpoolPath(home string) string { return filepath.Join(home, spoolName) }
 
 // FallbackPath is where Append writes a line it could not append to the
 // spool within the bounded wait (lock busy, disk full):
 // home/events.fallback.jsonl. The collector follows it like the spool.
-func FallbackPath(home string) string { return joinPath(home, fallbackName) }
+func FallbackPath(home string) string { return filepath.Join(home, fallbackName) }
 
 // LockPath is the advisory lock file guarding the spool:
 // home/spool.lock. The lock is on this file, not on the spool, because the
 // daemon renames the spool to rotate it while holding the same lock.
-func LockPath(home string) string { return joinPath(home, lockName) }
+func LockPath(home string) string { return filepath.Join(home, lockName) }
 
 // FallbackLogPath is the fallback counter: one short line
 // "<RFC 3339 time> <reason>" per line Append sent to the fallback file.
-func FallbackLogPath(home string) string { return joinPath(home, fallbackLog) }
+func FallbackLogPath(home string) string { return filepath.Join(home, fallbackLog) }
 
 // FallbackCount returns how many lines went to the fallback file, from the
 // fallback log (0 when it does not exist).
 func FallbackCount(home string) (int, error) {
 	b, err := readFile(FallbackLogPath(home), 1<<30)
-	if isNotExist(err) {
+	if os.IsNotExist(err) {
 		return 0, nil
 	}
 	if err != nil {
@@ -134,7 +136,7 @@ func ensureHome(home string) error {
 // not had in time the error wraps ErrLockTimeout.
 func LockSpool(home string, timeout time.Duration) (unlock func() error, err error) {
 	f, err := openFile(LockPath(home), oLockCreate, 0o600)
-	if isNotExist(err) {
+	if os.IsNotExist(err) {
 		// The common case has the directory: create it only when missing.
 		if err := ensureHome(home); err != nil {
 			return nil, err
@@ -275,8 +277,8 @@ func appendLocked(path string, buf []byte) error {
 // refused with ErrFallbackFull.
 func appendFallback(path string, buf []byte, wait time.Duration, limit int64, flag int) error {
 	f, err := openFile(path, flag, 0o600)
-	if isNotExist(err) {
-		if err := ensureHome(dirPath(path)); err != nil {
+	if os.IsNotExist(err) {
+		if err := ensureHome(filepath.Dir(path)); err != nil {
 			return err
 		}
 		f, err = openFile(path, flag, 0o600)
