@@ -1,6 +1,6 @@
-// Package checks holds a skill's own checks: the heuristic scorers of
-// Keystone (exact_match, levenshtein, numeric_diff, json_validity,
-// json_diff, list_contains), a regex, and two checks of the project after
+// Package checks holds a skill's own checks: scorers of its final output
+// (exact_match, levenshtein, numeric_diff, json_validity, json_diff,
+// list_contains), a regex, and two checks of the project after
 // the execution (file_exists, file_contains). Each scores the execution in
 // [0, 1] and passes or fails against its threshold; their mean is the
 // optional fitness signal `checks` (docs/rubric.md).

@@ -1,10 +1,10 @@
 // Package export writes the stored executions as training and analysis
 // data, streaming from the store in commit order (docs/export.md): csv and
 // jsonl (one row per execution, every signal, tokens and cost, the label,
-// the value and integrity, the version), and the Kairos reward tool's
-// exports: reward (every labelled execution with the fields Kairos
-// derives), sft (instruction and response of the SFT-eligible ones) and
-// preference (chosen/rejected pairs per skill).
+// the value and integrity, the version), and training data from labelled
+// runs: reward (every labelled execution with what its label means), sft
+// (instruction and response of the SFT-eligible ones) and preference
+// (chosen/rejected pairs per skill), in the Kairos reward tool's formats.
 package export
 
 import (

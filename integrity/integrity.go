@@ -1,6 +1,6 @@
-// Package integrity records, per execution, what the final answer claims
-// against what the tool calls show (dot-agents' integrity track): the
-// claim found in the output, the observed fact, and their delta. It is
+// Package integrity checks, per execution, what the final answer claims
+// against what the tool calls show (claims checked): the claim found in
+// the output, the observed fact, and their delta. It is
 // pure and never part of the fitness score. The claim patterns and the
 // facts are documented in docs/integrity.md.
 package integrity

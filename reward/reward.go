@@ -1,7 +1,7 @@
 // Package reward holds a label: a person's (or a model's) verdict on one
-// execution, with the semantics of the Kairos reward tool. Derive computes
-// the fields Kairos derives from a label (signed score, grader kind,
-// evaluation label, SFT and preference eligibility with named blockers);
+// execution. Derive computes what a label means for training data (signed
+// score, grader kind, evaluation label, SFT and preference eligibility
+// with named blockers; the rules follow the Kairos reward tool's);
 // it is pure and the one place those rules live, for `sepad explain` and
 // for exports of labelled executions.
 package reward

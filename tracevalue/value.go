@@ -1,7 +1,7 @@
-// Package tracevalue computes KnowledgePulse's value score of a trace
-// (its evaluateValue: four dimensions, their weights and three overrides)
-// for one sepad execution, with a lexical stand-in for the embedding
-// model in the novelty dimension (docs/value.md). It is pure: the same
+// Package tracevalue computes the value of a run: how much one execution
+// would teach (four dimensions, their weights and three overrides: a
+// scheme taken from KnowledgePulse's evaluateValue), with a lexical
+// vector for novelty against the skill's recent runs (docs/value.md). It is pure: the same
 // execution and the same cache give the same value. The value is
 // recorded beside the fitness score and is never part of it.
 package tracevalue
