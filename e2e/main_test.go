@@ -131,6 +131,33 @@ func startDaemon(t testing.TB, home string, extra ...string) *daemon {
 	return d
 }
 
+// waitUp waits until the daemon answers GET /healthz on its socket, or
+// has exited, or a minute has passed.
+func (d *daemon) waitUp() {
+	home := ""
+	for i, a := range d.cmd.Args {
+		if a == "--home" && i+1 < len(d.cmd.Args) {
+			home = d.cmd.Args[i+1]
+		}
+	}
+	if home == "" {
+		return
+	}
+	c := socketClient(home)
+	c.Timeout = 5 * time.Second
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		if _, code, err := tryGet(c, "http://sepad/healthz"); err == nil && code == 200 {
+			return
+		}
+		select {
+		case err := <-d.done:
+			d.done <- err // exited: stop reads it
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 func (d *daemon) kill() {
 	if d.cmd.ProcessState == nil {
 		d.cmd.Process.Signal(syscall.SIGKILL)
@@ -148,9 +175,13 @@ func (d *daemon) kill() {
 // catches a daemon that ignores SIGTERM, not a slow machine.
 const stopDeadline = 3 * time.Minute
 
-// stop sends SIGTERM and waits for a clean exit.
+// stop sends SIGTERM and waits for a clean exit. A daemon signalled
+// before it set up its signal handling dies of the signal, so stop first
+// waits (at most a minute) until the daemon answers on its socket or has
+// exited: a test that stops a daemon it has just started stops a daemon.
 func (d *daemon) stop(t testing.TB) {
 	t.Helper()
+	d.waitUp()
 	d.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-d.done:
