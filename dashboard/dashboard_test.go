@@ -321,3 +321,38 @@ func TestTeamPage(t *testing.T) {
 		t.Error("a Team link without team.postgres")
 	}
 }
+
+// TestSkillPageEdits: the text diff of two versions an evolve attempt
+// mutated and wrote shows the mutator's edit list above it, each edit
+// with its reason, escaped; another pair of versions shows none.
+func TestSkillPageEdits(t *testing.T) {
+	db, home := testDB(t)
+	key := shop + "/.claude/skills/ship/SKILL.md"
+	sk := store.Skill{Key: key, Name: "ship", Kind: "skill", Project: shop, Path: key}
+	texts := []string{"# Ship\n\nRun make.\n", "# Ship\n\nRun make, then make check.\n", "# Ship\n\nRun make, then make check.\nSay <done>.\n"}
+	var hashes []string
+	for i, text := range texts {
+		h := fmt.Sprintf("%012d", i+1)
+		if _, err := db.PutVersion(sk, store.Version{Hash: h, Content: []byte(text), ContentKnown: true, FirstSeen: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		hashes = append(hashes, h)
+	}
+	a := evolve.Attempt{Kind: evolve.KindEvolve, SkillKey: key, Skill: "ship", Rule: "evolve", From: hashes[0], To: hashes[1],
+		Outcome: evolve.OutcomeCandidate, Strategy: "constraint_add", Risk: "low", Words: "evolved",
+		Edits: []evolve.Edit{{Op: evolve.OpReplace, Passage: "Run make.", Text: "Run make, then make check.", Reason: "runs skipped <the> check"}}}
+	if err := db.PutDecision(key, t0.Add(2*time.Hour), a); err != nil {
+		t.Fatal(err)
+	}
+	d := New(Options{DB: db, Home: home})
+	_, body := page(t, d, "/dashboard/skill?key="+key+"&from=v1&to=v2")
+	for _, want := range []string{`The mutator's 1 edit of v1`, `<li><strong>replace</strong> <code>Run make.</code> with <code>Run make, then make check.</code>: <span class="reason">runs skipped &lt;the&gt; check</span></li>`,
+		`<del>-Run make.</del>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("v1 → v2 lacks %q", want)
+		}
+	}
+	if _, body := page(t, d, "/dashboard/skill?key="+key+"&from=v2&to=v3"); strings.Contains(body, `id="edits"`) || !strings.Contains(body, `<ins>+Say &lt;done&gt;.</ins>`) {
+		t.Errorf("v2 → v3, written by no mutator, shows an edit list or no diff")
+	}
+}
