@@ -79,6 +79,11 @@ type Execution struct {
 	ID        string `json:"id"`
 	SessionID string `json:"session_id"`
 	AgentID   string `json:"agent_id,omitempty"`
+	// PromptID is Claude Code's prompt_id (>= 2.1.196) of the user prompt
+	// the execution started in: its own telemetry's prompt.id, which lets
+	// an OpenTelemetry pipeline join sepad's grade with it ("" before
+	// 2.1.196).
+	PromptID string `json:"prompt_id,omitempty"`
 	// ForkAgents are the subagents that ran this skill (`context:
 	// fork`): their calls are this execution's, and so are the tokens in
 	// their transcripts.

@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
@@ -292,6 +293,7 @@ func (g *Grouper) startPart(t *thread, ev *event.Event, skill, kind, prompt stri
 		Project:   t.Project,
 		Prompt:    prompt,
 		StartedAt: ev.Time,
+		PromptID:  cmp.Or(ev.PromptID, t.PromptID),
 	}
 	if kind != "session" {
 		g.attribute(x, ev, skill)
@@ -326,6 +328,9 @@ func (g *Grouper) attribute(x *Execution, ev *event.Event, skill string) {
 
 func (g *Grouper) touch(x *Execution, ev *event.Event) {
 	x.Events++
+	if x.PromptID == "" {
+		x.PromptID = ev.PromptID
+	}
 	if ev.TranscriptPath != "" {
 		x.TranscriptPath = ev.TranscriptPath
 	}

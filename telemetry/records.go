@@ -47,6 +47,9 @@ func (e *Exporter) executionRecord(s *store.Scored) otellog.Record {
 		attribute.Int("sepad.failed_calls", x.Failures()),
 		attribute.Bool("sepad.complete", x.Complete),
 	}
+	if x.PromptID != "" { // Claude Code >= 2.1.196
+		attrs = append(attrs, attribute.String("prompt.id", x.PromptID))
+	}
 	if s.Result.Scored {
 		attrs = append(attrs, attribute.Float64("sepad.score", s.Result.Score))
 	}

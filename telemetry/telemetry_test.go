@@ -84,7 +84,7 @@ func TestExportToOTLPReceiver(t *testing.T) {
 	b := &store.Batch{}
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	for i := 0; i < 5; i++ {
-		x := execution.Execution{ID: fmt.Sprintf("e%011d", i), SessionID: "sess-1", Skill: "deploy", Kind: "skill",
+		x := execution.Execution{ID: fmt.Sprintf("e%011d", i), SessionID: "sess-1", PromptID: fmt.Sprintf("p-e%011d", i), Skill: "deploy", Kind: "skill",
 			SkillPath: "/home/u/.claude/skills/deploy/SKILL.md", SkillVersion: "aaaaaaaaaaaa", StartedAt: at, EndedAt: at.Add(time.Minute),
 			Complete: true, Calls: []execution.ToolCall{{Name: "Bash", Done: true, Response: "secret"}}, Output: "the answer", HasOutput: true,
 			Usage: &execution.Usage{InputTokens: 100, OutputTokens: 20, CostNanoUSD: 2_000_000}}
@@ -119,6 +119,9 @@ func TestExportToOTLPReceiver(t *testing.T) {
 		switch rc.events[i] {
 		case "sepad.execution":
 			ids[a["sepad.execution.id"]] = true
+			if id, _ := a["sepad.execution.id"].(string); a["prompt.id"] != "p-"+id {
+				t.Errorf("record %d: prompt.id = %#v for execution %s", i, a["prompt.id"], id)
+			}
 			for k, want := range map[string]any{"prompt.kind": "skill", "prompt.name": "deploy", "prompt.version": "aaaaaaaaaaaa",
 				"session.id": "sess-1", "sepad.score": 82.5, "sepad.grade": "A", "gen_ai.usage.input_tokens": int64(100),
 				"sepad.cost_usd": 0.002, "sepad.signal.tool_success": 1.0, "prompt.team_id": "skill/deploy"} {

@@ -69,6 +69,8 @@ type scoredExecution struct {
 	// (issue 37 item 5).
 	Denied      int `json:"denied,omitempty"`
 	Compactions int `json:"compactions,omitempty"`
+	// Claude Code's prompt_id of the prompt it started in (>= 2.1.196).
+	PromptID string `json:"prompt_id,omitempty"`
 }
 
 type skippedLine struct {
@@ -191,7 +193,7 @@ func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
 	cx, _ := cfg.LimitFor(x.Skill)
 	res := scoreExecution(cfg, weightsOf(cfg), x)
 	out := scoredExecution{
-		ID: x.ID, SessionID: x.SessionID, AgentID: x.AgentID, Skill: x.Skill, SkillPath: x.SkillPath,
+		ID: x.ID, SessionID: x.SessionID, PromptID: x.PromptID, AgentID: x.AgentID, Skill: x.Skill, SkillPath: x.SkillPath,
 		Project: x.Project, SkillVersion: x.SkillVersion, Plugin: x.Plugin, PluginVersion: x.PluginVersion,
 		ToolCalls: len(x.Calls), ToolFailures: x.Failures(), Errors: res.Errors.Total,
 		Complexity: cx, Complete: x.Complete, Scored: res.Scored, Grade: string(res.Grade), Signals: res.Signals,
