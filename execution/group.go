@@ -33,6 +33,8 @@ type Grouper struct {
 	// (numbering.go).
 	ended      map[string]int
 	endedDirty map[string]bool
+	// own counts the executions of sepad's own commands left out (own.go).
+	own int
 }
 
 // thread is the state of one session's main thread or one subagent.
@@ -107,6 +109,10 @@ func (g *Grouper) Add(ev *event.Event) []Execution { return g.AddAt(ev, ev.Time)
 // timeouts (CloseIdle), never the execution's own times, so replaying the
 // same lines gives the same executions whenever they are read.
 func (g *Grouper) AddAt(ev *event.Event, recv time.Time) []Execution {
+	return g.keep(g.addAt(ev, recv))
+}
+
+func (g *Grouper) addAt(ev *event.Event, recv time.Time) []Execution {
 	if ev.HookEvent == event.Quarantined || ev.SessionID == "" {
 		return nil
 	}

@@ -19,7 +19,7 @@ func (g *Grouper) Flush() []Execution {
 		out = append(out, g.takePending(t)...)
 		g.endThread(k)
 	}
-	return out
+	return g.keep(out)
 }
 
 // CloseIdle closes the threads whose newest event was received before
@@ -35,7 +35,7 @@ func (g *Grouper) CloseIdle(now time.Time, idle time.Duration) []Execution {
 		out = append(out, g.takePending(t)...)
 		g.endThread(k)
 	}
-	return out
+	return g.keep(out)
 }
 
 // Held returns the execution a main thread's last Stop holds for the

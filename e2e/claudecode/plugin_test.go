@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -325,10 +326,37 @@ func TestPluginGradesCommand(t *testing.T) {
 		// The answer comes from the fake server's default: the check is
 		// on what Claude Code sent it.
 		out, code := e.claude("-p", "/sepad:grades deploy")
-		d.stop()
 		if code != 0 {
 			t.Fatalf("claude exited %d:\n%s", code, out)
 		}
+		// Issue 36 item 16: sepad's own command is not one of the
+		// person's prompts: once its session ended and was read, the
+		// skills are still the first session's two.
+		waitUntil(t, "the second session read", func() bool {
+			out, _, code := e.sepad("status", "--json")
+			var st struct {
+				Events map[string]int64 `json:"events"`
+				Lag    int64            `json:"lag_events"`
+				Open   int              `json:"open_executions"`
+			}
+			return code == 0 && json.Unmarshal([]byte(out), &st) == nil && st.Events["SessionEnd"] == 2 && st.Lag == 0 && st.Open == 0
+		})
+		gj, _, _ := e.sepad("grades", "--json")
+		var gd struct {
+			Grades []struct{ Skill string } `json:"grades"`
+		}
+		if err := json.Unmarshal([]byte(gj), &gd); err != nil {
+			t.Fatalf("grades --json: %v\n%s", err, gj)
+		}
+		var skills []string
+		for _, g := range gd.Grades {
+			skills = append(skills, g.Skill)
+		}
+		slices.Sort(skills)
+		if !slices.Equal(skills, []string{"_session", "deploy"}) {
+			t.Errorf("skills after /sepad:grades: %q, want _session and deploy only", skills)
+		}
+		d.stop()
 		var found bool
 		for _, r := range e.API.Requests() {
 			b := string(r.Body)
