@@ -2,6 +2,7 @@ package evals
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -126,4 +127,29 @@ func orNone(s string) string {
 		return "no reason given"
 	}
 	return s
+}
+
+// Only is the evidence of the named cases alone, in e's order, its score
+// and pass rate the mean of theirs (the figures of a gate that ran part
+// of a suite, compared like for like with a baseline's whole run); ok is
+// false when a named case is not in e.
+func (e *Evidence) Only(names []string) (out *Evidence, ok bool) {
+	o := *e
+	o.Cases, o.Score, o.PassRate, o.Delta, o.Runs = nil, 0, 0, nil, 0
+	for _, c := range e.Cases {
+		if slices.Contains(names, c.Name) {
+			o.Cases = append(o.Cases, c)
+			o.Score += c.Score
+			o.PassRate += c.PassRate
+			o.Runs = max(o.Runs, c.Runs)
+		}
+	}
+	if n := len(o.Cases); n > 0 {
+		o.Score /= float64(n)
+		o.PassRate /= float64(n)
+	}
+	if o.Runs == 0 {
+		o.Runs = e.Runs
+	}
+	return &o, len(o.Cases) == len(names)
 }

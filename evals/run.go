@@ -42,18 +42,31 @@ func SuiteDir(path string) (string, bool) {
 
 // hasCase reports whether dir holds at least one case.
 func hasCase(dir string) bool {
+	return len(CaseNames(dir)) > 0
+}
+
+// CaseNames lists the cases of a suite directory in name order: its
+// directories (past results aside) holding a regular prompt.md or
+// case.yaml.
+func CaseNames(dir string) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return false
+		return nil
 	}
+	var names []string
 	for _, e := range ents {
-		if !e.IsDir() || e.Name() == "results" {
-			continue
+		if e.IsDir() && e.Name() != "results" && isCase(filepath.Join(dir, e.Name())) {
+			names = append(names, e.Name())
 		}
-		for _, f := range []string{"prompt.md", "case.yaml"} {
-			if fi, err := os.Lstat(filepath.Join(dir, e.Name(), f)); err == nil && fi.Mode().IsRegular() {
-				return true
-			}
+	}
+	return names
+}
+
+// isCase reports whether dir holds a case's prompt.
+func isCase(dir string) bool {
+	for _, f := range []string{"prompt.md", "case.yaml"} {
+		if fi, err := os.Lstat(filepath.Join(dir, f)); err == nil && fi.Mode().IsRegular() {
+			return true
 		}
 	}
 	return false
@@ -79,6 +92,10 @@ type RunOptions struct {
 	Args []string
 	// Progress receives claude's progress output (nil: discarded).
 	Progress io.Writer
+	// Cases, when set, are the only cases run: the suite's other cases
+	// are left out of the private plugin (the eval gate on a mutator's
+	// text runs the cases its request held out, docs/evolve.md).
+	Cases []string
 	// Keep, when set, is the directory where claude writes its results
 	// and HTML report (--output-dir, --report; unless Args name them):
 	// kept after the run, unlike the private plugin's temporary
@@ -129,7 +146,7 @@ func RunSuite(ctx context.Context, o RunOptions) (*Evidence, int, error) {
 		return nil, 0, err
 	}
 	plugin := filepath.Join(tmp, name)
-	if err := copySuite(suite, filepath.Join(plugin, "evals")); err != nil {
+	if err := copySuite(suite, filepath.Join(plugin, "evals"), o.Cases); err != nil {
 		return nil, 0, err
 	}
 	if err := writePrivate(filepath.Join(plugin, rel), o.Content); err != nil {
@@ -275,7 +292,9 @@ func pluginName(s string) string {
 // (nor copied), and no file is executable in the copy. The suite's case
 // files are data claude reads (prompts, graders, MCP mocks); a case's
 // scaffold_script runs only with --scaffold, which sepad never passes.
-func copySuite(src, dst string) error {
+// With only set, a case not named in it is left out (the suite's other
+// files are copied).
+func copySuite(src, dst string, only []string) error {
 	files, total := 0, int64(0)
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -284,6 +303,9 @@ func copySuite(src, dst string) error {
 		rel, _ := filepath.Rel(src, p)
 		if d.IsDir() {
 			if filepath.ToSlash(rel) == "results" {
+				return filepath.SkipDir
+			}
+			if only != nil && filepath.Dir(rel) == "." && rel != "." && !slices.Contains(only, rel) && isCase(p) {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o700)

@@ -137,3 +137,46 @@ func TestRunSuiteCancelled(t *testing.T) {
 		t.Fatalf("RunSuite cancelled: %v after %v", err, time.Since(start))
 	}
 }
+
+// TestRunSuiteCases: with Cases set, the private plugin holds those cases
+// and the suite's other files, not its other cases.
+func TestRunSuiteCases(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in for claude is a shell script")
+	}
+	p := skillDir(t)
+	suite := filepath.Join(filepath.Dir(p), "evals")
+	for _, f := range []string{"alpha/prompt.md", "zulu/case.yaml", "fixtures/data.txt"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(suite, f)), 0o755)
+		os.WriteFile(filepath.Join(suite, f), []byte("x\n"), 0o644)
+	}
+	if got := strings.Join(CaseNames(suite), ","); got != "alpha,ships,zulu" {
+		t.Errorf("CaseNames = %s", got)
+	}
+	seen := filepath.Join(t.TempDir(), "seen")
+	result, _ := filepath.Abs("testdata/aggregate-result.json")
+	bin := filepath.Join(t.TempDir(), "claude")
+	script := "#!/bin/sh\n{ cd \"$3/evals\" && find . -type f | sort; } > " + seen + "\ncp " + result + " \"$5\"\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := RunSuite(context.Background(), RunOptions{Claude: bin, Prompt: p, Content: []byte("---\nname: deploy\n---\nc\n"), Cases: []string{"ships", "zulu"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(seen)
+	if want := "./fixtures/data.txt\n./ships/graders/answer.md\n./ships/prompt.md\n./zulu/case.yaml\n"; string(b) != want {
+		t.Errorf("the plugin's suite:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+// TestOnly: a part of a suite run has its cases' mean as its score.
+func TestOnly(t *testing.T) {
+	e := &Evidence{Score: 0.9, PassRate: 0.9, Runs: 3, Cases: []Case{{Name: "a", Score: 1, PassRate: 1, Runs: 3}, {Name: "b", Score: 0.5, PassRate: 0, Runs: 2}, {Name: "c", Score: 0, Runs: 3}}}
+	o, ok := e.Only([]string{"a", "b"})
+	if !ok || len(o.Cases) != 2 || o.Score != 0.75 || o.PassRate != 0.5 || o.Runs != 3 || e.Score != 0.9 || len(e.Cases) != 3 {
+		t.Errorf("Only(a, b) = %+v %v", o, ok)
+	}
+	if o, ok := e.Only([]string{"b", "x"}); ok || len(o.Cases) != 1 || o.Score != 0.5 {
+		t.Errorf("Only(b, x) = %+v %v", o, ok)
+	}
+}

@@ -38,43 +38,29 @@ func SplitCases(names []string) (shown, held []string) {
 	return shown, held
 }
 
-// suiteCases reads the shown half of the eval suite beside a SKILL.md
-// (none when it has no suite): each case's prompt, regular files only.
-func suiteCases(path string) (shown []Case, held int) {
+// suiteCases reads the eval suite beside a SKILL.md (none when it has
+// no suite): the shown half, each case's prompt (regular files only),
+// and the names of the held-out half, which the eval gate runs.
+func suiteCases(path string) (shown []Case, held []string) {
 	dir, ok := evals.SuiteDir(path)
 	if !ok {
-		return nil, 0
+		return nil, nil
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, 0
-	}
-	prompts := map[string]string{}
-	var names []string
-	for _, e := range ents {
-		if !e.IsDir() || e.Name() == "results" {
-			continue
+	s, h := SplitCases(evals.CaseNames(dir))
+	for _, n := range s {
+		if len(shown) == MaxCases {
+			break
 		}
 		for _, f := range []string{"prompt.md", "case.yaml"} {
-			p := filepath.Join(dir, e.Name(), f)
+			p := filepath.Join(dir, n, f)
 			if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
 				continue
 			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				continue
+			if b, err := os.ReadFile(p); err == nil {
+				shown = append(shown, Case{Name: n, Prompt: cut(string(b), MaxCaseText)})
+				break
 			}
-			prompts[e.Name()] = string(b)
-			names = append(names, e.Name())
-			break
 		}
 	}
-	s, h := SplitCases(names)
-	for i, n := range s {
-		if i == MaxCases {
-			break
-		}
-		shown = append(shown, Case{Name: n, Prompt: cut(prompts[n], MaxCaseText)})
-	}
-	return shown, len(h)
+	return shown, h
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
 )
@@ -148,5 +149,47 @@ func TestRequestShowsHalfTheSuite(t *testing.T) {
 	if !strings.Contains(a.Request, "## Eval cases of this skill (2 shown, 1 held out)") || !strings.Contains(a.Request, `- case "alpha": "Prompt of alpha"`) ||
 		!strings.Contains(a.Request, `"Prompt of gamma"`) || strings.Contains(a.Request, "beta") {
 		t.Errorf("request:\n%s", a.Request)
+	}
+}
+
+// TestGateRunsHeldOutCases: the eval gate judges an evolved text on the
+// cases the request held out (evals.CaseNames, then SplitCases), never
+// on those the mutator was shown; a proposal by a person runs the whole
+// suite.
+func TestGateRunsHeldOutCases(t *testing.T) {
+	r := newRig(t)
+	var gated [][]string
+	r.gate = func(_ context.Context, c mutation.GateCandidate) (*evals.Verdict, error) {
+		gated = append(gated, c.Cases)
+		return &evals.Verdict{Held: true, Candidate: c.Candidate, Words: "eval gate held"}, nil
+	}
+	r.weak()
+	for _, c := range []string{"delta", "alpha", "gamma", "beta"} {
+		dir := filepath.Join(filepath.Dir(r.skill), "evals", c)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "prompt.md"), []byte("Prompt of "+c+"\n"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(filepath.Dir(r.skill), "evals", "fixtures"), 0o755) // no prompt: not a case
+	a, err := r.ev.Run(context.Background(), r.key(), RunOptions{})
+	if err != nil || !a.Applied {
+		t.Fatalf("evolve: %+v %v", a, err)
+	}
+	if len(gated) != 1 || strings.Join(gated[0], ",") != "beta,gamma" {
+		t.Fatalf("the gate ran %q, want the held-out beta,gamma", gated)
+	}
+	if req := r.request(); !strings.Contains(req, "(2 shown, 2 held out)") || strings.Contains(req, "Prompt of beta") || strings.Contains(req, "Prompt of gamma") {
+		t.Errorf("request shows a held-out case:\n%s", req)
+	}
+	// A person's proposal: the whole suite.
+	for i := 0; i < 3; i++ {
+		r.run(a.To, 80, 0)
+	}
+	if _, err := r.e.Propose(r.key(), []byte(strings.Replace(r.file(), "Use make rollback", "Use make rollback at once", 1)), "test", mutation.DefaultProposalOptions()); err != nil {
+		t.Fatal(err)
+	}
+	if len(gated) != 2 || gated[1] != nil {
+		t.Errorf("a person's proposal gated on %q, want the whole suite", gated[1:])
 	}
 }

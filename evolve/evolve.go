@@ -128,6 +128,8 @@ type prepared struct {
 	cur     *store.Version
 	attempt Attempt
 	request string
+	// held are the eval cases the request held out: the gate runs them.
+	held []string
 }
 
 // prepare reads the skill, chooses the strategy and builds the request.
@@ -190,7 +192,7 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 	}
 	cases, held := suiteCases(sk.Path)
 	po := e.o.Proposal
-	req, err := Build(Input{Rejected: rejected, Cases: cases, HeldOut: held, Skill: sk.Name, File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: cur.Content,
+	req, err := Build(Input{Rejected: rejected, Cases: cases, HeldOut: len(held), Skill: sk.Name, File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: cur.Content,
 		Choice: choice, Signals: sigs, Runs: Worst(xs, WorstRuns), Best: Best(xs, BestRuns, WorstRuns),
 		MinBytes: int(po.MinRatio*float64(len(base)) + 0.999), MaxBytes: int(po.MaxRatio * float64(len(base))),
 		EditBytes: Budget(cur.Content, e.editBudget())})
@@ -201,7 +203,7 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 		Strategy: choice.Strategy, Risk: choice.Risk, By: choice.By, Reason: choice.Reason, Weights: choice.Weights,
 		Seed: seed, Draw: draw, U: u, Signals: sigs, History: history(stats), BaseScore: round4(agg.Value), BaseGrade: grade, BaseN: agg.N,
 		RequestBytes: len(req), Auto: ro.Auto}
-	return &prepared{sk: sk, cur: cur, attempt: a, request: req}, nil
+	return &prepared{sk: sk, cur: cur, attempt: a, request: req, held: held}, nil
 }
 
 // baseline is the text proposals are checked against: the baseline's,
@@ -311,7 +313,11 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	text, perr := e.bound(p, &a, ans.Text)
 	var rec mutation.Record
 	if perr == nil {
-		rec, perr = e.o.Engine.ProposeContext(ctx, key, text, a.Strategy, e.o.Proposal)
+		// The eval gate judges the answer on the cases the mutator was
+		// not shown (a suite of one case is shown, and gated, whole).
+		po := e.o.Proposal
+		po.GateCases = p.held
+		rec, perr = e.o.Engine.ProposeContext(ctx, key, text, a.Strategy, po)
 	}
 	var refusal *mutation.RefusalError
 	switch {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
@@ -107,6 +108,8 @@ type rig struct {
 	notices []string
 	mu      sync.Mutex
 	timeout time.Duration
+	// gate, when set, is the engine's eval gate.
+	gate mutation.EvalGate
 }
 
 func newRig(t *testing.T) *rig {
@@ -138,6 +141,12 @@ func newRigTrusted(t *testing.T, trusted bool) *rig {
 		ExtraRoots: []string{proj}, Debounce: 20 * time.Millisecond, Now: now, RollbackEdits: mutation.RollbackEditsAuto}
 	if !trusted {
 		o.ExtraRoots = nil
+	}
+	o.EvalGate = func(ctx context.Context, c mutation.GateCandidate) (*evals.Verdict, error) {
+		if r.gate == nil {
+			return nil, nil
+		}
+		return r.gate(ctx, c)
 	}
 	r.e = mutation.NewEngine(db, o)
 	if err := r.e.Open(context.Background()); err != nil {

@@ -35,6 +35,10 @@ type GateCandidate struct {
 	// Candidate is Content's hash.
 	Candidate string
 	Content   []byte
+	// Cases, when set, are the only cases the gate runs: the ones a
+	// mutator's request held out (ProposalOptions.GateCases); nil runs the
+	// whole suite.
+	Cases []string
 }
 
 // EvalGate runs the eval suite of a candidate and judges it. It returns

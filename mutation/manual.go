@@ -209,7 +209,7 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 		return proposalCheck{}, err
 	}
 	c := proposalCheck{sk: sk, st: st, h: h, cur: cur,
-		GateCandidate: GateCandidate{SkillKey: key, Skill: sk.Name, Path: skillFile(sk), Content: content, Candidate: Hash(content)}}
+		GateCandidate: GateCandidate{SkillKey: key, Skill: sk.Name, Path: skillFile(sk), Content: content, Candidate: Hash(content), Cases: po.GateCases}}
 	if base != nil {
 		c.Baseline, c.BaselineContent = base.Hash, base.Content
 	}

@@ -39,6 +39,11 @@ type ProposalOptions struct {
 	StableMean     float64
 	StableVariance float64
 	StableWindow   int
+	// GateCases, when set, are the eval cases the eval gate runs: the
+	// ones `sepad evolve` held out of its request, so that the gate judges
+	// a mutator's text on cases it never saw (docs/evolve.md); nil runs
+	// the whole suite.
+	GateCases []string
 }
 
 // DefaultProposalOptions are the protocol's checks and limits.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sepad/sepad/config"
@@ -21,6 +22,8 @@ import (
 // max_drop set, the baseline's suite runs first and is recorded too. Both
 // runs are recorded as evidence in home's evals.jsonl (source "eval
 // gate"), a refused candidate's included: it is evidence about that text.
+// A mutator's text (c.Cases set by evolve) is judged on the cases its
+// request held out, the baseline's recorded score on the same cases.
 func evalGate(cfg func() *config.Config, home string) mutation.EvalGate {
 	return func(ctx context.Context, c mutation.GateCandidate) (*evals.Verdict, error) {
 		conf := cfg()
@@ -50,7 +53,7 @@ func gateSuite(ctx context.Context, claude string, g config.EvalGate, home strin
 		args = append(append(args, "--allow-tools"), g.AllowTools...)
 	}
 	run := func(version string, content []byte) (*evals.Evidence, error) {
-		ev, _, err := evals.RunSuite(ctx, evals.RunOptions{Claude: claude, Prompt: c.Path, Content: content, Args: args})
+		ev, _, err := evals.RunSuite(ctx, evals.RunOptions{Claude: claude, Prompt: c.Path, Content: content, Args: args, Cases: c.Cases})
 		if err != nil {
 			return nil, err
 		}
@@ -69,6 +72,11 @@ func gateSuite(ctx context.Context, claude string, g config.EvalGate, home strin
 			return nil, err
 		}
 		base = evals.Latest(all)[[2]string{c.SkillKey, c.Baseline}]
+		if base != nil && c.Cases != nil {
+			if _, ok := base.Only(c.Cases); !ok {
+				base = nil // it lacks a case the candidate runs: run them
+			}
+		}
 		if base == nil && len(c.BaselineContent) > 0 {
 			if base, err = run(c.Baseline, c.BaselineContent); err != nil {
 				return nil, fmt.Errorf("the baseline %s: %w", c.Baseline, err)
@@ -82,7 +90,17 @@ func gateSuite(ctx context.Context, claude string, g config.EvalGate, home strin
 	if err != nil {
 		return nil, err
 	}
+	if c.Cases != nil {
+		// Like for like: the held-out cases' mean on both sides.
+		ev, _ = ev.Only(c.Cases)
+		if base != nil {
+			base, _ = base.Only(c.Cases)
+		}
+	}
 	v := evals.Judge(ev, base, evals.Gate{Threshold: g.Threshold, MaxDrop: g.MaxDrop})
+	if c.Cases != nil {
+		v.Words += fmt.Sprintf("; held-out cases only (the mutator was shown the others): %s", strings.Join(c.Cases, ", "))
+	}
 	return &v, nil
 }
 

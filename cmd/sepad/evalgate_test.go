@@ -109,3 +109,55 @@ func TestEvalGatePerSkillWiring(t *testing.T) {
 		t.Errorf("deploy's gate runs the configured claude: %v", err)
 	}
 }
+
+// TestEvalGateHeldOut: a mutator's text (GateCandidate.Cases) runs only
+// the held-out cases, and is compared with the baseline's recorded score
+// on those cases alone; its words say so.
+func TestEvalGateHeldOut(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in for claude is a shell script")
+	}
+	home := t.TempDir()
+	skill := filepath.Join(t.TempDir(), ".claude", "skills", "deploy", "SKILL.md")
+	for _, c := range []string{"a", "b", "c"} {
+		os.MkdirAll(filepath.Join(filepath.Dir(skill), "evals", c), 0o755)
+		os.WriteFile(filepath.Join(filepath.Dir(skill), "evals", c, "prompt.md"), []byte("Do "+c+"\n"), 0o644)
+	}
+	log := filepath.Join(t.TempDir(), "calls")
+	bin := filepath.Join(t.TempDir(), "claude")
+	// Every case it is given scores 1, but b scores 0 on a text that
+	// says "skip"; the overall score is claude's own (always 1 here).
+	script := `#!/bin/sh
+cases=""; for d in "$3"/evals/*/; do n=$(basename "$d"); s=1
+  [ "$n" = b ] && grep -q skip "$3/SKILL.md" && s=0
+  cases="$cases${cases:+,}{\"name\":\"$n\",\"aggregates\":{\"score\":$s}}"; echo "$n" >> ` + log + `; done
+printf '{"schemaVersion":1,"suite":{"threshold":1},"cases":[%s],"aggregates":{"overallScore":1}}' "$cases" > "$5"
+`
+	os.WriteFile(bin, []byte(script), 0o755)
+	cfg, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop, threshold := 0.1, 0.5
+	cfg.Mutation.Claude, cfg.Mutation.EvalGate = bin, config.EvalGate{Threshold: &threshold, MaxDrop: &drop}
+	if err := evals.Append(home, evals.Evidence{SkillKey: skill, Skill: "deploy", Version: "b00000000000", Score: 0.9, Threshold: 1, Runs: 1,
+		Cases: []evals.Case{{Name: "a", Score: 1, Runs: 1}, {Name: "b", Score: 0.7, Runs: 1}, {Name: "c", Score: 1, Runs: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	gate := evalGate(func() *config.Config { return cfg }, home)
+	c := mutation.GateCandidate{SkillKey: skill, Skill: "deploy", Path: skill, Baseline: "b00000000000", BaselineContent: []byte("---\nname: deploy\n---\nRun b.\n"),
+		Candidate: "c00000000000", Content: []byte("---\nname: deploy\n---\nskip b.\n"), Cases: []string{"a", "c"}}
+	v, err := gate(context.Background(), c)
+	if err != nil || !v.Held || v.Cases != 2 || v.BaselineScore == nil || *v.BaselineScore != 1 ||
+		!strings.HasSuffix(v.Words, "; held-out cases only (the mutator was shown the others): a, c") {
+		t.Fatalf("held out a, c: %+v %v", v, err)
+	}
+	if b, _ := os.ReadFile(log); string(b) != "a\nc\n" {
+		t.Errorf("cases run:\n%s", b)
+	}
+	c.Cases = []string{"b"}
+	v, err = gate(context.Background(), c)
+	if err != nil || v.Held || v.Cases != 1 || len(v.Failing) != 1 || *v.BaselineScore != 0.7 || !strings.Contains(v.Words, "baseline 0.70, drop 0.70") {
+		t.Fatalf("held out b: %+v %v", v, err)
+	}
+}
