@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
-	"strings"
 
-	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -49,63 +47,6 @@ func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	if len(doc.Decisions) == 0 {
-		fmt.Fprintln(stdout, "no decisions yet")
-		return nil
-	}
-	for _, d := range doc.Decisions {
-		var r mutation.Record
-		if b, err := json.Marshal(d.Payload); err == nil {
-			json.Unmarshal(b, &r)
-		}
-		applied := ""
-		if !r.Applied {
-			applied = " (not applied)"
-		}
-		head := strings.TrimRight(fmt.Sprintf("%s  %-8s %s", fmtTime(d.Time), r.Skill, kindWords(r.Kind)), " ")
-		if *verbose {
-			head = strings.TrimRight(fmt.Sprintf("%s  %-8s %-15s %-26s", fmtTime(d.Time), r.Skill, r.Kind, r.Rule), " ")
-		}
-		fmt.Fprintf(stdout, "%s%s\n    %s\n", head, applied, r.Words)
-		if *verbose && r.Decision != nil {
-			fmt.Fprintf(stdout, "    rule: %s\n", r.Decision.Rule)
-			if r.Decision.Detail != "" && r.Decision.Detail != r.Decision.Words {
-				fmt.Fprintf(stdout, "    test: %s\n", r.Decision.Detail)
-			}
-		}
-		if d.Cost != nil {
-			fmt.Fprintf(stdout, "    cost: %s\n", d.Cost.Words)
-		}
-		if r.Decision != nil {
-			if w := overClaimWords(r.Decision.Baseline, r.Decision.Candidate); w != "" {
-				fmt.Fprintf(stdout, "    integrity: %s\n", w)
-			}
-		}
-	}
+	render.Decisions(stdout, doc.Decisions, *verbose)
 	return nil
-}
-
-// overClaimWords says which of a decision's versions over-claimed
-// ("v4 over-claims in 3 of 12 runs"): runs whose final answer claimed
-// more than the tool calls showed (docs/integrity.md); "" when neither did.
-func overClaimWords(samples ...mutation.Sample) string {
-	var parts []string
-	for _, s := range samples {
-		if s.OverClaims > 0 {
-			parts = append(parts, fmt.Sprintf("v%d over-claims in %d of %d runs", s.Seq, s.OverClaims, s.N))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-// kindWords names a record's kind for a person; the ids stay in --json
-// and -v (issue 36 item 6).
-func kindWords(kind string) string {
-	switch kind {
-	case mutation.KindWouldRollBack:
-		return "would roll back"
-	case mutation.KindEvalGate:
-		return "eval gate"
-	}
-	return strings.ReplaceAll(kind, "_", " ")
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/demodata"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
 )
 
@@ -296,7 +297,7 @@ func (w *demo) grades() error {
 		return err
 	}
 	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
-	tw := tabwriter.NewWriter(trimTrailing(w.out), 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(render.TrimTrailing(w.out), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SKILL\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tADVICE")
 	for _, sk := range skills {
 		st, _ := mutation.Statuses(w.d.db, sk.Key)
@@ -339,7 +340,7 @@ func (w *demo) explain() error {
 	}
 	x := xs[0]
 	fmt.Fprintf(w.out, "\nOne execution explained (%s, deploy %s): %.2f, grade %s — %s\n", x.Exec.ID, x.Version[:7], x.Result.Score, x.Result.Grade, x.Result.Grade.Advice())
-	tw := tabwriter.NewWriter(trimTrailing(w.out), 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(render.TrimTrailing(w.out), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  SIGNAL\tVALUE\tWEIGHT\tPOINTS\tDETAIL")
 	for _, s := range x.Result.Signals {
 		if !s.Present {

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"net/url"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -34,41 +34,6 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	printDiff(stdout, &doc)
+	render.Diff(stdout, &doc)
 	return nil
-}
-
-func printDiff(w io.Writer, d *query.Diff) {
-	if len(d.Edits) > 0 {
-		fmt.Fprintf(w, "# the mutator's %d edits of v%d:\n", len(d.Edits), d.From.Version)
-		for i, e := range d.Edits {
-			what := e.Passage
-			if e.Op == "add" {
-				what = e.Text
-			}
-			fmt.Fprintf(w, "# %d. %s %q", i+1, e.Op, what)
-			if e.Op == "replace" {
-				fmt.Fprintf(w, " with %q", e.Text)
-			}
-			if e.Reason != "" {
-				fmt.Fprintf(w, ": %s", e.Reason)
-			}
-			fmt.Fprintln(w)
-		}
-	}
-	fmt.Fprintf(w, "--- %s v%d (%s)\n+++ %s v%d (%s)\n", d.Skill.Name, d.From.Version, d.From.Hash, d.Skill.Name, d.To.Version, d.To.Hash)
-	for _, h := range d.Hunks {
-		fmt.Fprintf(w, "@@ -%s +%s @@\n", hunkRange(h.FromLine, h.FromCount), hunkRange(h.ToLine, h.ToCount))
-		for _, l := range h.Lines {
-			fmt.Fprintf(w, "%s%s\n", l.Op, l.Text)
-		}
-	}
-}
-
-// hunkRange is a unified diff's "l,s" (just "l" when s is 1).
-func hunkRange(line, count int) string {
-	if count == 1 {
-		return fmt.Sprint(line)
-	}
-	return fmt.Sprintf("%d,%d", line, count)
 }

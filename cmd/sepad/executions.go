@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -54,29 +54,6 @@ func runExecutions(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	printExecutions(stdout, doc.Executions)
+	render.Executions(stdout, doc.Executions)
 	return nil
-}
-
-func printExecutions(w io.Writer, xs []query.ExecRow) {
-	if len(xs) == 0 {
-		fmt.Fprintln(w, "no executions match")
-		return
-	}
-	var projects []string
-	for _, x := range xs {
-		projects = append(projects, x.Project)
-	}
-	pl := projectLabels(projects)
-	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tEXECUTION\tSKILL\tPROJECT\tVERSION\tSCORE\tGRADE\tCALLS\tFAILED\tDURATION")
-	for _, x := range xs {
-		skill := x.Skill
-		if !x.Complete {
-			skill += " (incomplete)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", fmtTime(x.Time), x.ID, skill, pl[x.Project],
-			fmtVersion(x.Version, x.Hash), fmtScore(x.Score), fmtGrade(x.Grade), x.Calls, x.Failed, fmtDurationMS(x.DurationMS))
-	}
-	tw.Flush()
 }

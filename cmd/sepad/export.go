@@ -16,6 +16,7 @@ import (
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/export"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -70,7 +71,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if stats != nil && stats.Written == 0 {
 		// Nothing came out: say why, on stderr; it is not an error.
-		fmt.Fprintf(stderr, "sepad export: %s\n", nothingExported(*format, *stats, *skill != "" || *since != "" || *minValue != ""))
+		fmt.Fprintf(stderr, "sepad export: %s\n", render.NothingExported(*format, *stats, *skill != "" || *since != "" || *minValue != ""))
 	}
 	if tmp != nil {
 		if err := tmp.Close(); err != nil {
@@ -79,26 +80,6 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return os.Rename(tmp.Name(), *out)
 	}
 	return nil
-}
-
-// nothingExported says why an export wrote no row (issue 36 item 7).
-func nothingExported(format string, st export.Stats, selected bool) string {
-	switch {
-	case st.Read == 0:
-		return "0 exported: no executions are recorded yet"
-	case st.Kept == 0 && selected:
-		return fmt.Sprintf("0 exported: none of the %s matches --skill, --since or --min-value", plural(st.Read, "execution", "executions"))
-	}
-	lab := fmt.Sprintf("%d of them %s labelled (`sepad label`)", st.Labelled, map[bool]string{true: "is", false: "are"}[st.Labelled == 1])
-	switch format {
-	case export.SFT:
-		return fmt.Sprintf("0 exported: none of the %s is usable for sft: it needs a label of success scored 0.65 or more, with a rubric version and a rater or model; %s",
-			plural(st.Kept, "execution", "executions"), lab)
-	case export.Preference:
-		return fmt.Sprintf("0 exported: no pair among the %s: a pair needs a labelled success and a labelled failure of one skill, each scored 0.7 or more, with a rubric version and a rater or model, and an answer; %s",
-			plural(st.Kept, "execution", "executions"), lab)
-	}
-	return fmt.Sprintf("0 exported from %s", plural(st.Kept, "execution", "executions"))
 }
 
 // stream copies the answer to path to w as it comes: from the daemon's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
 )
 
@@ -43,6 +44,6 @@ func runForget(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("malformed answer: %w", err)
 	}
 	fmt.Fprintf(stdout, "forgot %s: %s, %s, %s; its prompt file is left as it is\n", f.Key,
-		plural(f.Executions, "execution", "executions"), plural(f.Versions, "version", "versions"), plural(f.Decisions, "decision", "decisions"))
+		render.Plural(f.Executions, "execution", "executions"), render.Plural(f.Versions, "version", "versions"), render.Plural(f.Decisions, "decision", "decisions"))
 	return nil
 }

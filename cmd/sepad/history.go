@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -39,48 +39,6 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	printHistory(stdout, &doc)
+	render.History(stdout, &doc)
 	return nil
-}
-
-func printHistory(w io.Writer, h *query.History) {
-	fmt.Fprintf(w, "%s (%s)  %s\n", h.Skill.Name, orDash(h.Skill.Project), h.Skill.Key)
-	fmt.Fprintf(w, "%d executions, newest %d shown; %d versions\n", h.Total, len(h.Executions), len(h.Versions))
-	if len(h.Executions) == 0 {
-		return
-	}
-	// The sparkline reads oldest to newest.
-	n := len(h.Executions)
-	scores := make([]*float64, n)
-	vers := make([]int, n)
-	for i, x := range h.Executions {
-		scores[n-1-i], vers[n-1-i] = x.Score, x.Version
-	}
-	fmt.Fprintf(w, "\nscores  %s\n", sparkline(scores, vers))
-	fmt.Fprintf(w, "        oldest → newest, ▁ 0 … █ 100, · unscored, | new version\n")
-
-	rows := map[int]*query.GradeRow{}
-	for i := range h.Versions {
-		rows[h.Versions[i].Version] = &h.Versions[i]
-	}
-	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
-	cur := -1
-	for _, x := range h.Executions {
-		if x.Version != cur {
-			cur = x.Version
-			fmt.Fprintln(tw)
-			if r := rows[cur]; r != nil {
-				fmt.Fprintf(tw, "%s  %s, n %d, aggregate %s %s, %s\n", fmtVersion(r.Version, r.Hash), r.Status, r.N, fmtScore(r.Aggregate), fmtGrade(r.Grade), fmtTokens(r.Tokens, r.TokenChange))
-			} else {
-				fmt.Fprintf(tw, "%s\n", fmtVersion(x.Version, x.Hash))
-			}
-			fmt.Fprintln(tw, "  TIME\tEXECUTION\tSCORE\tGRADE\tCALLS\tFAILED\tDURATION\tTOKENS\tCOST")
-		}
-		tok, cost := "-", "-"
-		if x.Usage != nil {
-			tok, cost = fmtCount(float64(x.Usage.Tokens())), execCost(x.Usage)
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", fmtTime(x.Time), x.ID, fmtScore(x.Score), fmtGrade(x.Grade), x.Calls, x.Failed, fmtDurationMS(x.DurationMS), tok, cost)
-	}
-	tw.Flush()
 }

@@ -8,10 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/sepad/sepad/importer"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
 )
 
@@ -81,7 +80,7 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return printJSON(stdout, b)
 	}
-	printImport(stdout, rep, *dry)
+	render.Import(stdout, rep, *dry)
 	return nil
 }
 
@@ -97,75 +96,4 @@ func ensureDB(home string) error {
 		return err
 	}
 	return db.Close()
-}
-
-func printImport(w io.Writer, rep importer.Report, dry bool) {
-	var evs []string
-	for k, n := range rep.Events {
-		evs = append(evs, fmt.Sprintf("%s %d", k, n))
-	}
-	sort.Strings(evs)
-	fmt.Fprintf(w, "read %s from %s", plural(rep.Read, "payload", "payloads"), plural(len(rep.Files), "file", "files"))
-	if len(evs) > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(evs, ", "))
-	}
-	fmt.Fprintln(w)
-	for _, f := range rep.Files {
-		var notes []string
-		if f.Truncated {
-			notes = append(notes, "truncated")
-		}
-		if f.Encoding != "" {
-			notes = append(notes, "read as "+f.Encoding)
-		}
-		if f.Repaired > 0 {
-			notes = append(notes, fmt.Sprintf("mojibake repaired in %s", plural(f.Repaired, "string", "strings")))
-		}
-		if len(notes) > 0 {
-			fmt.Fprintf(w, "  %s: %s\n", f.Path, strings.Join(notes, ", "))
-		}
-	}
-	if dry {
-		fmt.Fprintf(w, "dry run: nothing imported (%d duplicates within the files)\n", rep.Duplicates)
-	} else {
-		fmt.Fprintf(w, "imported %s into %s", plural(rep.Imported, "payload", "payloads"), plural(rep.Executions, "execution", "executions"))
-		if rep.UnknownOutcome > 0 {
-			fmt.Fprintf(w, "; %s of unknown outcome (no post event where the log does not show it records them)", plural(rep.UnknownOutcome, "tool call", "tool calls"))
-		}
-		fmt.Fprintln(w)
-		if n := rep.Duplicates + rep.AlreadyStored + rep.SpoolSessions; n > 0 {
-			fmt.Fprintf(w, "left out %d: %d already imported, %d of sessions sepad's hook recorded, %d found twice in the files\n",
-				n, rep.AlreadyStored, rep.SpoolSessions, rep.Duplicates)
-		}
-		if len(rep.Foreign) > 0 {
-			fmt.Fprintf(w, "%s not a path on this system (recorded as named, not watched, never written): %s\n",
-				plural(len(rep.Foreign), "project is", "projects are"), strings.Join(rep.Foreign, ", "))
-		}
-		if rep.Collisions > 0 {
-			fmt.Fprintf(w, "%s not stored: their IDs are taken (see sepad quarantine)\n", plural(rep.Collisions, "execution", "executions"))
-		}
-	}
-	if len(rep.Skipped) > 0 {
-		fmt.Fprintf(w, "skipped %d:\n", len(rep.Skipped))
-		byReason := map[string][]importer.Skip{}
-		var order []string
-		for _, s := range rep.Skipped {
-			r := s.Reason
-			if i := strings.Index(r, ": "); i > 0 && strings.HasPrefix(r, "no hook_event_name") {
-				r = r[:i] // one line for a whole non-hook file
-			}
-			if byReason[r] == nil {
-				order = append(order, r)
-			}
-			byReason[r] = append(byReason[r], s)
-		}
-		for _, r := range order {
-			ss := byReason[r]
-			where := fmt.Sprintf("%s#%d", ss[0].File, ss[0].Index)
-			if len(ss) > 1 {
-				where += fmt.Sprintf(" and %d more", len(ss)-1)
-			}
-			fmt.Fprintf(w, "  %s: %s\n", where, r)
-		}
-	}
 }

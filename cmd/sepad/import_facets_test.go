@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/query"
 )
 
@@ -64,7 +65,7 @@ func TestImportFacets(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
 	}
-	var rep facetsReport
+	var rep importer.FacetsReport
 	out, _ = run(t, "import", "--facets", "--json")
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)

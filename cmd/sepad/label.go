@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/reward"
 )
 
@@ -74,38 +75,6 @@ func runLabel(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("malformed answer: %w", err)
 	}
 	fmt.Fprintln(stdout, a.Words)
-	printDerived(stdout, &a.Label)
+	render.Derived(stdout, &a.Label)
 	return nil
-}
-
-// printDerived prints, in words, what a label makes of its execution
-// (explain too): the signed score, who graded, and whether the run may be
-// exported as training data (the field names stay in --json).
-func printDerived(w io.Writer, l *query.LabelView) {
-	fmt.Fprintf(w, "  signed score %s, graded by %s, %s\n", strconv.FormatFloat(l.SignedScore, 'f', 2, 64), l.GraderKind, qualityWords(l.EvaluationLabel))
-	fmt.Fprintf(w, "  as training data: %s for fine-tuning (export --format sft), %s for preference pairs (--format preference)\n",
-		eligible(l.ExportableForSFT, l.SFTBlockers), eligible(l.ExportableForPreference, l.PreferenceBlockers))
-}
-
-// qualityWords says a label's tier (gold, silver, bronze, rejected in
-// --json) in words.
-func qualityWords(tier string) string {
-	switch tier {
-	case reward.Gold:
-		return "top quality (0.85 or more)"
-	case reward.Silver:
-		return "good quality (0.65 or more)"
-	case reward.Bronze:
-		return "low quality (below 0.65)"
-	case reward.Rejected:
-		return "a failure"
-	}
-	return tier
-}
-
-func eligible(ok bool, blockers []string) string {
-	if ok {
-		return "usable"
-	}
-	return "not usable (" + strings.Join(blockers, ", ") + ")"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -39,18 +40,7 @@ func runNotices(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	}
-	if len(st.Notices) == 0 {
-		fmt.Fprintln(stdout, "no notices pending (sepad decisions lists everything sepad decided)")
-		return nil
-	}
-	for _, n := range st.Notices {
-		where := n.Project
-		if where == "" {
-			where = "any project"
-		}
-		fmt.Fprintf(stdout, "%s  %s\n  %s\n", n.Time.Local().Format("2006-01-02 15:04:05"), where, n.Text)
-	}
-	fmt.Fprintf(stdout, "\n%s, each shown once at the start of the next Claude Code session in its project\n", plural(len(st.Notices), "notice", "notices"))
+	render.Notices(stdout, st.Notices)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
 )
 
@@ -44,7 +45,7 @@ func runPrune(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("malformed answer: %w", err)
 		}
 		return usageErrorf("would remove %s and %s older than %s for good (grades, versions and decisions are kept): add --yes",
-			plural(p.Executions, "execution", "executions"), plural(p.Quarantined, "quarantined line", "quarantined lines"), fmtTime(p.Before))
+			render.Plural(p.Executions, "execution", "executions"), render.Plural(p.Quarantined, "quarantined line", "quarantined lines"), render.Time(p.Before))
 	}
 	b, err := c.post(qf, "/v1/prune?"+url.Values{"before": {*before}}.Encode(), nil)
 	if err != nil {
@@ -58,6 +59,6 @@ func runPrune(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("malformed answer: %w", err)
 	}
 	fmt.Fprintf(stdout, "pruned %s and %s older than %s; grades, versions and decisions are kept\n",
-		plural(p.Executions, "execution", "executions"), plural(p.Quarantined, "quarantined line", "quarantined lines"), fmtTime(p.Before))
+		render.Plural(p.Executions, "execution", "executions"), render.Plural(p.Quarantined, "quarantined line", "quarantined lines"), render.Time(p.Before))
 	return nil
 }

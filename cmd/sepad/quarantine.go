@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -37,26 +36,5 @@ func runQuarantine(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	fmt.Fprintf(stdout, "%d lines quarantined, %d kept, newest %d shown\n", doc.Total, doc.Kept, len(doc.Lines))
-	if len(doc.Lines) == 0 {
-		return nil
-	}
-	fmt.Fprintln(stdout)
-	tw := tabwriter.NewWriter(trimTrailing(stdout), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tFILE\tOFFSET\tREASON\tRAW HEAD")
-	for _, q := range doc.Lines {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", fmtTime(q.Time), q.File, q.Offset, clip(q.Reason, 60), clipQuoted(q.Head, 60))
-	}
-	return tw.Flush()
-}
-
-// clipQuoted shows raw text as a Go-quoted string (control characters and
-// tabs visible), cut to about n characters.
-func clipQuoted(s string, n int) string {
-	q := strconv.Quote(s)
-	r := []rune(q)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return q
+	return render.Quarantine(stdout, &doc)
 }

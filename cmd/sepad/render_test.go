@@ -15,27 +15,6 @@ import (
 
 func fp(f float64) *float64 { return &f }
 
-func TestSparkline(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		scores []*float64
-		vers   []int
-		want   string
-	}{
-		{"empty", nil, nil, ""},
-		{"absolute scale", []*float64{fp(0), fp(12.5), fp(50), fp(99.99), fp(100)}, []int{1, 1, 1, 1, 1}, "▁▂▅██"},
-		{"unscored is a dot", []*float64{fp(70), nil, fp(70)}, []int{1, 1, 1}, "▆·▆"},
-		{"bar where the version changes", []*float64{fp(90), fp(90), fp(30), fp(30)}, []int{1, 1, 2, 2}, "██|▃▃"},
-		{"out of range is clamped", []*float64{fp(-5), fp(250)}, []int{3, 3}, "▁█"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := sparkline(c.scores, c.vers); got != c.want {
-				t.Errorf("got %q, want %q", got, c.want)
-			}
-		})
-	}
-}
-
 func TestGate(t *testing.T) {
 	row := func(grade string, agg float64) *query.GradeRow {
 		return &query.GradeRow{Grade: grade, Aggregate: fp(agg), Current: true}

@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -37,19 +36,5 @@ func runSessions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	if len(doc.Sessions) == 0 {
-		fmt.Fprintln(stdout, "no sessions yet")
-		return nil
-	}
-	var projects []string
-	for _, s := range doc.Sessions {
-		projects = append(projects, s.Project)
-	}
-	pl := projectLabels(projects)
-	tw := tabwriter.NewWriter(trimTrailing(stdout), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tPROJECT\tFIRST\tLAST\tEXECUTIONS\tSKILLS")
-	for _, s := range doc.Sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, pl[s.Project], fmtTimePtr(s.First), fmtTimePtr(s.Last), s.Executions, clip(strings.Join(s.Skills, ", "), 60))
-	}
-	return tw.Flush()
+	return render.Sessions(stdout, doc.Sessions)
 }

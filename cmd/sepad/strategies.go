@@ -1,12 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"net/url"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -37,14 +36,5 @@ func runStrategies(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	tw := tabwriter.NewWriter(trimTrailing(stdout), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STRATEGY\tRISK\tUSES\tFAILED\tDECIDED\tIMPROVED\tMEAN Δ\tCOST\tWEIGHT")
-	for _, s := range doc.Strategies {
-		delta := "-"
-		if s.Decided > 0 {
-			delta = fmt.Sprintf("%+.2f", s.MeanDelta)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t$%.4f\t%.2f\n", s.Strategy, s.Risk, s.Uses, s.Failed, s.Decided, s.Improvements, delta, s.CostUSD, s.Weight)
-	}
-	return tw.Flush()
+	return render.Strategies(stdout, doc.Strategies)
 }

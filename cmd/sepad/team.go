@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,9 +15,7 @@ import (
 	"github.com/sepad/sepad/dashboard"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
-	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 )
 
@@ -135,214 +130,85 @@ func teamInit(ctx context.Context, cfg *config.Config, stdout io.Writer) error {
 	return nil
 }
 
-// teamStatusDoc is `sepad team status --json`.
-type teamStatusDoc struct {
-	team.Status
-	// Database is the team database's schema as this command found it
-	// (reachable, schema version, error).
-	Database teamDBState `json:"database"`
-}
-
-type teamDBState struct {
-	Reachable bool   `json:"reachable"`
-	Schema    int    `json:"schema_version"`
-	Want      int    `json:"schema_wanted"`
-	Error     string `json:"error,omitempty"`
-}
-
-// teamStatus reports what the daemon's shipper last wrote (pending,
-// shipped, last error, lag) and reaches the database itself.
+// teamStatus reports what the daemon's shipper last wrote and reaches
+// the database itself.
 func teamStatus(ctx context.Context, cfg *config.Config, home string, asJSON bool, stdout io.Writer) error {
-	if strings.TrimSpace(cfg.Team.Postgres) == "" {
-		return team.ErrNotConfigured
-	}
-	doc := teamStatusDoc{Database: teamDBState{Want: team.SchemaVersion}}
-	if st, err := team.ReadStatus(home); err == nil {
-		doc.Status = *st
-	} else if errors.Is(err, os.ErrNotExist) {
-		doc.Status.Configured = true
-		// No daemon has shipped from this home: count from the store.
-		if db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{ReadOnly: true, LockTimeout: directLockTimeout}); err == nil {
-			if ob, err := db.Outbox(team.OutboxName); err == nil {
-				doc.Pending, doc.Shipped = ob.Pending, ob.Shipped
-			}
-			db.Close()
-		}
-	} else {
+	doc, err := team.ReadReport(ctx, teamConfig(cfg), home, directLockTimeout)
+	if err != nil {
 		return err
 	}
-	if db, err := team.Connect(ctx, teamConfig(cfg)); err != nil {
-		doc.Database.Error = err.Error()
-	} else {
-		doc.Database.Reachable = true
-		if v, err := db.Schema(ctx); err != nil {
-			doc.Database.Error = err.Error()
-		} else {
-			doc.Database.Schema = v
-		}
-		db.Close()
-	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return printIndented(stdout, doc)
 	}
-	fmt.Fprintf(stdout, "machine   %s\n", orDash(doc.Machine))
-	fmt.Fprintf(stdout, "pending   %d executions\n", doc.Pending)
-	fmt.Fprintf(stdout, "shipped   %d executions\n", doc.Shipped)
-	if doc.Pending > 0 {
-		fmt.Fprintf(stdout, "lag       %s\n", (time.Duration(doc.LagSeconds) * time.Second).String())
-	}
-	if doc.LastShipped != nil {
-		fmt.Fprintf(stdout, "last      shipped %s\n", doc.LastShipped.Local().Format(time.DateTime))
-	}
-	if doc.LastError != "" {
-		fmt.Fprintf(stdout, "error     %s\n", doc.LastError)
-	}
-	switch {
-	case !doc.Database.Reachable:
-		fmt.Fprintf(stdout, "database  unreachable: %s\n", doc.Database.Error)
-	case doc.Database.Error != "":
-		fmt.Fprintf(stdout, "database  %s\n", doc.Database.Error)
-	case doc.Database.Schema == team.SchemaVersion:
-		fmt.Fprintf(stdout, "database  reachable, schema version %d\n", doc.Database.Schema)
-	case doc.Database.Schema < team.SchemaVersion:
-		fmt.Fprintf(stdout, "database  reachable, schema version %d (run `sepad team init` for %d)\n", doc.Database.Schema, team.SchemaVersion)
-	default:
-		fmt.Fprintf(stdout, "database  reachable, schema version %d is newer than this sepad's %d: upgrade sepad\n", doc.Database.Schema, team.SchemaVersion)
-	}
+	render.TeamStatus(stdout, doc)
 	return nil
 }
 
-// openTeamDB connects to the team database of the configuration qf
-// names, checking its schema.
-func openTeamDB(ctx context.Context, qf queryFlags) (*team.DB, *config.Config, error) {
+// teamQuery runs ask on the team database of the configuration qf names
+// (its schema checked), then prints its answer: as JSON with --json, else
+// through text.
+func teamQuery[T any](qf queryFlags, stdout io.Writer, ask func(context.Context, *team.DB, *config.Config) (T, error), text func(io.Writer, T) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	cfg, err := config.Load(config.Path(qf.config))
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	db, err := team.Open(ctx, teamConfig(cfg))
-	return db, cfg, err
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	v, err := ask(ctx, db, cfg)
+	if err != nil {
+		return err
+	}
+	if qf.json {
+		return printIndented(stdout, v)
+	}
+	return text(stdout, v)
+}
+
+// printIndented prints v as indented JSON.
+func printIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // teamGrades is `sepad grades --team`: every machine's runs pooled.
 func teamGrades(qf queryFlags, match string, all bool, stdout io.Writer) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	db, cfg, err := openTeamDB(ctx, qf)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	g, err := db.Grades(ctx, team.GradesOptions{Rubric: rubricOf(cfg), Aggregate: aggregateOptions(cfg), Match: match, AllVersions: all})
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(g)
-	}
-	doc := &query.Grades{RubricVersion: g.RubricVersion, MinSamples: g.MinSamples}
-	for _, r := range g.Grades {
-		doc.Grades = append(doc.Grades, r.GradeRow)
-	}
-	render.Grades(stdout, doc, all)
-	fmt.Fprintf(stdout, "team: %d machines; n counts every machine's runs (--json: machines per version)\n", g.Machines)
-	return nil
+	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, cfg *config.Config) (*team.Grades, error) {
+		return db.Grades(ctx, team.GradesOptions{Rubric: rubricOf(cfg), Aggregate: aggregateOptions(cfg), Match: match, AllVersions: all})
+	}, func(w io.Writer, g *team.Grades) error { render.TeamGrades(w, g, all); return nil })
 }
 
 // teamExecutions is `sepad executions --team`.
 func teamExecutions(qf queryFlags, skill string, limit int, stdout io.Writer) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	db, _, err := openTeamDB(ctx, qf)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	ex, err := db.Executions(ctx, team.ExecutionsOptions{Match: skill, Limit: limit})
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(ex)
-	}
-	rows := make([]query.ExecRow, len(ex.Executions))
-	for i, r := range ex.Executions {
-		rows[i] = r.ExecRow
-		rows[i].Project = r.Machine[:min(8, len(r.Machine))] // the machine, where a project stands locally
-	}
-	printExecutions(stdout, rows)
-	return nil
+	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, _ *config.Config) (*team.Executions, error) {
+		return db.Executions(ctx, team.ExecutionsOptions{Match: skill, Limit: limit})
+	}, func(w io.Writer, ex *team.Executions) error { render.TeamExecutions(w, ex); return nil })
 }
 
 // teamVersions is `sepad versions SKILL --team`.
 func teamVersions(qf queryFlags, skill string, stdout io.Writer) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	db, cfg, err := openTeamDB(ctx, qf)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	vs, err := db.Versions(ctx, skill, team.GradesOptions{Rubric: rubricOf(cfg), Aggregate: aggregateOptions(cfg)})
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(vs)
-	}
-	doc := &query.SkillVersions{RubricVersion: vs.RubricVersion, MinSamples: vs.MinSamples,
-		Skill: query.SkillRef{Key: vs.Skill.ID, Name: vs.Skill.Name, Kind: vs.Skill.Kind, Project: vs.Skill.Repository}}
-	for _, v := range vs.Versions {
-		doc.Versions = append(doc.Versions, v.GradeRow.GradeRow)
-	}
-	printVersions(stdout, doc)
-	tw := tabwriter.NewWriter(trimTrailing(stdout), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tMACHINE\tN\tMEAN\tSD\tLAST RUN")
-	for _, v := range vs.Versions {
-		for _, m := range v.PerMachine {
-			fmt.Fprintf(tw, "v%d\t%s\t%d\t%s\t%s\t%s\n", v.Version, m.Machine[:min(12, len(m.Machine))], m.N, fmtScore(m.Mean), fmtScore(m.SD), fmtTimePtr(m.LastRun))
-		}
-	}
-	return tw.Flush()
+	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, cfg *config.Config) (*team.Versions, error) {
+		return db.Versions(ctx, skill, team.GradesOptions{Rubric: rubricOf(cfg), Aggregate: aggregateOptions(cfg)})
+	}, render.TeamVersions)
+}
+
+// teamDecisionsDoc is `sepad decisions --team --json`.
+type teamDecisionsDoc struct {
+	Team      bool                `json:"team"`
+	Decisions []team.TeamDecision `json:"decisions"`
 }
 
 // teamDecisions is `sepad decisions --team`.
 func teamDecisions(qf queryFlags, skill string, limit int, stdout io.Writer) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	db, _, err := openTeamDB(ctx, qf)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	ds, err := db.TeamDecisions(ctx, skill, limit)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Team      bool                `json:"team"`
-			Decisions []team.TeamDecision `json:"decisions"`
-		}{true, ds})
-	}
-	if len(ds) == 0 {
-		fmt.Fprintln(stdout, "no team decisions yet")
-		return nil
-	}
-	for _, d := range ds {
-		fmt.Fprintf(stdout, "%s  %s  %s → %s  %s (%s), %d machines, decided by %s\n  %s\n", fmtTime(d.Time), d.PromptID,
-			d.Baseline, d.Candidate, d.Outcome, d.Reason, d.Machines, d.DecidedBy[:min(12, len(d.DecidedBy))], d.Words)
-	}
-	return nil
+	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, _ *config.Config) (teamDecisionsDoc, error) {
+		ds, err := db.TeamDecisions(ctx, skill, limit)
+		return teamDecisionsDoc{true, ds}, err
+	}, func(w io.Writer, d teamDecisionsDoc) error { render.TeamDecisions(w, d.Decisions); return nil })
 }
 
 // teamView reads the dashboard's team page from the team database (nil

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"github.com/sepad/sepad/render"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sepad/sepad/config"
-	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/transcript"
 )
@@ -48,31 +44,4 @@ func scoreTracker(cfg *config.Config) *transcript.Tracker {
 		tr.Wait = time.Nanosecond
 	}
 	return tr
-}
-
-// fmtUsage is one execution's tokens by kind, models and cost.
-func fmtUsage(u *execution.Usage, reason string) string {
-	if u == nil {
-		if reason == "" {
-			return "-"
-		}
-		return "- (" + reason + ")"
-	}
-	cost := execCost(u)
-	if !u.CostKnown {
-		cost += " (a model has no price)"
-	}
-	return fmt.Sprintf("%s tokens: %d input, %d output, %d cache read, %d cache write (cache hit %.0f%%); %d messages, %s; %s",
-		fmtCount(float64(u.Tokens())), u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheCreationTokens,
-		u.CacheHitRate()*100, u.Messages, orDash(strings.Join(u.Models, ", ")), cost)
-}
-
-// execCost is one execution's cost: render.PriceUnknown when a model it
-// used has no price, as every view says it.
-func execCost(u *execution.Usage) string {
-	unknown := 0
-	if !u.CostKnown {
-		unknown = 1
-	}
-	return render.Cost(u.CostUSD(), unknown, 1)
 }

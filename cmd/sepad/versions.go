@@ -1,11 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -36,25 +35,6 @@ func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	printVersions(stdout, &doc)
+	render.Versions(stdout, &doc)
 	return nil
-}
-
-func printVersions(w io.Writer, doc *query.SkillVersions) {
-	fmt.Fprintf(w, "%s (%s)  %s\n", doc.Skill.Name, orDash(doc.Skill.Project), doc.Skill.Key)
-	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tTOKENS/RUN\tFIRST SEEN")
-	for _, r := range doc.Versions {
-		v := fmt.Sprintf("v%d", r.Version)
-		if r.Current {
-			v += " *"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", v, r.Hash, fmtStatus(&r), r.N, fmtScore(r.Aggregate),
-			fmtGrade(r.Grade), fmtChange(r.Change), fmtTokens(r.Tokens, r.TokenChange), fmtTimePtr(r.FirstSeen))
-	}
-	tw.Flush()
-	printPending(w, doc.Versions)
-	printEvals(w, doc.Versions)
-	fmt.Fprintln(w, "* = the version in the file now; VS PREVIOUS = its aggregate minus the previous version's")
-	fmt.Fprintln(w, "a decision compares a candidate's runs with its baseline's: `sepad decisions` says which")
 }

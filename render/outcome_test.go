@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"strings"
@@ -23,7 +23,7 @@ func TestExplainSaysTheOutcome(t *testing.T) {
 		e.Outcome.RunWords = append(e.Outcome.RunWords, outcome.RunWords(r))
 	}
 	var b strings.Builder
-	printOutcome(&b, e)
+	Outcome(&b, e)
 	for _, want := range []string{"outcome: failed", "claimed the tests pass; but the last test run (call 2, go test) failed: --- FAIL in the output (the exit status was hidden)",
 		"call 0, go test: failed: exit code 1; failing: TestSum"} {
 		if !strings.Contains(b.String(), want) {

@@ -1,0 +1,135 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sepad/sepad/evolve"
+	"github.com/sepad/sepad/query"
+)
+
+// The tables of one skill (`sepad versions`, `sepad history`) and of its
+// executions (`sepad executions`, `sepad sessions`), and the strategies'.
+
+// Versions writes `sepad versions SKILL`: one row per version.
+func Versions(w io.Writer, doc *query.SkillVersions) {
+	fmt.Fprintf(w, "%s (%s)  %s\n", doc.Skill.Name, OrDash(doc.Skill.Project), doc.Skill.Key)
+	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tTOKENS/RUN\tFIRST SEEN")
+	for _, r := range doc.Versions {
+		v := fmt.Sprintf("v%d", r.Version)
+		if r.Current {
+			v += " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", v, r.Hash, Status(&r), r.N, Score(r.Aggregate),
+			Grade(r.Grade), Change(r.Change), Tokens(r.Tokens, r.TokenChange), TimePtr(r.FirstSeen))
+	}
+	tw.Flush()
+	Pending(w, doc.Versions)
+	Evals(w, doc.Versions)
+	fmt.Fprintln(w, "* = the version in the file now; VS PREVIOUS = its aggregate minus the previous version's")
+	fmt.Fprintln(w, "a decision compares a candidate's runs with its baseline's: `sepad decisions` says which")
+}
+
+// Executions writes `sepad executions`: one row per execution.
+func Executions(w io.Writer, xs []query.ExecRow) {
+	if len(xs) == 0 {
+		fmt.Fprintln(w, "no executions match")
+		return
+	}
+	var projects []string
+	for _, x := range xs {
+		projects = append(projects, x.Project)
+	}
+	pl := ProjectLabels(projects)
+	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tEXECUTION\tSKILL\tPROJECT\tVERSION\tSCORE\tGRADE\tCALLS\tFAILED\tDURATION")
+	for _, x := range xs {
+		skill := x.Skill
+		if !x.Complete {
+			skill += " (incomplete)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", Time(x.Time), x.ID, skill, pl[x.Project],
+			Version(x.Version, x.Hash), Score(x.Score), Grade(x.Grade), x.Calls, x.Failed, DurationMS(x.DurationMS))
+	}
+	tw.Flush()
+}
+
+// History writes `sepad history SKILL`: a sparkline of the scores, then
+// the executions grouped by version.
+func History(w io.Writer, h *query.History) {
+	fmt.Fprintf(w, "%s (%s)  %s\n", h.Skill.Name, OrDash(h.Skill.Project), h.Skill.Key)
+	fmt.Fprintf(w, "%d executions, newest %d shown; %d versions\n", h.Total, len(h.Executions), len(h.Versions))
+	if len(h.Executions) == 0 {
+		return
+	}
+	// The sparkline reads oldest to newest.
+	n := len(h.Executions)
+	scores := make([]*float64, n)
+	vers := make([]int, n)
+	for i, x := range h.Executions {
+		scores[n-1-i], vers[n-1-i] = x.Score, x.Version
+	}
+	fmt.Fprintf(w, "\nscores  %s\n", Sparkline(scores, vers))
+	fmt.Fprintf(w, "        oldest → newest, ▁ 0 … █ 100, · unscored, | new version\n")
+
+	rows := map[int]*query.GradeRow{}
+	for i := range h.Versions {
+		rows[h.Versions[i].Version] = &h.Versions[i]
+	}
+	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	cur := -1
+	for _, x := range h.Executions {
+		if x.Version != cur {
+			cur = x.Version
+			fmt.Fprintln(tw)
+			if r := rows[cur]; r != nil {
+				fmt.Fprintf(tw, "%s  %s, n %d, aggregate %s %s, %s\n", Version(r.Version, r.Hash), r.Status, r.N, Score(r.Aggregate), Grade(r.Grade), Tokens(r.Tokens, r.TokenChange))
+			} else {
+				fmt.Fprintf(tw, "%s\n", Version(x.Version, x.Hash))
+			}
+			fmt.Fprintln(tw, "  TIME\tEXECUTION\tSCORE\tGRADE\tCALLS\tFAILED\tDURATION\tTOKENS\tCOST")
+		}
+		tok, cost := "-", "-"
+		if x.Usage != nil {
+			tok, cost = Count(float64(x.Usage.Tokens())), ExecCost(x.Usage)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", Time(x.Time), x.ID, Score(x.Score), Grade(x.Grade), x.Calls, x.Failed, DurationMS(x.DurationMS), tok, cost)
+	}
+	tw.Flush()
+}
+
+// Sessions writes `sepad sessions`: the Claude Code sessions seen.
+func Sessions(w io.Writer, ss []query.Session) error {
+	if len(ss) == 0 {
+		fmt.Fprintln(w, "no sessions yet")
+		return nil
+	}
+	var projects []string
+	for _, s := range ss {
+		projects = append(projects, s.Project)
+	}
+	pl := ProjectLabels(projects)
+	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tPROJECT\tFIRST\tLAST\tEXECUTIONS\tSKILLS")
+	for _, s := range ss {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, pl[s.Project], TimePtr(s.First), TimePtr(s.Last), s.Executions, Clip(strings.Join(s.Skills, ", "), 60))
+	}
+	return tw.Flush()
+}
+
+// Strategies writes `sepad strategies`: each mutation strategy's record.
+func Strategies(w io.Writer, ss []evolve.StrategyStat) error {
+	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STRATEGY\tRISK\tUSES\tFAILED\tDECIDED\tIMPROVED\tMEAN Δ\tCOST\tWEIGHT")
+	for _, s := range ss {
+		delta := "-"
+		if s.Decided > 0 {
+			delta = fmt.Sprintf("%+.2f", s.MeanDelta)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t$%.4f\t%.2f\n", s.Strategy, s.Risk, s.Uses, s.Failed, s.Decided, s.Improvements, delta, s.CostUSD, s.Weight)
+	}
+	return tw.Flush()
+}

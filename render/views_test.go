@@ -1,0 +1,184 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sepad/sepad/evolve"
+	"github.com/sepad/sepad/export"
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/importer"
+	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/team"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/views from the tables drawn now")
+
+// view is one table of the CLI drawn from a literal document.
+type view struct {
+	name string
+	draw func(io.Writer)
+}
+
+// views are the CLI's tables, each from documents with every field set
+// (filled, varied by k) and from the few values that take other branches.
+// testdata/views/NAME.txt holds each table as `sepad` printed it when
+// the tables were drawn in cmd/sepad: the move changed no byte.
+func views(t *testing.T) []view {
+	var (
+		versions   = filled[query.SkillVersions](t, 1)
+		history    = filled[query.History](t, 1)
+		execs      = []query.ExecRow{filled[query.ExecRow](t, 1), filled[query.ExecRow](t, 2)}
+		sessions   = []query.Session{filled[query.Session](t, 1), filled[query.Session](t, 2)}
+		status     = filled[query.Status](t, 1)
+		quarantine = filled[query.Quarantine](t, 1)
+		notices    = []query.NoticeRow{filled[query.NoticeRow](t, 1), {Time: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), Text: "anywhere"}}
+		diff       = filled[query.Diff](t, 1)
+		strategies = []evolve.StrategyStat{filled[evolve.StrategyStat](t, 1), {Strategy: "shorter", Risk: "low"}}
+		imp        = filled[importer.Report](t, 1)
+		facets     = filled[importer.FacetsReport](t, 1)
+		label      = filled[query.LabelView](t, 1)
+		explain    = filled[query.Explain](t, 1)
+		record     = filled[mutation.Record](t, 1)
+		tgrades    = filled[team.Grades](t, 1)
+		tversions  = filled[team.Versions](t, 1)
+		texecs     = filled[team.Executions](t, 1)
+		tdecisions = []team.TeamDecision{filled[team.TeamDecision](t, 1)}
+		treport    = filled[team.Report](t, 1)
+	)
+	explain.Aggregate.In = "window"
+	explain.Aggregate.Trimmed = ""
+	explain.Score.Signals = append(explain.Score.Signals, fitness.Signal{})
+	explain.Score.Signals[1].Signal, explain.Score.Signals[1].Detail = "efficiency", "no calls"
+	explain.Execution.Complete = false
+	explain.Calls = append(explain.Calls, query.CallRow{Index: 2, Tool: "Bash", Status: "ok", Retry: true, Source: "transcript"})
+	diff.Edits = append(diff.Edits, query.DiffEdit{Op: "add", Text: "added"})
+	diff.Hunks[0].FromCount, diff.Hunks[0].ToCount = 1, 1
+	status.Spool = append(status.Spool, query.SpoolFile{File: "gone.jsonl", Size: -1})
+	unscored := query.Explain{}
+	unscored.Aggregate.In = "unscored"
+	notRunning := query.Status{Home: "/h", Database: "/h/sepa.db", Events: map[string]int64{}}
+	decisions := []query.Decision{{Time: record.Time, Payload: record}, {Time: record.Time, Payload: mutation.Record{Kind: mutation.KindWouldRollBack, Skill: "deploy", Words: "would roll back"}}}
+	tunreachable := team.Report{Database: team.DBState{Error: "dial: refused"}}
+	return []view{
+		{"versions", func(w io.Writer) { Versions(w, &versions) }},
+		{"history", func(w io.Writer) { History(w, &history) }},
+		{"executions", func(w io.Writer) { Executions(w, execs) }},
+		{"executions-none", func(w io.Writer) { Executions(w, nil) }},
+		{"sessions", func(w io.Writer) { Sessions(w, sessions) }},
+		{"status", func(w io.Writer) { StatusView(w, &status) }},
+		{"status-down", func(w io.Writer) { StatusView(w, &notRunning) }},
+		{"quarantine", func(w io.Writer) { Quarantine(w, &quarantine) }},
+		{"notices", func(w io.Writer) { Notices(w, notices) }},
+		{"diff", func(w io.Writer) { Diff(w, &diff) }},
+		{"strategies", func(w io.Writer) { Strategies(w, strategies) }},
+		{"import", func(w io.Writer) { Import(w, imp, false) }},
+		{"import-dry", func(w io.Writer) { Import(w, imp, true) }},
+		{"facets", func(w io.Writer) { Facets(w, &facets) }},
+		{"label", func(w io.Writer) { Derived(w, &label) }},
+		{"explain", func(w io.Writer) { Explain(w, &explain) }},
+		{"explain-unscored", func(w io.Writer) { Explain(w, &unscored) }},
+		{"decisions", func(w io.Writer) { Decisions(w, decisions, false) }},
+		{"decisions-v", func(w io.Writer) { Decisions(w, decisions, true) }},
+		{"team-grades", func(w io.Writer) { TeamGrades(w, &tgrades, true) }},
+		{"team-versions", func(w io.Writer) { TeamVersions(w, &tversions) }},
+		{"team-executions", func(w io.Writer) { TeamExecutions(w, &texecs) }},
+		{"team-decisions", func(w io.Writer) { TeamDecisions(w, tdecisions) }},
+		{"team-status", func(w io.Writer) { TeamStatus(w, &treport) }},
+		{"team-status-unreachable", func(w io.Writer) { TeamStatus(w, &tunreachable) }},
+		{"nothing-exported", func(w io.Writer) {
+			for _, f := range []string{export.JSONL, export.SFT, export.Preference} {
+				fmt.Fprintln(w, NothingExported(f, export.Stats{Read: 3, Kept: 2, Labelled: 1}, false))
+			}
+			fmt.Fprintln(w, NothingExported(export.CSV, export.Stats{}, true))
+			fmt.Fprintln(w, NothingExported(export.CSV, export.Stats{Read: 1}, true))
+		}},
+	}
+}
+
+// TestViews: each table equals its golden file (go test -update
+// rewrites them).
+func TestViews(t *testing.T) {
+	time.Local = time.UTC // the tables print local times
+	for _, v := range views(t) {
+		t.Run(v.name, func(t *testing.T) {
+			var b bytes.Buffer
+			v.draw(&b)
+			path := filepath.Join("testdata", "views", v.name+".txt")
+			if *update {
+				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("got:\n%s\nwant (%s):\n%s", b.String(), path, want)
+			}
+		})
+	}
+}
+
+// filled is a T with every field set to a value that is not its zero,
+// varied by k (an interface or a func stays nil).
+func filled[T any](t *testing.T, k int) T {
+	var v T
+	fill(t, reflect.ValueOf(&v).Elem(), k, "row")
+	return v
+}
+
+func fill(t *testing.T, v reflect.Value, k int, path string) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("%s-%d", path, k))
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v.SetInt(int64(3 + k))
+	case reflect.Uint, reflect.Uint64, reflect.Uint32:
+		v.SetUint(uint64(5 + k))
+	case reflect.Float64:
+		v.SetFloat(0.25 * float64(k+1))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(t, v.Elem(), k, path)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 11, 20+k, 9, 0, 0, 0, time.UTC)))
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				fill(t, v.Field(i), k, path+"."+v.Type().Field(i).Name)
+			}
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fill(t, v.Index(0), k, path+"[0]")
+	case reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			fill(t, v.Index(i), k+i, fmt.Sprintf("%s[%d]", path, i))
+		}
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		fill(t, key, k, path+"{key}")
+		fill(t, val, k, path+"{}")
+		m.SetMapIndex(key, val)
+		v.Set(m)
+	case reflect.Interface, reflect.Func:
+	default:
+		t.Fatalf("%s: cannot fill a %s", path, v.Type())
+	}
+}
