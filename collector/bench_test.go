@@ -91,7 +91,7 @@ func BenchmarkIngest(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			c := New(db, Options{Home: home, Score: score, BatchLines: benchBatch(), RotateBytes: 1 << 40})
+			c := New(db, Options{Home: home, Scorer: scorer, BatchLines: benchBatch(), RotateBytes: 1 << 40})
 			if err := c.restore(); err != nil {
 				b.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func TestLatencySteadyRate(t *testing.T) {
 	defer db.Close()
 	var mu sync.Mutex
 	var lats []time.Duration
-	c := New(db, Options{Home: home, Score: score, OnCommit: func(ci CommitInfo) {
+	c := New(db, Options{Home: home, Scorer: scorer, OnCommit: func(ci CommitInfo) {
 		mu.Lock()
 		for _, ts := range ci.Times {
 			lats = append(lats, ci.Committed.Sub(ts))

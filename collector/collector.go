@@ -19,8 +19,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/fswatch"
+	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/transcript"
 )
@@ -50,8 +50,9 @@ type Options struct {
 	// (defaults 250ms and 10s). The wait is measured with Now, so tests
 	// step it.
 	RetryMin, RetryMax time.Duration
-	// Score scores one closed execution.
-	Score func(*execution.Execution) fitness.Result
+	// Scorer scores each closed execution and checks its claims before
+	// the commit (package scoring).
+	Scorer *scoring.Scorer
 	// Now is the clock (default time.Now). Tests step it.
 	Now func() time.Time
 	// Logger receives operator-level events (rotations, truncations,

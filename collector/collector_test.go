@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/sessiongen"
+	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/store"
 )
 
@@ -27,9 +28,16 @@ func (c *clock) Add(d time.Duration) { c.t = c.t.Add(d) }
 // newClock starts where sessiongen's events start, as a live daemon's
 // clock would be.
 func newClock() *clock { return &clock{time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)} }
-func score(x *execution.Execution) fitness.Result {
-	return fitness.Score(x, fitness.Limits{MaxTime: 2 * time.Minute, MaxTools: 15})
-}
+
+// scorer scores with the built-in defaults (a medium skill: 2 minutes,
+// 15 tools), as a daemon without a configuration file does.
+var scorer = func() *scoring.Scorer {
+	cfg, err := config.Load("")
+	if err != nil {
+		panic(err)
+	}
+	return scoring.New(cfg)
+}()
 
 // rig is a collector over a real home directory and a real bbolt file,
 // driven step by step.
@@ -52,7 +60,7 @@ func newRigAt(t *testing.T, home string, mod func(*Options)) *rig {
 	t.Helper()
 	r := &rig{t: t, home: home, clk: newClock()}
 	r.opts = Options{Home: home, BatchLines: 100, BatchInterval: 50 * time.Millisecond, IdleTimeout: 30 * time.Minute,
-		RotateBytes: 1 << 30, Score: score, Now: r.clk.Now}
+		RotateBytes: 1 << 30, Scorer: scorer, Now: r.clk.Now}
 	if mod != nil {
 		mod(&r.opts)
 	}
@@ -351,7 +359,7 @@ func TestQuarantineAndFullQuarantine(t *testing.T) {
 	}
 	defer db.Close()
 	clk := newClock()
-	c := New(db, Options{Home: home, Score: score, Now: clk.Now})
+	c := New(db, Options{Home: home, Scorer: scorer, Now: clk.Now})
 	if err := c.restore(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/integrity"
 	"github.com/sepad/sepad/store"
 )
 
@@ -178,12 +177,11 @@ func (c *Collector) addExecutions(xs []execution.Execution) {
 	}
 }
 
-// scored scores x and checks its answer's claims against its calls with
-// the score's outcome report (read once per execution), before the
+// scored scores x and checks its claims (package scoring) before the
 // commit: the store persists them as they are.
 func (c *Collector) scored(x execution.Execution) store.Scored {
-	res := c.opts.Score(&x)
-	return store.Scored{Exec: x, Result: res, Integrity: integrity.Check(&x, res.Outcome)}
+	s := c.opts.Scorer.Score(&x)
+	return store.Scored{Exec: x, Result: s.Result, Integrity: s.Integrity}
 }
 
 // commit writes the batch, the offsets of every followed file and the

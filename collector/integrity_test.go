@@ -30,7 +30,7 @@ func TestClaimsCheckedBeforeCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	c := New(db, Options{Home: home, Score: score, BatchLines: 500, RotateBytes: 1 << 40})
+	c := New(db, Options{Home: home, Scorer: scorer, BatchLines: 500, RotateBytes: 1 << 40})
 	if err := c.restore(); err != nil {
 		t.Fatal(err)
 	}

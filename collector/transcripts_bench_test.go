@@ -131,7 +131,7 @@ func BenchmarkIngestTranscripts(b *testing.B) {
 					b.Fatal(err)
 				}
 				// The clock is far past the sessions: a backlog never waits.
-				c := New(db, Options{Home: home, Score: score, BatchLines: benchBatch(), RotateBytes: 1 << 40, Transcripts: tr(),
+				c := New(db, Options{Home: home, Scorer: scorer, BatchLines: benchBatch(), RotateBytes: 1 << 40, Transcripts: tr(),
 					Now: func() time.Time { return time.Now().Add(24 * 365 * time.Hour) }})
 				if err := c.restore(); err != nil {
 					b.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/store"
 )
 
@@ -173,7 +174,7 @@ func (c *client) openDirect(f queryFlags) error {
 	} else if err == nil && fi.Size() == 0 {
 		return fmt.Errorf("%s: %w", path, errEmptyDB)
 	} else {
-		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: directLockTimeout, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
+		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: directLockTimeout, Aggregate: aggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
 		if errors.Is(err, store.ErrLocked) {
 			return &lockedError{db: path, sock: api.SocketPath(c.home)}
 		}

@@ -16,18 +16,10 @@ import (
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
-	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/store"
 )
-
-// scorer scores an execution with cfg's limits, as the daemon does.
-func scorer(cfg *config.Config) func(*execution.Execution) fitness.Result {
-	return func(x *execution.Execution) fitness.Result {
-		return scoreExecution(cfg, weightsOf(cfg), x)
-	}
-}
 
 // post sends a write (accept, reject, rollback, propose) to the daemon
 // through its socket: the daemon applies it with its own mutation engine,
@@ -104,7 +96,7 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 	} else if err == nil && fi.Size() == 0 {
 		return nil, nil, fmt.Errorf("%s: %w", path, errEmptyDB)
 	}
-	db, err := store.Open(path, store.Options{LockTimeout: directLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
+	db, err := store.Open(path, store.Options{LockTimeout: directLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: aggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, nil, &lockedError{db: path, sock: api.SocketPath(c.home)}
 	}
@@ -127,7 +119,7 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 	// An import runs through a collector of the CLI's own, which follows
 	// nothing: the same pipeline as the daemon's, its executions shown to
 	// the engine as the daemon's commits are.
-	col := collector.New(db, collector.Options{Home: c.home, Score: scorer(cfg), QuarantineRaw: 4096,
+	col := collector.New(db, collector.Options{Home: c.home, Scorer: scoring.New(cfg), QuarantineRaw: 4096,
 		OnCommit: func(ci collector.CommitInfo) {
 			if len(ci.Executions) > 0 {
 				e.Observe(ci.Executions)

@@ -8,6 +8,7 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/scoring"
 )
 
 // exitNothingToGate is the exit status of a --fail-under gate that had
@@ -105,7 +106,7 @@ func checkGate(g *gate, doc *query.Grades, named bool) error {
 // aggregated as the daemon would (trimmed, recency-weighted, graded from
 // aggregate.min_samples scores). skill, when set, selects the skills of
 // that name, PROJECT#name or path.
-func scoreGate(g *gate, rep *scoreReport, skill string, o aggregate.Options) error {
+func scoreGate(g *gate, rep *scoring.Report, skill string, o aggregate.Options) error {
 	type acc struct {
 		row    gateRow
 		scores []float64 // oldest first, of row.version
@@ -155,7 +156,7 @@ func scoreGate(g *gate, rep *scoreReport, skill string, o aggregate.Options) err
 
 // skillSelected matches --skill against an execution: its name, its
 // prompt file, or PROJECT#name (PROJECT the project or its last elements).
-func skillSelected(arg string, x scoredExecution) bool {
+func skillSelected(arg string, x scoring.Execution) bool {
 	if arg == x.Skill || (x.SkillPath != "" && arg == x.SkillPath) {
 		return true
 	}

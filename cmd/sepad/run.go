@@ -20,13 +20,12 @@ import (
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evolve"
-	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 	"github.com/sepad/sepad/telemetry"
@@ -124,12 +123,13 @@ type daemon struct {
 	// lastReload is what the last reload did (`sepad reload` prints it).
 	lastReload atomic.Pointer[query.Reload]
 	cfg        atomic.Pointer[config.Config]
-	// weights are the optional signals' weights the daemon started with:
-	// they are its rubric version, so a reload (SIGHUP) keeps them.
-	weights fitness.OptionalWeights
-	db      *store.DB
-	col     *collector.Collector
-	mut     *mutation.Engine
+	// scorer scores with the configuration in force; its weights are
+	// those the daemon started with (its rubric version), so a reload
+	// (SIGHUP) keeps them.
+	scorer *scoring.Scorer
+	db     *store.DB
+	col    *collector.Collector
+	mut    *mutation.Engine
 	// evo runs `sepad evolve` and automatic mode (mutation.evolve: auto).
 	evo *evolve.Evolver
 	// team ships to the team database (nil without team.postgres).
@@ -167,7 +167,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		return nil, err
 	}
 	d.cfg.Store(cfg)
-	d.weights = weightsOf(cfg)
+	d.scorer = scoring.New(cfg)
 	if err := prepareHome(d.home); err != nil {
 		return nil, err
 	}
@@ -176,12 +176,12 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	// up to about a second on a large store: wait that out, but fail fast
 	// enough when another daemon holds it for good.
 	d.db, err = openStoreWaiting(ctx, d, dbPath, store.Options{LockTimeout: 3 * time.Second,
-		QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: aggregateOptions(cfg), Rubric: rubricOf(cfg)})
+		QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: aggregateOptions(cfg), Rubric: d.scorer.Rubric()})
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("sepad started", "home", d.home, "db", dbPath, "config", cfgName(d.cfgPath), "rubric", rubricOf(cfg), "pid", os.Getpid())
-	d.tracker = transcriptTracker(cfg, f.userHome)
+	logger.Info("sepad started", "home", d.home, "db", dbPath, "config", cfgName(d.cfgPath), "rubric", d.scorer.Rubric(), "pid", os.Getpid())
+	d.tracker = scoring.Tracker(cfg, f.userHome)
 	if d.watch, err = fswatch.Open(ctx); err != nil {
 		d.db.Close()
 		return nil, err
@@ -200,7 +200,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		BatchInterval: cfg.Collector.BatchInterval,
 		IdleTimeout:   cfg.Collector.IdleTimeout,
 		RotateBytes:   cfg.Collector.RotateBytes,
-		Score:         d.score,
+		Scorer:        d.scorer,
 		OnStop:        d.afterStopped,
 		Checked:       d.afterStopCheck,
 		Logger:        logger,
@@ -284,11 +284,6 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 	return d, nil
 }
 
-// score scores an execution with the configuration in force (SIGHUP swaps it).
-func (d *daemon) score(x *execution.Execution) fitness.Result {
-	return scoreExecution(d.cfg.Load(), d.weights, x)
-}
-
 // reload reads the configuration again (SIGHUP). What the daemon reads
 // as it goes takes effect at once (liveKeys); the rest was given to its
 // components when they started, so the log names those keys as waiting
@@ -312,8 +307,9 @@ func (d *daemon) reload(logger *slog.Logger) {
 	}
 	d.cfgPath = path
 	old := d.cfg.Swap(cfg)
+	d.scorer.Reload(cfg)
 	if d.tracker != nil {
-		d.tracker.SetPrices(prices(cfg))
+		d.tracker.SetPrices(scoring.Prices(cfg))
 	}
 	live, restart := splitReload(config.Changed(old, cfg))
 	r.Applied, r.Restart = append(r.Applied, live...), append(r.Restart, restart...)
@@ -449,7 +445,7 @@ func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 		UserHome: userHome, ClaudeDir: claudedir.From(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
 		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
 		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg), Notify: noticeWriter(home), Home: home,
-		Rescore:     rescoreLabel(weightsOf(cfg)),
+		Rescore:     scoring.New(cfg).Relabel,
 		EvalGate:    evalGate(func() *config.Config { return cfg }, home),
 		GateTimeout: cfg.EvalGateTimeout,
 	}

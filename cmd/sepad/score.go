@@ -1,88 +1,19 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/sepad/sepad/config"
-	"github.com/sepad/sepad/event"
-	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/transcript"
+	"github.com/sepad/sepad/scoring"
 )
 
 func init() {
 	register("score", "score the executions in JSONL hook logs, offline", runScore)
-}
-
-// scoredExecution is one row of `sepad score --json`. The field names are a
-// stable interface: other tools parse them (docs/executions.md).
-type scoredExecution struct {
-	ID           string           `json:"id"`
-	SessionID    string           `json:"session_id"`
-	AgentID      string           `json:"agent_id"`
-	Skill        string           `json:"skill"`
-	SkillPath    string           `json:"skill_path"`
-	Project      string           `json:"project"`
-	SkillVersion string           `json:"skill_version"`
-	StartedAt    *time.Time       `json:"started_at"`
-	EndedAt      *time.Time       `json:"ended_at"`
-	DurationMS   *int64           `json:"duration_ms"`
-	ToolCalls    int              `json:"tool_calls"`
-	ToolFailures int              `json:"tool_failures"`
-	Errors       int              `json:"errors"`
-	Complexity   string           `json:"complexity"`
-	Complete     bool             `json:"complete"`
-	Scored       bool             `json:"scored"`
-	Score        *float64         `json:"score"`
-	Grade        string           `json:"grade"`
-	Signals      []fitness.Signal `json:"signals"`
-	// Added for the real-client suite; fields are only ever added.
-	Kind        string `json:"kind"`
-	Retries     int    `json:"retries"`
-	Corrections int    `json:"corrections"`
-	// The person's acceptances and the repair turns after a correction
-	// (docs/executions.md, "The person's verdict").
-	Acceptances int    `json:"acceptances,omitempty"`
-	Repairs     int    `json:"repairs,omitempty"`
-	HasOutput   bool   `json:"has_output"`
-	StopError   string `json:"stop_error,omitempty"`
-	// Read from the session transcript (issue 16), when it is readable.
-	Usage       *execution.Usage `json:"usage,omitempty"`
-	UsageReason string           `json:"usage_reason,omitempty"`
-	// The Claude Code plugin whose prompt this is (issue 23).
-	Plugin        string `json:"plugin,omitempty"`
-	PluginVersion string `json:"plugin_version,omitempty"`
-	// The skill's own shell lines (PreSkillShellCommand, issue 37): not
-	// tool calls.
-	ShellLines int `json:"shell_lines,omitempty"`
-	// Calls the permission layer refused, and compactions while it ran
-	// (issue 37 item 5).
-	Denied      int `json:"denied,omitempty"`
-	Compactions int `json:"compactions,omitempty"`
-	// Claude Code's prompt_id of the prompt it started in (>= 2.1.196).
-	PromptID string `json:"prompt_id,omitempty"`
-}
-
-type skippedLine struct {
-	File   string `json:"file"`
-	Line   int    `json:"line"`
-	Reason string `json:"reason"`
-}
-
-type scoreReport struct {
-	RubricVersion string            `json:"rubric_version"`
-	Executions    []scoredExecution `json:"executions"`
-	Skipped       []skippedLine     `json:"skipped"`
 }
 
 func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -115,11 +46,11 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tr := scoreTracker(cfg)
+	tr := scoring.OfflineTracker(cfg)
 	if *noTranscripts {
 		tr = nil
 	}
-	rep, err := scoreFiles(files, stdin, cfg, tr)
+	rep, err := scoring.New(cfg).Files(files, stdin, tr)
 	if err != nil {
 		return err
 	}
@@ -136,90 +67,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return scoreGate(g, rep, *gateSkill, aggregateOptions(cfg))
 }
 
-// scoreFiles reads every file in order, groups its events and scores the
-// executions. Unreadable files are an error; malformed lines are skipped and
-// reported.
-func scoreFiles(files []string, stdin io.Reader, cfg *config.Config, tr *transcript.Tracker) (*scoreReport, error) {
-	g := execution.NewGrouper(execution.Options{ProjectOf: projectDir})
-	rep := &scoreReport{RubricVersion: rubricOf(cfg), Executions: []scoredExecution{}, Skipped: []skippedLine{}}
-	emit := func(xs []execution.Execution) {
-		for i := range xs {
-			if tr != nil {
-				tr.Enrich(&xs[i], time.Now, func(time.Duration) {})
-			}
-			rep.Executions = append(rep.Executions, scoreOne(&xs[i], cfg))
-		}
-	}
-	for _, name := range files {
-		var r io.Reader
-		if name == "-" {
-			r = stdin
-		} else {
-			f, err := os.Open(name)
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", name, err)
-			}
-			defer f.Close()
-			r = f
-		}
-		br := bufio.NewReaderSize(r, 64<<10)
-		for n := 1; ; n++ {
-			line, err := br.ReadBytes('\n')
-			if len(line) > 0 {
-				if len(bytes.TrimSpace(line)) == 0 {
-					// Blank lines are not events; nothing is lost.
-				} else if ev, perr := event.ParseLine(line); perr != nil {
-					rep.Skipped = append(rep.Skipped, skippedLine{File: name, Line: n, Reason: strings.TrimPrefix(perr.Error(), event.ErrMalformed.Error()+": ")})
-				} else {
-					emit(g.Add(&ev))
-				}
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("read %s line %d: %w", name, n, err)
-			}
-		}
-	}
-	emit(g.Flush())
-	return rep, nil
-}
-
-// scoreOne scores one execution as the daemon does: the limits of its
-// skill's complexity, its skill's checks (file checks read the project
-// named in the events, where it exists on this machine).
-func scoreOne(x *execution.Execution, cfg *config.Config) scoredExecution {
-	cx, _ := cfg.LimitFor(x.Skill)
-	res := scoreExecution(cfg, weightsOf(cfg), x)
-	out := scoredExecution{
-		ID: x.ID, SessionID: x.SessionID, PromptID: x.PromptID, AgentID: x.AgentID, Skill: x.Skill, SkillPath: x.SkillPath,
-		Project: x.Project, SkillVersion: x.SkillVersion, Plugin: x.Plugin, PluginVersion: x.PluginVersion,
-		ToolCalls: len(x.Calls), ToolFailures: x.Failures(), Errors: res.Errors.Total,
-		Complexity: cx, Complete: x.Complete, Scored: res.Scored, Grade: string(res.Grade), Signals: res.Signals,
-		Kind: x.Kind, Retries: x.Retries(), Corrections: x.Corrections, Acceptances: x.Acceptances, Repairs: x.Repairs, HasOutput: x.HasOutput, StopError: x.StopError,
-		Usage: x.Usage, UsageReason: x.UsageReason, ShellLines: len(x.ShellLines),
-		Denied: x.Denials(), Compactions: len(x.Compactions),
-	}
-	if !x.StartedAt.IsZero() {
-		t := x.StartedAt
-		out.StartedAt = &t
-	}
-	if !x.EndedAt.IsZero() {
-		t := x.EndedAt
-		out.EndedAt = &t
-	}
-	if d, ok := x.Duration(); ok {
-		out.DurationMS = &d
-	}
-	if res.Scored {
-		s := res.Score
-		out.Score = &s
-	}
-	return out
-}
-
-func printScoreTable(w io.Writer, rep *scoreReport, explain bool) {
+func printScoreTable(w io.Writer, rep *scoring.Report, explain bool) {
 	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "EXECUTION\tSKILL\tPROJECT\tCALLS\tFAILED\tERRORS\tTOOLS/35\tOUTPUT/25\tEFFIC/20\tERRRATE/15\tSTRUCT/5\tOUTCOME\tSCORE\tGRADE")
 	cols := []string{fitness.SignalToolSuccess, fitness.SignalOutput, fitness.SignalEfficiency, fitness.SignalErrorRate, fitness.SignalStructure, fitness.SignalOutcome}
@@ -279,19 +127,4 @@ func shortProject(p string) string {
 		return "-"
 	}
 	return filepath.Base(p)
-}
-
-// projectDir returns the repo root above cwd when it exists on this machine
-// (a directory holding .git), else cwd itself.
-func projectDir(cwd string) string {
-	for d := filepath.Clean(cwd); ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return cwd
-		}
-		d = parent
-	}
 }

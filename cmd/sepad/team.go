@@ -16,6 +16,7 @@ import (
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/render"
+	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/team"
 )
 
@@ -41,7 +42,7 @@ func openShipper(ctx context.Context, d *daemon, cfg *config.Config) (*team.Ship
 	// prompt): the mutation settings in force, on this rubric's scores.
 	decide := mutationOptions(cfg, uh, d.home, d.logger).Decide
 	sh := team.NewShipper(d.db, team.ShipperOptions{Config: teamConfig(cfg), Home: d.home,
-		ClaudeDir: claudedir.From(os.Getenv, uh), Logger: d.logger, Decide: &decide, Rubric: rubricOf(cfg),
+		ClaudeDir: claudedir.From(os.Getenv, uh), Logger: d.logger, Decide: &decide, Rubric: scoring.Rubric(cfg),
 		Notify: noticeWriter(d.home)})
 	if err := sh.Open(ctx); err != nil {
 		return nil, err
@@ -179,7 +180,7 @@ func printIndented(w io.Writer, v any) error {
 // teamGrades is `sepad grades --team`: every machine's runs pooled.
 func teamGrades(qf queryFlags, match string, all bool, stdout io.Writer) error {
 	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, cfg *config.Config) (*team.Grades, error) {
-		return db.Grades(ctx, team.GradesOptions{Rubric: rubricOf(cfg), Aggregate: aggregateOptions(cfg), Match: match, AllVersions: all})
+		return db.Grades(ctx, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: aggregateOptions(cfg), Match: match, AllVersions: all})
 	}, func(w io.Writer, g *team.Grades) error { render.TeamGrades(w, g, all); return nil })
 }
 
@@ -193,7 +194,7 @@ func teamExecutions(qf queryFlags, skill string, limit int, stdout io.Writer) er
 // teamVersions is `sepad versions SKILL --team`.
 func teamVersions(qf queryFlags, skill string, stdout io.Writer) error {
 	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, cfg *config.Config) (*team.Versions, error) {
-		return db.Versions(ctx, skill, team.GradesOptions{Rubric: rubricOf(cfg), Aggregate: aggregateOptions(cfg)})
+		return db.Versions(ctx, skill, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: aggregateOptions(cfg)})
 	}, render.TeamVersions)
 }
 
@@ -224,7 +225,7 @@ func teamView(d *daemon) func(ctx context.Context) (*dashboard.TeamView, error) 
 			return nil, err
 		}
 		defer db.Close()
-		g, err := db.Grades(ctx, team.GradesOptions{Rubric: rubricOf(cfg), Aggregate: aggregateOptions(cfg)})
+		g, err := db.Grades(ctx, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: aggregateOptions(cfg)})
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package main
+package scoring
 
 import (
 	"os"
@@ -10,8 +10,8 @@ import (
 	"github.com/sepad/sepad/transcript"
 )
 
-// prices converts the configuration's price table.
-func prices(cfg *config.Config) transcript.Prices {
+// Prices converts the configuration's price table.
+func Prices(cfg *config.Config) transcript.Prices {
 	p := transcript.Prices{}
 	for name, m := range cfg.Pricing.Models {
 		p[name] = transcript.Price{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheCreation: m.CacheWrite}
@@ -19,10 +19,11 @@ func prices(cfg *config.Config) transcript.Prices {
 	return p
 }
 
-// transcriptTracker reads the transcripts below the user's Claude Code
-// directory (userHome/.claude for the demo's own user, else
-// $CLAUDE_CONFIG_DIR or ~/.claude); nil when collector.transcripts is off.
-func transcriptTracker(cfg *config.Config, userHome string) *transcript.Tracker {
+// Tracker reads the transcripts below the user's Claude Code directory
+// (userHome/.claude for the demo's own user, else $CLAUDE_CONFIG_DIR or
+// ~/.claude) before an execution is scored; nil when
+// collector.transcripts is off.
+func Tracker(cfg *config.Config, userHome string) *transcript.Tracker {
 	if !cfg.Collector.Transcripts {
 		return nil
 	}
@@ -33,13 +34,13 @@ func transcriptTracker(cfg *config.Config, userHome string) *transcript.Tracker 
 		home, _ := os.UserHomeDir()
 		dir = claudedir.From(os.Getenv, home)
 	}
-	return &transcript.Tracker{ClaudeDir: dir, Prices: prices(cfg)}
+	return &transcript.Tracker{ClaudeDir: dir, Prices: Prices(cfg)}
 }
 
-// scoreTracker is the tracker of `sepad score`: the same reading as the
+// OfflineTracker is the tracker of `sepad score`: the same reading as the
 // daemon's, without waiting for a lagging transcript.
-func scoreTracker(cfg *config.Config) *transcript.Tracker {
-	tr := transcriptTracker(cfg, "")
+func OfflineTracker(cfg *config.Config) *transcript.Tracker {
+	tr := Tracker(cfg, "")
 	if tr != nil {
 		tr.Wait = time.Nanosecond
 	}
