@@ -23,6 +23,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -446,7 +447,7 @@ func TestHookAppendsBeforeAnswering(t *testing.T) {
 	if rec.Code != http.StatusNoContent || rec.Body.Len() != 0 || rec.Header().Get("X-Sepad-Wrote") != "spool" {
 		t.Fatalf("%d %q %v", rec.Code, rec.Body, rec.Header())
 	}
-	b, err := os.ReadFile(hooks.SpoolPath(home))
+	b, err := os.ReadFile(spool.Path(home))
 	if err != nil || !bytes.Contains(b, []byte(`"hook_event_name":"Stop"`)) || bytes.Count(b, []byte("\n")) != 1 {
 		t.Fatalf("spool %q %v", b, err)
 	}
@@ -533,7 +534,7 @@ func TestHookBodyIsBounded(t *testing.T) {
 	if rec := post(io.LimitReader(zeroReader{}, limit+1<<20), -1); rec.Code != http.StatusRequestEntityTooLarge {
 		t.Fatalf("chunked body over the limit: %d %s", rec.Code, rec.Body)
 	}
-	if _, err := os.Stat(hooks.SpoolPath(home)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(spool.Path(home)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused body reached the spool: %v", err)
 	}
 	// At the limit exactly: recorded.
@@ -543,7 +544,7 @@ func TestHookBodyIsBounded(t *testing.T) {
 	if rec := post(bytes.NewReader(payload), -1); rec.Code != http.StatusNoContent {
 		t.Fatalf("body at the limit: %d %s", rec.Code, rec.Body)
 	}
-	if b, err := os.ReadFile(hooks.SpoolPath(home)); err != nil || !bytes.Contains(b, []byte(`"session_id":"s"`)) {
+	if b, err := os.ReadFile(spool.Path(home)); err != nil || !bytes.Contains(b, []byte(`"session_id":"s"`)) {
 		t.Fatalf("spool: %.200s %v", b, err)
 	}
 	_, body, _ := get(t, m.Handler(), http.MethodGet, "/metrics")

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/sessiongen"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -56,16 +56,16 @@ func BenchmarkIngest(b *testing.B) {
 	n := benchSize(b)
 	// One pointer-free buffer holds the spool: a slice of a million lines
 	// would make every GC cycle of both runs scan a million pointers.
-	var spool bytes.Buffer
+	var lines bytes.Buffer
 	for _, l := range benchLines(n) {
-		spool.Write(l)
-		spool.WriteByte('\n')
+		lines.Write(l)
+		lines.WriteByte('\n')
 	}
 	delete(benchCache, n)
 	runtime.GC()
 	decode := func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			rest := spool.Bytes()
+			rest := lines.Bytes()
 			for len(rest) > 0 {
 				j := bytes.IndexByte(rest, '\n')
 				var m map[string]any
@@ -86,7 +86,7 @@ func BenchmarkIngest(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			home := b.TempDir()
-			os.WriteFile(hooks.SpoolPath(home), spool.Bytes(), 0o600)
+			os.WriteFile(spool.Path(home), lines.Bytes(), 0o600)
 			db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{})
 			if err != nil {
 				b.Fatal(err)
@@ -144,7 +144,7 @@ func TestLatencySteadyRate(t *testing.T) {
 		}
 		mu.Unlock()
 	}})
-	os.WriteFile(hooks.SpoolPath(home), nil, 0o600)
+	os.WriteFile(spool.Path(home), nil, 0o600)
 	if err := c.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestLatencySteadyRate(t *testing.T) {
 		json.Unmarshal(l, &m)
 		m["sepa"].(map[string]any)["ts"] = time.Now().UTC().Format(time.RFC3339Nano)
 		out, _ := json.Marshal(m)
-		if _, err := hooks.Append(home, out, time.Second); err != nil {
+		if _, err := spool.Append(home, out, time.Second); err != nil {
 			t.Fatal(err)
 		}
 	}

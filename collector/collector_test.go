@@ -13,9 +13,9 @@ import (
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/sessiongen"
 	"github.com/sepad/sepad/scoring"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -135,7 +135,7 @@ func (r *rig) check() {
 	}
 }
 
-func (r *rig) spool() string { return hooks.SpoolPath(r.home) }
+func (r *rig) spool() string { return spool.Path(r.home) }
 
 func (r *rig) append(path string, lines [][]byte) {
 	r.t.Helper()
@@ -346,7 +346,7 @@ func TestUnreadableSpool(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := gen(9, 3)
-	r.append(hooks.FallbackPath(r.home), lines)
+	r.append(spool.FallbackPath(r.home), lines)
 	r.drain() // must not stop the collector
 	equalIDs(t, r.storedIDs(), expectedIDs(lines))
 }
@@ -372,7 +372,7 @@ func TestQuarantineAndFullQuarantine(t *testing.T) {
 		}
 	}
 	bad := len(lines) - len(good)
-	f, _ := os.Create(hooks.SpoolPath(home))
+	f, _ := os.Create(spool.Path(home))
 	f.Write(append(bytes.Join(lines, []byte("\n")), '\n'))
 	f.Close()
 	for i := 0; i < 5; i++ {
@@ -392,7 +392,7 @@ func TestQuarantineAndFullQuarantine(t *testing.T) {
 	if len(q) != 5 {
 		t.Fatalf("kept %d quarantine entries, want the bound 5", len(q))
 	}
-	if q[0].Reason == "" || q[0].File != hooks.SpoolPath(home) {
+	if q[0].Reason == "" || q[0].File != spool.Path(home) {
 		t.Fatalf("entry %+v lacks file or reason", q[0])
 	}
 	if err := store.CheckInvariants(db); err != nil {
@@ -463,7 +463,7 @@ func TestConcurrentHooks(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(lines); i += chunks {
-				if _, err := hooks.Append(r.home, lines[i], time.Second); err != nil {
+				if _, err := spool.Append(r.home, lines[i], time.Second); err != nil {
 					t.Error(err)
 				}
 			}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 )
 
 // origin returns the live file s is a copy of, if any: s holds the head
@@ -204,7 +204,7 @@ func (c *Collector) drop(s *source) error {
 // so no hook is writing while it moves. The open file keeps being read
 // under its new name until drained, then deleted.
 func (c *Collector) rotate(s *source, now time.Time) error {
-	unlock, err := hooks.LockSpool(c.opts.Home, 2*time.Second)
+	unlock, err := spool.Lock(c.opts.Home, 2*time.Second)
 	if err != nil {
 		c.log.Warn("cannot take the spool lock to rotate; will retry", "err", err)
 		return nil

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 )
 
 type candidate struct {
@@ -22,15 +22,15 @@ type candidate struct {
 // segments oldest first, then the spool, the fallback files and the extra
 // files.
 func (c *Collector) discover() []candidate {
-	spool := hooks.SpoolPath(c.opts.Home)
+	sp := spool.Path(c.opts.Home)
 	if c.fallbacks == nil {
-		c.fallbacks = append([]string{}, hooks.RuntimeFallbackPaths(c.opts.Home)...)
+		c.fallbacks = append([]string{}, spool.RuntimeFallbackPaths(c.opts.Home)...)
 	}
-	out := rotatedNames(spool, true)
+	out := rotatedNames(sp, true)
 	for _, fb := range c.fallbacks {
 		out = append(out, rotatedNames(fb, false)...)
 	}
-	out = append(out, candidate{spool, kindSpool}, candidate{hooks.FallbackPath(c.opts.Home), kindFallback})
+	out = append(out, candidate{sp, kindSpool}, candidate{spool.FallbackPath(c.opts.Home), kindFallback})
 	for _, fb := range c.fallbacks {
 		out = append(out, candidate{fb, kindFallback})
 	}

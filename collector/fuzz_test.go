@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 )
 
 // FuzzCollectorStore runs spools through the collector into a real bbolt
@@ -69,11 +70,11 @@ func FuzzCollectorStore(f *testing.F) {
 		if len(data) > maxFuzzInput {
 			return
 		}
-		var spool bytes.Buffer
+		var text bytes.Buffer
 		lines := 0
 		add := func(l []byte) {
-			spool.Write(l)
-			spool.WriteByte('\n')
+			text.Write(l)
+			text.WriteByte('\n')
 			if len(bytes.TrimSpace(l)) > 0 {
 				lines++
 			}
@@ -86,7 +87,7 @@ func FuzzCollectorStore(f *testing.F) {
 			}
 		}
 		r := newRig(t, func(o *Options) { o.IdleTimeout = time.Minute })
-		if err := os.WriteFile(hooks.SpoolPath(r.home), spool.Bytes(), 0o600); err != nil {
+		if err := os.WriteFile(spool.Path(r.home), text.Bytes(), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		counted := func() int64 {

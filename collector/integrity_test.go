@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/reward"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -22,7 +22,7 @@ func TestClaimsCheckedBeforeCommit(t *testing.T) {
 	for _, l := range benchLines(n) {
 		buf = append(append(buf, l...), '\n')
 	}
-	if err := os.WriteFile(hooks.SpoolPath(home), buf, 0o600); err != nil {
+	if err := os.WriteFile(spool.Path(home), buf, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{})

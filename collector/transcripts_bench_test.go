@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/event"
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/transcript"
 )
@@ -108,7 +108,7 @@ func BenchmarkIngestTranscripts(b *testing.B) {
 	}
 	delete(benchCache, n)
 	claude := filepath.Join(b.TempDir(), ".claude")
-	spool := writeTranscripts(b, raw.Bytes(), claude)
+	lines := writeTranscripts(b, raw.Bytes(), claude)
 	var tsize int64
 	filepath.Walk(claude, func(_ string, fi os.FileInfo, _ error) error {
 		if fi != nil && fi.Mode().IsRegular() {
@@ -116,7 +116,7 @@ func BenchmarkIngestTranscripts(b *testing.B) {
 		}
 		return nil
 	})
-	b.Logf("%d events, spool %d MiB, transcripts %d MiB", n, len(spool)>>20, tsize>>20)
+	b.Logf("%d events, spool %d MiB, transcripts %d MiB", n, len(lines)>>20, tsize>>20)
 	runtime.GC()
 	ingest := func(tr func() *transcript.Tracker) func(b *testing.B) {
 		return func(b *testing.B) {
@@ -125,7 +125,7 @@ func BenchmarkIngestTranscripts(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				home := b.TempDir()
-				os.WriteFile(hooks.SpoolPath(home), spool, 0o600)
+				os.WriteFile(spool.Path(home), lines, 0o600)
 				db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{})
 				if err != nil {
 					b.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/sessiongen"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -118,11 +118,11 @@ func caughtUp(t *testing.T, home string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	segs, _ := filepath.Glob(hooks.SpoolPath(home) + ".*")
+	segs, _ := filepath.Glob(spool.Path(home) + ".*")
 	if len(segs) > 0 {
 		return false
 	}
-	fi, err := os.Stat(hooks.SpoolPath(home))
+	fi, err := os.Stat(spool.Path(home))
 	if os.IsNotExist(err) {
 		return true // rotated and drained, and nothing written since
 	}
@@ -130,7 +130,7 @@ func caughtUp(t *testing.T, home string) bool {
 		return false
 	}
 	for _, o := range offs {
-		if o.File == hooks.SpoolPath(home) && o.Offset == fi.Size() {
+		if o.File == spool.Path(home) && o.Offset == fi.Size() {
 			return true
 		}
 	}
@@ -211,7 +211,7 @@ func TestCrashKill9(t *testing.T) {
 		all.Write(l)
 		all.WriteByte('\n')
 	}
-	writeFile(t, hooks.SpoolPath(clean), all.String())
+	writeFile(t, spool.Path(clean), all.String())
 	runToCompletion(t, clean)
 
 	a, b := takeSnapshot(t, crashed), takeSnapshot(t, clean)
@@ -258,12 +258,12 @@ func appendLocked(home string, b []byte) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
-	unlock, err := hooks.LockSpool(home, 5*time.Second)
+	unlock, err := spool.Lock(home, 5*time.Second)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	f, err := os.OpenFile(hooks.SpoolPath(home), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(spool.Path(home), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}

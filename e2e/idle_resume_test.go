@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 )
 
 // turnLines is one turn of session sid, in the enriched format: a prompt,
@@ -57,7 +57,7 @@ func TestSessionContinuesAfterIdleTimeout(t *testing.T) {
 	startDaemon(t, home, "--config", cfg)
 	waitExecutions(t, home, 5) // each session's turn closes at the idle timeout
 	// The same sessions go on, hours later by their own clocks.
-	f, err := os.OpenFile(hooks.SpoolPath(home), os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(spool.Path(home), os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestSessionContinuesAfterIdleTimeout(t *testing.T) {
 		ids[x.ID] = true
 	}
 	// sepad score over the same lines finds the same executions.
-	out, errOut, code := sepad(t, []string{"SEPA_CONFIG=" + cfg}, nil, "score", "--json", hooks.SpoolPath(home))
+	out, errOut, code := sepad(t, []string{"SEPA_CONFIG=" + cfg}, nil, "score", "--json", spool.Path(home))
 	if code != 0 {
 		t.Fatalf("score: %d %s", code, errOut)
 	}
@@ -179,7 +179,7 @@ func TestRawLinesAcrossIdleGap(t *testing.T) {
 		t.Fatal(err)
 	}
 	// sepad score over the same lines.
-	out, errOut, code := sepad(t, []string{"SEPA_CONFIG=" + cfg}, nil, "score", "--json", hooks.SpoolPath(home))
+	out, errOut, code := sepad(t, []string{"SEPA_CONFIG=" + cfg}, nil, "score", "--json", spool.Path(home))
 	if code != 0 {
 		t.Fatalf("score: %d %s", code, errOut)
 	}

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/sessiongen"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -112,7 +112,7 @@ func writeSpool(t testing.TB, home string, lines [][]byte) {
 		b.Write(l)
 		b.WriteByte('\n')
 	}
-	writeFile(t, hooks.SpoolPath(home), b.String())
+	writeFile(t, spool.Path(home), b.String())
 }
 
 type run struct {
@@ -543,7 +543,7 @@ func TestHookOverHTTP(t *testing.T) {
 		t.Fatalf("hook: %d %v", resp.StatusCode, resp.Header)
 	}
 	// The line is in the spool when the answer arrives.
-	b, err := os.ReadFile(hooks.SpoolPath(home))
+	b, err := os.ReadFile(spool.Path(home))
 	if err != nil || !bytes.Contains(b, []byte(`"session_id":"h1"`)) {
 		t.Fatalf("spool %q %v", b, err)
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/sessiongen"
+	"github.com/sepad/sepad/spool"
 )
 
 // TestRetentionAtStart: a daemon started with collector.retention removes
@@ -47,7 +47,7 @@ func TestRetentionAtStart(t *testing.T) {
 		t.Errorf("grades changed:\n%s\n%s", before, after)
 	}
 	// Sessions recorded now are kept (the next pass is a day away).
-	f, err := os.OpenFile(hooks.SpoolPath(home), os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(spool.Path(home), os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/spool"
 )
 
 // benchPayloads: the ~2 KB PostToolUse of hooks/bench/hookbench.sh and a
@@ -69,14 +71,14 @@ func BenchmarkAppend(b *testing.B) {
 	home := b.TempDir()
 	line := Enrich(benchPayloads(b)["2KB"], time.Now(), Options{NoFiles: true})
 	for b.Loop() {
-		if _, err := Append(home, line, time.Second); err != nil {
+		if _, err := spool.Append(home, line, time.Second); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkWriteFile(b *testing.B) {
-	path := SpoolPath(b.TempDir())
+	path := spool.Path(b.TempDir())
 	line := append(Enrich(benchPayloads(b)["2KB"], time.Now(), Options{NoFiles: true}), '\n')
 	for b.Loop() {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)

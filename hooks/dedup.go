@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -39,7 +40,7 @@ func PluginMarkPath(home string) string { return filepath.Join(home, pluginMark)
 // sepaStart begins the sepa object of every line Enrich writes.
 var sepaStart = []byte(`"sepa":{"v":`)
 
-// dedupCheck returns the check Append runs under the spool lock for line,
+// dedupCheck returns the check spool.AppendUnless runs under the spool lock for line,
 // or nil when no copy from the other side can be there.
 func dedupCheck(home string, line []byte, plugin bool) func(spool string) bool {
 	if !plugin && !lexists(PluginMarkPath(home)) {
@@ -62,20 +63,20 @@ func hasOtherCopy(path string, line []byte, plugin bool, window time.Duration) b
 	if !ok {
 		return false
 	}
-	f, err := openFile(path, oRead, 0)
+	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
-	defer f.close()
-	size, err := f.size()
-	if err != nil || size <= 0 {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= 0 {
 		return false
 	}
-	n := int64(len(line)) + dedupTail
-	off := max(size-n, 0)
+	size := fi.Size()
+	off := max(size-int64(len(line))-dedupTail, 0)
 	tail := make([]byte, size-off)
-	if got, err := readFullAt(f, tail, off); err != nil || got < len(tail) {
-		return false
+	if _, err := f.ReadAt(tail, off); err != nil {
+		return false // io.EOF included: the spool shrank (rotated) meanwhile
 	}
 	for i := 0; ; {
 		j := bytes.Index(tail[i:], needle)
@@ -118,26 +119,13 @@ func lineTime(b []byte) (time.Time, bool) {
 	return t, err == nil
 }
 
-// readFullAt fills p from offset off.
-func readFullAt(f file, p []byte, off int64) (int, error) {
-	n := 0
-	for n < len(p) {
-		m, err := f.readAt(p[n:], off+int64(n))
-		n += m
-		if err != nil || m == 0 {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
 // markPlugin creates the plugin mark in home once.
 func markPlugin(home string) {
 	p := PluginMarkPath(home)
 	if lexists(p) {
 		return
 	}
-	if f, err := openFile(p, oAppendCreate, 0o600); err == nil {
-		f.close()
+	if f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
+		f.Close()
 	}
 }

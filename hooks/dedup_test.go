@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/spool"
 )
 
 // copyOf is one hook call of a double-install test: which payload, from
@@ -51,14 +53,14 @@ func TestDoubleInstallDedup(t *testing.T) {
 					dups++
 				}
 			}
-			spool, err := os.ReadFile(SpoolPath(home))
+			got, err := os.ReadFile(spool.Path(home))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := bytes.Count(spool, []byte("\n")); n != tc.lines || dups != tc.dups {
-				t.Fatalf("%d lines, %d duplicates dropped; want %d and %d:\n%s", n, dups, tc.lines, tc.dups, spool)
+			if n := bytes.Count(got, []byte("\n")); n != tc.lines || dups != tc.dups {
+				t.Fatalf("%d lines, %d duplicates dropped; want %d and %d:\n%s", n, dups, tc.lines, tc.dups, got)
 			}
-			for _, l := range bytes.Split(bytes.TrimSpace(spool), []byte("\n")) {
+			for _, l := range bytes.Split(bytes.TrimSpace(got), []byte("\n")) {
 				decode(t, l) // every line still parses
 			}
 		})
@@ -70,9 +72,9 @@ func TestPluginLineMarked(t *testing.T) {
 	if _, err := Handle([]byte(`{"session_id":"s","hook_event_name":"Stop"}`), Options{Home: home, NoFiles: true, Plugin: true, Now: func() time.Time { return t0 }}); err != nil {
 		t.Fatal(err)
 	}
-	spool, _ := os.ReadFile(SpoolPath(home))
-	if !bytes.Contains(spool, []byte(`,"via":"plugin"}`)) {
-		t.Fatalf("the plugin's line has no sepa.via: %s", spool)
+	got, _ := os.ReadFile(spool.Path(home))
+	if !bytes.Contains(got, []byte(`,"via":"plugin"}`)) {
+		t.Fatalf("the plugin's line has no sepa.via: %s", got)
 	}
 	if !lexists(PluginMarkPath(home)) {
 		t.Fatal("the plugin's copy left no mark for the settings copy")
@@ -84,7 +86,7 @@ func TestEvalRunRecordsNothing(t *testing.T) {
 	t.Setenv("CLAUDE_CODE_EVAL_CONFINED", "1")
 	var out, errOut bytes.Buffer
 	MainOut([]string{"--home", home}, strings.NewReader(`{"session_id":"s","hook_event_name":"SessionStart"}`), &out, &errOut)
-	if _, err := os.Stat(SpoolPath(home)); !os.IsNotExist(err) {
+	if _, err := os.Stat(spool.Path(home)); !os.IsNotExist(err) {
 		t.Fatalf("an eval run wrote the spool (%v)", err)
 	}
 	if out.Len()+errOut.Len() != 0 {

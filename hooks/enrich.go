@@ -58,7 +58,7 @@ type Options struct {
 	// (sepa.skill is still recorded). The fuzz target uses it.
 	NoFiles bool
 
-	// Home is the state directory Handle appends to; "" means Home().
+	// Home is the state directory Handle appends to; "" means spool.Home().
 	Home string
 	// LockTimeout bounds Handle's wait for the spool lock; 0 means
 	// DefaultLockTimeout.

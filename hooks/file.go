@@ -1,89 +1,50 @@
 package hooks
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
-	"time"
 )
 
-// file is a file the hook opens: an *os.File with the few operations the
-// spool, the lock and the readers need.
-type file struct{ f *os.File }
+// errNotRegular: the hook reads only regular files.
+var errNotRegular = errors.New("not a regular file")
 
-// openFile opens path with flag (os.O_* values) and, when it creates the
-// file, perm.
-func openFile(path string, flag int, perm uint32) (file, error) {
-	f, err := os.OpenFile(path, flag, os.FileMode(perm))
-	return file{f}, err
-}
-
-// Flags for openFile (oRead and oAppendCreateNoFollow are per platform).
-const (
-	oAppendCreate = os.O_WRONLY | os.O_APPEND | os.O_CREATE
-	oLockCreate   = os.O_RDWR | os.O_CREATE
-	oTruncCreate  = os.O_WRONLY | os.O_TRUNC | os.O_CREATE
-)
-
-func (f file) write(b []byte) (int, error) { return f.f.Write(b) }
-
-// read is Read without io.EOF: a zero count says the file ended.
-func (f file) read(p []byte) (int, error) {
-	n, err := f.f.Read(p)
-	if err == io.EOF {
-		err = nil
-	}
-	return n, err
-}
-
-// readAt is ReadAt without io.EOF: a short count says where the file ends.
-func (f file) readAt(p []byte, off int64) (int, error) {
-	n, err := f.f.ReadAt(p, off)
-	if err == io.EOF {
-		err = nil
-	}
-	return n, err
-}
-
-func (f file) size() (int64, error) {
-	fi, err := f.f.Stat()
+// openRegular opens path for reading if it is a regular file. The files
+// the hook reads are named by payloads and found in cloned repositories,
+// where anyone may have put a FIFO in a prompt file's place: a plain open
+// of a FIFO waits for a writer, and the agent with it. So the file is
+// opened without waiting (oRead, O_NONBLOCK where there are FIFOs) and
+// checked on the open descriptor, which a path swapped afterwards cannot
+// fool.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, oRead, 0)
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
-	return fi.Size(), nil
-}
-
-func (f file) truncate(n int64) error { return f.f.Truncate(n) }
-
-func (f file) close() error { return f.f.Close() }
-
-// regular reports whether f is a regular file (checked on the open file,
-// not the path, so a swapped path cannot fool it).
-func (f file) regular() bool {
-	fi, err := f.f.Stat()
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// lock takes the exclusive advisory lock on f, polling without blocking so
-// the wait is bounded and no thread is left stuck in the kernel.
-func (f file) lock(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for i := 0; ; i++ {
-		busy, err := tryLock(f.f)
-		if err != nil {
-			return err
-		}
-		if !busy {
-			return nil
-		}
-		now := time.Now()
-		if !now.Before(deadline) {
-			return ErrLockTimeout
-		}
-		time.Sleep(min(backoff(i), deadline.Sub(now)))
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
+	}
+	return f, nil
 }
 
-func (f file) unlock() error { return unlock(f.f) }
+// readFile reads the regular file path (openRegular), at most max+1 bytes
+// so a caller can tell a file over max. A failed read wraps a
+// *fs.PathError whose Op is "read".
+func readFile(path string, max int64) ([]byte, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max+1))
+}
 
 func getenv(key string) string { return os.Getenv(key) }
 
@@ -121,13 +82,11 @@ func readDirNames(dir string) ([]string, error) {
 	return names, nil
 }
 
-func mkdirAll(path string, perm uint32) error { return os.MkdirAll(path, os.FileMode(perm)) }
-
 // subdirs returns the names of dir's subdirectories, sorted, not counting
 // symbolic links, and whether dir has an entry named .claude (of any
 // type). os.ReadDir takes the types from the listing where the system
 // gives them (Linux's d_type), so a directory costs one listing.
-func subdirs(dir string, _ []byte) (names []string, claude bool, err error) {
+func subdirs(dir string) (names []string, claude bool, err error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, false, err

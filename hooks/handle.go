@@ -1,3 +1,11 @@
+// Package hooks is the hook itself: `sepad hook` (and sepad-hook) turns
+// one Claude Code hook payload into one enriched line (Enrich) and appends
+// it to the spool (package spool); Handle does both, for the command hook
+// and the HTTP transport. At a SessionStart it answers with the pending
+// notices of its project. Which prompt file and version an event belongs
+// to is found here too (skill.go, resolve.go, plugin.go, instructions.go).
+//
+// The line schema is documented in docs/events.md.
 package hooks
 
 import (
@@ -6,12 +14,14 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/sepad/sepad/spool"
 )
 
 // Result says what Handle did with one payload.
 type Result struct {
-	// Wrote is the file that received the line: SpoolPath, FallbackPath or
-	// one of RuntimeFallbackPaths.
+	// Wrote is the file that received the line: spool.Path,
+	// spool.FallbackPath or one of spool.RuntimeFallbackPaths.
 	Wrote string
 	// Fallback is set when the line went to the fallback file.
 	Fallback bool
@@ -39,7 +49,7 @@ func (o Options) home() string {
 	if o.Home != "" {
 		return o.Home
 	}
-	return Home()
+	return spool.Home()
 }
 
 func (o Options) lockTimeout() time.Duration {
@@ -49,8 +59,8 @@ func (o Options) lockTimeout() time.Duration {
 	return DefaultLockTimeout
 }
 
-// Handle is the whole hook for one payload: Enrich it and Append the line
-// to the spool of opts.Home. The command hook (`sepad hook`) and the HTTP
+// Handle is the whole hook for one payload: Enrich it and append the line
+// to the spool of opts.Home (spool.AppendUnless). The command hook (`sepad hook`) and the HTTP
 // transport both call it, so both write the same line.
 // A panic while enriching (a bug) still keeps the payload, quarantined.
 func Handle(payload []byte, opts Options) (Result, error) {
@@ -133,7 +143,7 @@ func write(line []byte, quarantined bool, opts Options) (Result, error) {
 	if !quarantined {
 		dup = dedupCheck(home, line, opts.Plugin)
 	}
-	wrote, duplicate, err := appendOnce(home, line, opts.lockTimeout(), dup)
+	wrote, duplicate, err := spool.AppendUnless(home, line, opts.lockTimeout(), dup)
 	if opts.Plugin && err == nil {
 		markPlugin(home)
 	}
@@ -141,6 +151,6 @@ func write(line []byte, quarantined bool, opts Options) (Result, error) {
 	if duplicate {
 		res.Bytes = 0
 	}
-	res.Fallback = wrote != "" && wrote != SpoolPath(home)
+	res.Fallback = wrote != "" && wrote != spool.Path(home)
 	return res, err
 }

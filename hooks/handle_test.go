@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/event"
+	"github.com/sepad/sepad/spool"
 )
 
 func TestHandleReader(t *testing.T) {
@@ -31,10 +32,10 @@ func TestHandleReader(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
 			res, err := HandleReader(strings.NewReader(tc.payload), Options{Home: home, MaxPayload: tc.limit, Now: now, NoFiles: true})
-			if err != nil || res.Wrote != SpoolPath(home) || res.Fallback {
+			if err != nil || res.Wrote != spool.Path(home) || res.Fallback {
 				t.Fatalf("HandleReader = %+v, %v", res, err)
 			}
-			b, _ := os.ReadFile(SpoolPath(home))
+			b, _ := os.ReadFile(spool.Path(home))
 			if len(b) != res.Bytes {
 				t.Fatalf("Result.Bytes %d, file has %d", res.Bytes, len(b))
 			}
@@ -78,7 +79,7 @@ func TestHandleReaderReadError(t *testing.T) {
 	if err != nil || !res.Quarantined {
 		t.Fatalf("%+v %v", res, err)
 	}
-	b, _ := os.ReadFile(SpoolPath(home))
+	b, _ := os.ReadFile(spool.Path(home))
 	l := decode(t, bytes.TrimSpace(b))
 	if !strings.Contains(l.sepa.Quarantine, "connection reset") || l.sepa.Raw != `{"session_id":"s"` {
 		t.Fatalf("sepa %+v", l.sepa)

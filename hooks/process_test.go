@@ -23,6 +23,7 @@ import (
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/hooks/settings"
 	"github.com/sepad/sepad/internal/testbin"
+	"github.com/sepad/sepad/spool"
 )
 
 var (
@@ -59,7 +60,7 @@ func TestMain(m *testing.M) {
 // holdLock is the helper process of TestHookBoundedWait: it takes the
 // spool lock, says so, and keeps it until its stdin closes.
 func holdLock(home string) {
-	unlock, err := LockSpool(home, 5*time.Second)
+	unlock, err := spool.Lock(home, 5*time.Second)
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
@@ -136,7 +137,7 @@ func checkQuiet(t testing.TB, r run) {
 func readLines(t testing.TB, home string) [][]byte {
 	t.Helper()
 	var lines [][]byte
-	for _, p := range []string{SpoolPath(home), FallbackPath(home)} {
+	for _, p := range []string{spool.Path(home), spool.FallbackPath(home)} {
 		b, err := os.ReadFile(p)
 		if os.IsNotExist(err) {
 			continue
@@ -259,7 +260,7 @@ func testHookFixtures(t *testing.T, bin string) {
 		}
 	}
 	// The state directory and files are private.
-	for p, want := range map[string]os.FileMode{home: 0o700, SpoolPath(home): 0o600} {
+	for p, want := range map[string]os.FileMode{home: 0o700, spool.Path(home): 0o600} {
 		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
 			t.Fatalf("%s: %v %v", p, fi.Mode(), err)
 		}
@@ -322,7 +323,7 @@ func TestHookBoundedWait(t *testing.T) {
 	if !strings.Contains(r.stderr, "fallback") {
 		t.Fatalf("stderr %q does not say where the line went", r.stderr)
 	}
-	if _, err := os.Stat(SpoolPath(home)); !os.IsNotExist(err) {
+	if _, err := os.Stat(spool.Path(home)); !os.IsNotExist(err) {
 		t.Fatal("the spool was written while another process held the lock")
 	}
 	lines := readLines(t, home)
@@ -332,7 +333,7 @@ func TestHookBoundedWait(t *testing.T) {
 	if ev, err := event.ParseLine(lines[0]); err != nil || ev.ToolUseID != "toolu_02" {
 		t.Fatalf("fallback line: %v %+v", err, ev)
 	}
-	if n, _ := FallbackCount(home); n != 1 {
+	if n, _ := spool.FallbackCount(home); n != 1 {
 		t.Fatalf("fallback count %d", n)
 	}
 }
@@ -400,7 +401,7 @@ func hammer(t *testing.T, workers, calls int, home string, command func() *exec.
 	if len(seen) != workers*calls {
 		t.Fatalf("%d distinct lines, want %d", len(seen), workers*calls)
 	}
-	fb, _ := FallbackCount(home)
+	fb, _ := spool.FallbackCount(home)
 	t.Logf("%d processes x %d calls: %d lines, %d via the fallback file, %v (%v per call)",
 		workers, calls, len(lines), fb, elapsed.Round(time.Millisecond), (elapsed / time.Duration(workers*calls)).Round(time.Microsecond))
 }
@@ -526,7 +527,7 @@ func TestScriptAndHookShareTheLock(t *testing.T) {
 		t.Skip("flock(1) not installed")
 	}
 	home := t.TempDir()
-	unlock, err := LockSpool(home, time.Second)
+	unlock, err := spool.Lock(home, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,14 +540,14 @@ func TestScriptAndHookShareTheLock(t *testing.T) {
 	if err != nil || len(out) != 0 {
 		t.Fatalf("script: %v %q", err, out)
 	}
-	if _, err := os.Stat(SpoolPath(home)); !os.IsNotExist(err) {
+	if _, err := os.Stat(spool.Path(home)); !os.IsNotExist(err) {
 		t.Fatal("script wrote the spool while the lock was held")
 	}
 	lines := readLines(t, home)
 	if len(lines) != 1 || string(lines[0]) != `{"session_id":"s","hook_event_name":"Stop"}` {
 		t.Fatalf("fallback lines %q", lines)
 	}
-	if n, _ := FallbackCount(home); n != 1 {
+	if n, _ := spool.FallbackCount(home); n != 1 {
 		t.Fatalf("fallback count %d", n)
 	}
 }
@@ -678,7 +679,7 @@ func TestHookOnlyLinksTheHook(t *testing.T) {
 	if n := strings.Count(trace, "\ninit ") + 1; n > 110 {
 		t.Errorf("%d package inits ran in sepad-hook:\n%s", n, trace)
 	}
-	if b, err := os.ReadFile(SpoolPath(home)); err != nil || bytes.Count(b, []byte("\n")) != 1 {
+	if b, err := os.ReadFile(spool.Path(home)); err != nil || bytes.Count(b, []byte("\n")) != 1 {
 		t.Fatalf("spool: %v %q", err, b)
 	}
 }

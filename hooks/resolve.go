@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -193,7 +194,6 @@ func nestedSkill(top, name string) (string, []byte, bool) {
 	var (
 		queue   = []string{top}
 		visited int
-		buf     = make([]byte, 8192) // one listing buffer for the whole search
 	)
 	for depth := 0; depth <= nestedMaxDepth && len(queue) > 0; depth++ {
 		var (
@@ -211,7 +211,7 @@ func nestedSkill(top, name string) (string, []byte, bool) {
 			var subs []string
 			if depth < nestedMaxDepth {
 				var err error
-				subs, check, err = subdirs(d, buf)
+				subs, check, err = subdirs(d)
 				if err != nil {
 					continue
 				}
@@ -298,23 +298,13 @@ func agentByFrontmatter(root, name string) (string, []byte, bool) {
 // frontmatterName returns the "name:" of the YAML frontmatter at the top
 // of file, reading at most 4 KiB and never blocking on a special file.
 func frontmatterName(file string) string {
-	if _, ok := statRegular(file); !ok {
-		return ""
-	}
-	f, err := openFile(file, oRead, 0)
+	f, err := openRegular(file)
 	if err != nil {
 		return ""
 	}
-	defer f.close()
 	buf := make([]byte, 4096)
-	n := 0
-	for n < len(buf) {
-		m, err := f.read(buf[n:])
-		n += m
-		if m == 0 || err != nil {
-			break
-		}
-	}
+	n, _ := io.ReadFull(f, buf)
+	f.Close()
 	b := bytes.ReplaceAll(buf[:n], []byte("\r\n"), []byte("\n"))
 	if !bytes.HasPrefix(b, []byte("---\n")) {
 		return ""

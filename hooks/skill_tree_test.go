@@ -218,7 +218,7 @@ func TestSubdirs(t *testing.T) {
 	}
 	writeTree(t, base, tree)
 	for _, dir := range []string{base, filepath.Join(base, "many"), filepath.Join(base, "b")} {
-		got, claude, err := subdirs(dir, nil)
+		got, claude, err := subdirs(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,13 +239,13 @@ func TestSubdirs(t *testing.T) {
 			t.Errorf("%s: subdirs %v %v, want %v %v", dir, got, claude, want, wantClaude)
 		}
 	}
-	if len(must(subdirs(filepath.Join(base, "many"), make([]byte, 1024)))) != 300 {
+	if len(must(subdirs(filepath.Join(base, "many")))) != 300 {
 		t.Error("not every entry of a large directory")
 	}
-	if _, _, err := subdirs(filepath.Join(base, "file.txt"), nil); err == nil {
+	if _, _, err := subdirs(filepath.Join(base, "file.txt")); err == nil {
 		t.Error("subdirs of a file: no error")
 	}
-	if _, _, err := subdirs(filepath.Join(base, "missing"), nil); err == nil {
+	if _, _, err := subdirs(filepath.Join(base, "missing")); err == nil {
 		t.Error("subdirs of a missing dir: no error")
 	}
 }

@@ -12,7 +12,7 @@ import (
 // Notify receives a notice for a person: what sepad did, or would do, to
 // a prompt file, in one or two sentences, for the project the skill
 // belongs to ("" for any). The daemon hands it to the hook, which shows it
-// at the start of the next Claude Code session there (hooks.AppendNotice).
+// at the start of the next Claude Code session there (spool.AppendNotice).
 type Notify func(project, text string, at time.Time) error
 
 // noteCtx is what a notice is written from; set by rollback on its record.

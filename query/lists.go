@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -156,10 +156,10 @@ func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
 	}
 	// Files the daemon has not read yet: the spool, the fallback files and
 	// rotated segments.
-	spool := hooks.SpoolPath(home)
-	segs, _ := filepath.Glob(spool + ".*")
-	unread := append([]string{spool, hooks.FallbackPath(home)}, segs...)
-	for _, fb := range hooks.RuntimeFallbackPaths(home) {
+	sp := spool.Path(home)
+	segs, _ := filepath.Glob(sp + ".*")
+	unread := append([]string{sp, spool.FallbackPath(home)}, segs...)
+	for _, fb := range spool.RuntimeFallbackPaths(home) {
 		more, _ := filepath.Glob(fb + ".*")
 		unread = append(append(unread, fb), more...)
 	}

@@ -3,7 +3,7 @@ package query
 import (
 	"time"
 
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 )
 
 // NoticeRow is a notice waiting for the person: shown once, at the start
@@ -14,10 +14,10 @@ type NoticeRow struct {
 	Text    string    `json:"text"`
 }
 
-// pendingNotices reads home's pending notices (hooks.PendingNotices); an
+// pendingNotices reads home's pending notices (spool.PendingNotices); an
 // unreadable file reads as none.
 func pendingNotices(home string) []NoticeRow {
-	ns, _ := hooks.PendingNotices(home)
+	ns, _ := spool.PendingNotices(home)
 	out := make([]NoticeRow, 0, len(ns))
 	for _, n := range ns {
 		out = append(out, NoticeRow{Time: n.Time, Project: n.Project, Text: n.Text})

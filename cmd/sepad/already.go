@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/api"
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -25,7 +25,7 @@ var errAlreadyRunning = errors.New("sepad is already running")
 // (without waiting for the database lock).
 func alreadyRunning(home string) error {
 	if home == "" {
-		home = hooks.Home()
+		home = spool.Home()
 	}
 	st, err := daemonStatus(home)
 	if errors.Is(err, errNoAnswer) {
@@ -69,7 +69,7 @@ func lockedByDaemon(home string, err error) error {
 		return err
 	}
 	if home == "" {
-		home = hooks.Home()
+		home = spool.Home()
 	}
 	return fmt.Errorf("%w: another process holds %s (a daemon starting or stopping, or one that serves no socket); stop it first, or start this one with another --home",
 		errAlreadyRunning, filepath.Join(home, "sepa.db"))

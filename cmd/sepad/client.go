@@ -17,9 +17,9 @@ import (
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/config"
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/scoring"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -54,7 +54,7 @@ type client struct {
 func newClient(f queryFlags) *client {
 	home := f.home
 	if home == "" {
-		home = hooks.Home()
+		home = spool.Home()
 	}
 	if abs, err := filepath.Abs(home); err == nil {
 		home = abs // the daemon records absolute paths

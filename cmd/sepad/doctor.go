@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/hooks/settings"
 	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -50,7 +50,7 @@ func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	h := *home
 	if h == "" {
-		h = hooks.Home()
+		h = spool.Home()
 	}
 	d := &doctor{w: stdout}
 	d.checkSettings(*project)
@@ -152,7 +152,7 @@ func (d *doctor) checkFiles(home string) {
 	} else {
 		d.ok("state directory %s is private (%v)", home, fi.Mode().Perm())
 	}
-	for _, f := range []string{hooks.SpoolPath(home), filepath.Join(home, "sepa.db")} {
+	for _, f := range []string{spool.Path(home), filepath.Join(home, "sepa.db")} {
 		fi, err := os.Stat(f)
 		if errors.Is(err, os.ErrNotExist) {
 			d.warn(f+" does not exist yet", "it appears with the first hook event (spool) or the first `sepad run` (database)")
@@ -198,7 +198,7 @@ func (d *doctor) checkDaemon(home string) bool {
 // checkVersion infers what the Claude Code version lets sepad see from the
 // fields of the newest payloads in the spool.
 func (d *doctor) checkVersion(home string) {
-	f, err := os.Open(hooks.SpoolPath(home))
+	f, err := os.Open(spool.Path(home))
 	if err != nil {
 		return
 	}
@@ -276,7 +276,7 @@ func (d *doctor) checkVersion(home string) {
 
 // checkLag compares the spool's size with the committed offset.
 func (d *doctor) checkLag(home string, daemonUp bool) {
-	fi, err := os.Stat(hooks.SpoolPath(home))
+	fi, err := os.Stat(spool.Path(home))
 	if err != nil {
 		return
 	}
@@ -292,7 +292,7 @@ func (d *doctor) checkLag(home string, daemonUp bool) {
 	defer db.Close()
 	offs, _ := db.Offsets()
 	for _, o := range offs {
-		if o.File == hooks.SpoolPath(home) {
+		if o.File == spool.Path(home) {
 			if lag := fi.Size() - o.Offset; lag > 0 {
 				d.warn(fmt.Sprintf("%d bytes of the spool are not in the store yet", lag), "start the daemon: `sepad run`")
 			} else {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 )
 
 // lowSpace is the free space under which doctor warns about the file
@@ -33,7 +33,7 @@ func init() {
 		d := &doctor{w: stdout}
 		home := flagValue(args, "home")
 		if home == "" {
-			home = hooks.Home()
+			home = spool.Home()
 		}
 		d.checkIngest(home)
 		if d.failed == 0 {
@@ -93,7 +93,7 @@ func (d *doctor) checkIngest(home string) {
 			}
 		}
 	}
-	for _, fb := range hooks.RuntimeFallbackPaths(home) {
+	for _, fb := range spool.RuntimeFallbackPaths(home) {
 		more, _ := filepath.Glob(fb + ".*")
 		for _, p := range append([]string{fb}, more...) {
 			fi, err := os.Stat(p)

@@ -14,10 +14,10 @@ import (
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evals"
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/spool"
 )
 
 func init() {
@@ -101,7 +101,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	home := qf.home
 	if home == "" {
-		home = hooks.Home()
+		home = spool.Home()
 	}
 	// claude prints where its results and report are: under $SEPA_HOME,
 	// not in the private plugin's directory removed after the run.
@@ -220,7 +220,7 @@ func importClaudeEval(qf queryFlags, file string, pos []string, stdout io.Writer
 	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source, ev.File = key, name, mutation.Hash(content), time.Now().UTC(), "import", abs
 	home := qf.home
 	if home == "" {
-		home = hooks.Home()
+		home = spool.Home()
 	}
 	if err := evals.Append(home, *ev); err != nil {
 		return err

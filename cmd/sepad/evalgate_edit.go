@@ -11,9 +11,9 @@ import (
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evals"
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/spool"
 )
 
 // gateEdit is `sepad eval SKILL --gate [--baseline V|FILE]`: the eval
@@ -51,7 +51,7 @@ func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, b
 	}
 	home := qf.home
 	if home == "" {
-		home = hooks.Home()
+		home = spool.Home()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout(g))
 	defer cancel()

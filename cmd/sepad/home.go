@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 )
 
 // errUnsafeHome: the state directory exists and others can write it, or
@@ -51,7 +51,7 @@ func prepareHome(home string) error {
 
 // isSepadHome reports whether dir already holds sepad's files.
 func isSepadHome(dir string) bool {
-	for _, f := range []string{"sepa.db", filepath.Base(hooks.SpoolPath(dir))} {
+	for _, f := range []string{"sepa.db", filepath.Base(spool.Path(dir))} {
 		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
 			return true
 		}

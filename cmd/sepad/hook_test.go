@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sepad/sepad/event"
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/spool"
 )
 
 // runHookCmd runs `sepad hook args...` in-process with stdin.
@@ -22,7 +22,7 @@ func runHookCmd(t *testing.T, stdin string, args ...string) (code int, stdout, s
 
 func spoolLines(t *testing.T, home string) []string {
 	t.Helper()
-	b, err := os.ReadFile(hooks.SpoolPath(home))
+	b, err := os.ReadFile(spool.Path(home))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/api"
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/hooks/settings"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/spool"
 )
 
 func init() {
@@ -53,7 +53,7 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 			return nil, "", usageErrorf("--service takes only --home, --no-start and --dry-run")
 		}
 		if f.home == "" {
-			f.home = hooks.Home()
+			f.home = spool.Home()
 		}
 		return f, "", nil
 	}
@@ -136,14 +136,14 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	case f.shellForm:
 		spec = settings.HookSpec{Transport: "command", Command: settings.CommandFor(bin)}
 	}
-	ch, err := settings.Install(path, settings.BackupDir(hooks.Home(), path), spec, f.dryRun, time.Now())
+	ch, err := settings.Install(path, settings.BackupDir(spool.Home(), path), spec, f.dryRun, time.Now())
 	if err != nil {
 		return err
 	}
 	if !f.dryRun && !f.user {
 		// Rollbacks write only in projects a person installed (or
 		// configured): record this one.
-		if err := mutation.RecordInstalledRoot(hooks.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
+		if err := mutation.RecordInstalledRoot(spool.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
 			return err
 		}
 	}
@@ -190,12 +190,12 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if f.service {
 		return uninstallService(stdout, f.home, f.dryRun)
 	}
-	ch, err := settings.Uninstall(path, settings.BackupDir(hooks.Home(), path), f.dryRun, time.Now())
+	ch, err := settings.Uninstall(path, settings.BackupDir(spool.Home(), path), f.dryRun, time.Now())
 	if err != nil {
 		return err
 	}
 	if !f.dryRun && !f.user {
-		if err := mutation.ForgetInstalledRoot(hooks.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
+		if err := mutation.ForgetInstalledRoot(spool.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
 			return err
 		}
 	}
@@ -223,7 +223,7 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 // Code gets it: the settings file names $SEPAD_SECRET, which must be in
 // the environment Claude Code starts from.
 func printSecretHelp(stdout io.Writer) {
-	home := hooks.Home()
+	home := spool.Home()
 	if _, err := api.LoadOrCreateSecret(home); err != nil {
 		fmt.Fprintf(stdout, "warning: %v\n", err)
 	}
@@ -236,7 +236,7 @@ func printSecretHelp(stdout io.Writer) {
 // nextStep ends an install with what to do next when no daemon answers:
 // the hook only spools events, the daemon grades them.
 func nextStep(w io.Writer) {
-	if _, err := daemonStatus(hooks.Home()); err == nil {
+	if _, err := daemonStatus(spool.Home()); err == nil {
 		return
 	}
 	fmt.Fprintln(w, "next: start the daemon: `sepad run` (in a terminal) or `sepad install --service` (now and at login); then `sepad doctor`")

@@ -6,10 +6,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
+	"github.com/sepad/sepad/spool"
 )
 
 func init() {
@@ -48,6 +48,6 @@ func runNotices(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 // pending notices file.
 func noticeWriter(home string) mutation.Notify {
 	return func(project, text string, at time.Time) error {
-		return hooks.AppendNotice(home, project, text, at, time.Second)
+		return spool.AppendNotice(home, project, text, at, time.Second)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/api"
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/spool"
 )
 
 func init() {
@@ -34,7 +34,7 @@ func runReload(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	h := *home
 	if h == "" {
-		h = hooks.Home()
+		h = spool.Home()
 	}
 	st, err := daemonStatus(h)
 	if errors.Is(err, errNoAnswer) {

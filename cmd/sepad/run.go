@@ -20,12 +20,12 @@ import (
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evolve"
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/scoring"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 	"github.com/sepad/sepad/telemetry"
@@ -160,7 +160,7 @@ func openDaemon(ctx context.Context, f daemonFlags, logger *slog.Logger) (*daemo
 		d.cfgPath = ""
 	}
 	if d.home == "" {
-		d.home = hooks.Home()
+		d.home = spool.Home()
 	}
 	cfg, err := config.Load(d.cfgPath)
 	if err != nil {

@@ -13,10 +13,10 @@ import (
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/dashboard"
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/scoring"
+	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/team"
 )
 
@@ -99,7 +99,7 @@ func runTeam(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	h := *home
 	if h == "" {
-		h = hooks.Home()
+		h = spool.Home()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

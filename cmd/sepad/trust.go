@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/spool"
 )
 
 func init() {
@@ -31,7 +31,7 @@ func runTrust(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	h := *home
 	if h == "" {
-		h = hooks.Home()
+		h = spool.Home()
 	}
 	if *list {
 		if len(pos) > 0 || *remove {

@@ -72,7 +72,7 @@ func TestSources(t *testing.T) {
 			t.Errorf("listed %s: %v", f, err)
 		}
 	}
-	for _, want := range []string{"go.mod", "cmd/sepad/main.go", "cmd/sepad-hook/main.go", "render/grades.go", "hooks/spool.go"} {
+	for _, want := range []string{"go.mod", "cmd/sepad/main.go", "cmd/sepad-hook/main.go", "render/grades.go", "spool/spool.go"} {
 		if !has[want] {
 			t.Errorf("%s is not among the %d files", want, len(files))
 		}

@@ -1,24 +1,21 @@
 //go:build !unix
 
-package hooks
+package spool
 
 import (
 	"errors"
 	"os"
 )
 
-const (
-	oRead                 = os.O_RDONLY
-	oAppendCreateNoFollow = oAppendCreate
-)
+const oAppendCreateNoFollow = oAppendCreate
 
-// errNoLock: this platform has no flock. LockSpool fails and Append
+// errNoLock: this platform has no flock. Lock fails and Append
 // writes every line to the fallback file in single O_APPEND writes.
 var errNoLock = errors.New("no advisory file lock on this platform")
 
 func tryLock(*os.File) (bool, error) { return false, errNoLock }
 
-func unlock(*os.File) error { return nil }
+func unlockFile(*os.File) error { return nil }
 
 // statDevIno: no runtime fallback file on this platform (see
 // RuntimeFallbackPaths).

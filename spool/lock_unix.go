@@ -1,16 +1,12 @@
 //go:build unix
 
-package hooks
+package spool
 
 import (
 	"errors"
 	"os"
 	"syscall"
 )
-
-// oRead opens a file for reading without waiting on a FIFO put in a
-// prompt file's place.
-const oRead = os.O_RDONLY | syscall.O_NONBLOCK
 
 // oAppendCreateNoFollow opens a runtime fallback file for appending,
 // refusing a symbolic link in its place.
@@ -40,7 +36,7 @@ func tryLock(f *os.File) (busy bool, err error) {
 	return false, ferr
 }
 
-func unlock(f *os.File) error {
+func unlockFile(f *os.File) error {
 	conn, err := f.SyscallConn()
 	if err != nil {
 		return err

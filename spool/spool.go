@@ -1,19 +1,17 @@
-// Package hooks is the write side of sepad: `sepad hook` turns one Claude
-// Code hook payload into one enriched spool line (Enrich) and appends it under
-// the spool lock with a bounded wait (Append); Handle does both, for the
-// command hook and later the HTTP transport. It also installs sepad's hook
-// entries into Claude Code settings files (Install, Uninstall).
-//
-// The spool layout, the lock and the line schema are documented in
-// docs/events.md.
-package hooks
+// Package spool is sepad's state directory on the write side: the spool
+// the hook appends one line to per event, the fallback files a line goes to
+// when the spool cannot take it, the pending notices, and the advisory lock
+// that every writer and the daemon's rotation hold (docs/events.md, "The
+// spool"). The hook writes through it (package hooks), the collector reads
+// the same paths and rotates under the same lock, the daemon and `sepad
+// notices` add notices.
+package spool
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,8 +26,8 @@ const (
 	fallbackLog  = "fallback.log"
 )
 
-// ErrLockTimeout is returned by LockSpool when the lock was not had within
-// the timeout. Append reacts to it by writing to the fallback file.
+// ErrLockTimeout is returned by Lock when the lock was not had within the
+// timeout. Append reacts to it by writing to the fallback file.
 var ErrLockTimeout = errors.New("spool lock timeout")
 
 // errNotRegular: sepad reads only regular files (a FIFO would block).
@@ -42,7 +40,10 @@ var ErrBadLine = errors.New("line contains a newline")
 // Home returns sepad's state directory: $SEPA_HOME, else
 // $XDG_STATE_HOME/sepa, else ~/.local/state/sepa. A relative
 // $XDG_STATE_HOME is ignored, as the XDG spec requires.
-func Home() string { return homeFrom(getenv, userHome(), os.TempDir()) }
+func Home() string {
+	h, _ := os.UserHomeDir()
+	return homeFrom(os.Getenv, h, os.TempDir())
+}
 
 // homeFrom is Home with its inputs given: the environment lookup, the
 // user's home directory and the temporary directory.
@@ -59,8 +60,8 @@ func homeFrom(getenv func(string) string, userHome, tempDir string) string {
 	return filepath.Join(tempDir, "sepa-"+strconv.Itoa(os.Getuid()))
 }
 
-// SpoolPath is the spool every hook call appends to: home/events.jsonl.
-func SpoolPath(home string) string { return filepath.Join(home, spoolName) }
+// Path is the spool every hook call appends to: home/events.jsonl.
+func Path(home string) string { return filepath.Join(home, spoolName) }
 
 // FallbackPath is where Append writes a line it could not append to the
 // spool within the bounded wait (lock busy, disk full):
@@ -79,8 +80,8 @@ func FallbackLogPath(home string) string { return filepath.Join(home, fallbackLo
 // FallbackCount returns how many lines went to the fallback file, from the
 // fallback log (0 when it does not exist).
 func FallbackCount(home string) (int, error) {
-	b, err := readFile(FallbackLogPath(home), 1<<30)
-	if os.IsNotExist(err) {
+	b, err := os.ReadFile(FallbackLogPath(home))
+	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
@@ -89,65 +90,53 @@ func FallbackCount(home string) (int, error) {
 	return bytes.Count(b, []byte{'\n'}), nil
 }
 
-// readFile reads path, at most max+1 bytes (so a caller can tell a file
-// over max), refusing anything but a regular file.
-func readFile(path string, max int64) ([]byte, error) {
-	f, err := openFile(path, oRead, 0)
+// readRegular reads path, at most max+1 bytes (so a caller can tell a file
+// over max), refusing anything but a regular file: the notices are read by
+// the hook at SessionStart, which must never wait on a FIFO.
+func readRegular(path string, max int64) ([]byte, error) {
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.close()
-	size, err := f.size()
+	if !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
+	}
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+		return nil, err
 	}
-	if !f.regular() {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
-	}
-	b := make([]byte, 0, min(size, max)+1)
-	for int64(len(b)) <= max {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := f.read(b[len(b):min(int64(cap(b)), max+1)])
-		b = b[:len(b)+n]
-		if err != nil {
-			return b, &fs.PathError{Op: "read", Path: path, Err: err}
-		}
-		if n == 0 {
-			break
-		}
-	}
-	return b, nil
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max+1))
 }
 
 // ensureHome creates the state directory 0700 when missing. An existing
 // directory keeps its mode: it is the user's.
 func ensureHome(home string) error {
-	if err := mkdirAll(home, 0o700); err != nil {
+	if err := os.MkdirAll(home, 0o700); err != nil {
 		return fmt.Errorf("create state directory %s: %w", home, err)
 	}
 	return nil
 }
 
-// LockSpool takes the spool lock (an exclusive flock on LockPath), waiting
-// at most timeout, and returns the function that releases it. Everything
-// that appends to the spool or renames it holds this lock. When the lock is
-// not had in time the error wraps ErrLockTimeout.
-func LockSpool(home string, timeout time.Duration) (unlock func() error, err error) {
-	f, err := openFile(LockPath(home), oLockCreate, 0o600)
-	if os.IsNotExist(err) {
+// Lock takes the spool lock (an exclusive flock on LockPath), waiting at
+// most timeout, and returns the function that releases it. Everything that
+// appends to the spool or renames it holds this lock. When the lock is not
+// had in time the error wraps ErrLockTimeout.
+func Lock(home string, timeout time.Duration) (unlock func() error, err error) {
+	const flag = os.O_RDWR | os.O_CREATE
+	f, err := os.OpenFile(LockPath(home), flag, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
 		// The common case has the directory: create it only when missing.
 		if err := ensureHome(home); err != nil {
 			return nil, err
 		}
-		f, err = openFile(LockPath(home), oLockCreate, 0o600)
+		f, err = os.OpenFile(LockPath(home), flag, 0o600)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open spool lock: %w", err)
 	}
-	if err := f.lock(timeout); err != nil {
-		f.close()
+	if err := lockWait(f, timeout); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", LockPath(home), err)
 	}
 	done := false
@@ -156,19 +145,41 @@ func LockSpool(home string, timeout time.Duration) (unlock func() error, err err
 			return nil
 		}
 		done = true
-		uerr := f.unlock()
-		if cerr := f.close(); uerr == nil {
+		uerr := unlockFile(f)
+		if cerr := f.Close(); uerr == nil {
 			uerr = cerr
 		}
 		return uerr
 	}, nil
 }
 
+// lockWait takes the exclusive advisory lock on f within timeout. It polls
+// a non-blocking flock instead of making a blocking one, because a
+// blocking flock cannot be given a deadline: the hook's wait must end
+// (then the line goes to the fallback file), and no thread may be left
+// stuck in the kernel behind a holder that never lets go.
+func lockWait(f *os.File, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for i := 0; ; i++ {
+		busy, err := tryLock(f)
+		if err != nil {
+			return err
+		}
+		if !busy {
+			return nil
+		}
+		now := time.Now()
+		if !now.Before(deadline) {
+			return ErrLockTimeout
+		}
+		time.Sleep(min(backoff(i), deadline.Sub(now)))
+	}
+}
+
 // backoff is the polling schedule of the bounded lock wait: short first,
 // since holders keep the lock for one write.
 func backoff(i int) time.Duration {
-	d := 50 * time.Microsecond << min(i, 6) // 50µs .. 3.2ms
-	return d
+	return 50 * time.Microsecond << min(i, 6) // 50µs .. 3.2ms
 }
 
 // Append appends line and a newline to the spool in one write, under the
@@ -179,15 +190,15 @@ func backoff(i int) time.Duration {
 // (0700) and the files (0600) when missing and returns the path of the file
 // that holds the line. A line containing '\n' is refused (ErrBadLine).
 func Append(home string, line []byte, timeout time.Duration) (wrote string, err error) {
-	wrote, _, err = appendOnce(home, line, timeout, nil)
+	wrote, _, err = AppendUnless(home, line, timeout, nil)
 	return wrote, err
 }
 
-// appendOnce is Append with a duplicate check: when dup is not nil it runs
-// under the spool lock, given the spool's path, and when it reports the
-// line already there (the other copy of a double-installed event,
-// dedup.go) nothing is written and duplicate is set.
-func appendOnce(home string, line []byte, timeout time.Duration, dup func(spool string) bool) (wrote string, duplicate bool, err error) {
+// AppendUnless is Append with a check: when dup is not nil it runs under
+// the spool lock, given the spool's path, and when it reports the line
+// already there (for the hook, the other copy of a double-installed event)
+// nothing is written and duplicate is set.
+func AppendUnless(home string, line []byte, timeout time.Duration, dup func(spool string) bool) (wrote string, duplicate bool, err error) {
 	line = bytes.TrimRight(line, "\r\n")
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return "", false, ErrBadLine
@@ -196,19 +207,19 @@ func appendOnce(home string, line []byte, timeout time.Duration, dup func(spool 
 	copy(buf, line)
 	buf[len(line)] = '\n'
 
-	unlock, lerr := LockSpool(home, timeout)
+	unlock, lerr := Lock(home, timeout)
 	var reason string
 	if lerr == nil {
-		if dup != nil && dup(SpoolPath(home)) {
-			return SpoolPath(home), true, unlock()
+		if dup != nil && dup(Path(home)) {
+			return Path(home), true, unlock()
 		}
-		werr := appendLocked(SpoolPath(home), buf)
+		werr := appendLocked(Path(home), buf)
 		uerr := unlock()
 		if werr == nil {
 			if uerr != nil {
-				return SpoolPath(home), false, fmt.Errorf("unlock spool: %w", uerr)
+				return Path(home), false, fmt.Errorf("unlock spool: %w", uerr)
 			}
-			return SpoolPath(home), false, nil
+			return Path(home), false, nil
 		}
 		reason = "write-failed"
 		lerr = werr
@@ -240,24 +251,24 @@ func appendOnce(home string, line []byte, timeout time.Duration, dup func(spool 
 	return "", false, errors.New(msg)
 }
 
+// oAppendCreate opens the spool and the fallback files for appending.
+const oAppendCreate = os.O_WRONLY | os.O_APPEND | os.O_CREATE
+
 // appendLocked writes buf at the end of path in one O_APPEND write. The
 // caller holds the spool lock, so nobody else appends meanwhile: a failed
 // or short write is undone by truncating back to the old size, so the spool
 // never keeps half a line.
 func appendLocked(path string, buf []byte) error {
-	f, err := openFile(path, oAppendCreate, 0o600)
+	f, err := os.OpenFile(path, oAppendCreate, 0o600)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
-	size, _ := f.size()
-	n, werr := f.write(buf)
-	if werr == nil && n < len(buf) {
-		werr = io.ErrShortWrite
-	}
+	size := fileSize(f)
+	n, werr := f.Write(buf)
 	if werr != nil && n > 0 && size >= 0 {
-		f.truncate(size) // best effort: drop the partial line
+		f.Truncate(size) // best effort: drop the partial line
 	}
-	cerr := f.close()
+	cerr := f.Close()
 	if werr != nil {
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
@@ -265,6 +276,15 @@ func appendLocked(path string, buf []byte) error {
 		return fmt.Errorf("close %s: %w", path, cerr)
 	}
 	return nil
+}
+
+// fileSize is f's size, -1 when it cannot be had.
+func fileSize(f *os.File) int64 {
+	fi, err := f.Stat()
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
 // appendFallback appends buf to the fallback file. It holds that file's own
@@ -276,39 +296,36 @@ func appendLocked(path string, buf []byte) error {
 // With limit > 0, a write that would take the file past limit bytes is
 // refused with ErrFallbackFull.
 func appendFallback(path string, buf []byte, wait time.Duration, limit int64, flag int) error {
-	f, err := openFile(path, flag, 0o600)
-	if os.IsNotExist(err) {
+	f, err := os.OpenFile(path, flag, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
 		if err := ensureHome(filepath.Dir(path)); err != nil {
 			return err
 		}
-		f, err = openFile(path, flag, 0o600)
+		f, err = os.OpenFile(path, flag, 0o600)
 	}
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
-	locked := f.lock(wait) == nil
+	locked := lockWait(f, wait) == nil
 	var size int64 = -1
 	if locked || limit > 0 {
-		size, _ = f.size()
+		size = fileSize(f)
 	}
 	if limit > 0 && size+int64(len(buf)) > limit {
 		if locked {
-			f.unlock()
+			unlockFile(f)
 		}
-		f.close()
+		f.Close()
 		return fmt.Errorf("write %s: %w", path, ErrFallbackFull)
 	}
-	n, werr := f.write(buf)
-	if werr == nil && n < len(buf) {
-		werr = io.ErrShortWrite
-	}
+	n, werr := f.Write(buf)
 	if werr != nil && n > 0 && size >= 0 && locked {
-		f.truncate(size)
+		f.Truncate(size)
 	}
 	if locked {
-		f.unlock()
+		unlockFile(f)
 	}
-	cerr := f.close()
+	cerr := f.Close()
 	if werr != nil {
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
@@ -318,10 +335,10 @@ func appendFallback(path string, buf []byte, wait time.Duration, limit int64, fl
 // noteFallback adds one line to the fallback log; best effort (the disk may
 // be the reason we are here).
 func noteFallback(home, reason string) {
-	f, err := openFile(FallbackLogPath(home), oAppendCreate, 0o600)
+	f, err := os.OpenFile(FallbackLogPath(home), oAppendCreate, 0o600)
 	if err != nil {
 		return
 	}
-	f.write([]byte(time.Now().UTC().Format(time.RFC3339Nano) + " " + reason + "\n"))
-	f.close()
+	f.Write([]byte(time.Now().UTC().Format(time.RFC3339Nano) + " " + reason + "\n"))
+	f.Close()
 }

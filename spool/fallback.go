@@ -1,4 +1,4 @@
-package hooks
+package spool
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func RuntimeFallbackPaths(home string) []string {
 	name := "fallback-" + strconv.FormatUint(dev, 16) + "-" + strconv.FormatUint(ino, 16) + ".jsonl"
 	var out []string
 	for _, base := range runtimeBases() {
-		if base == "" || !filepath.IsAbs(base) || !isDir(base) {
+		if fi, err := os.Stat(base); base == "" || !filepath.IsAbs(base) || err != nil || !fi.IsDir() {
 			continue
 		}
 		p := filepath.Join(base, "sepa-"+uid, name)
@@ -54,7 +54,7 @@ func RuntimeFallbackPaths(home string) []string {
 // runtimeBases are the directories RuntimeFallbackPaths looks in, in
 // order; tests replace it to keep their files out of the real ones.
 var runtimeBases = func() []string {
-	return []string{getenv("XDG_RUNTIME_DIR"), "/run/user/" + strconv.Itoa(os.Getuid()), "/dev/shm"}
+	return []string{os.Getenv("XDG_RUNTIME_DIR"), "/run/user/" + strconv.Itoa(os.Getuid()), "/dev/shm"}
 }
 
 // appendRuntimeFallback appends buf to a runtime fallback file, in a
