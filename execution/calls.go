@@ -35,7 +35,7 @@ func (g *Grouper) toolEvent(t *thread, ev *event.Event) {
 		}
 	}
 	if name, ok := g.invokes(ev); ok && t.Agent == "" {
-		g.startPart(t, ev, name, "skill", skillArgs(ev.ToolInput))
+		g.startPart(t, ev, name, "skill", skillArgs(ev.ToolInput)).InvokedBy = InvokedByClaude
 	}
 	if t.Agent != "" && t.Fork == "" && t.current() == nil {
 		if x := g.forkOf(t); x != nil {

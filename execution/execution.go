@@ -108,6 +108,14 @@ type Execution struct {
 	// Loaded lists the instruction files Claude Code loaded while it ran
 	// (nested CLAUDE.md files, rules matched by paths:).
 	Loaded []LoadedFile `json:"loaded,omitempty"`
+	// InvokedBy says who invoked a skill's execution (Kind "skill", main
+	// thread): InvokedByClaude for the Skill tool (the model chose the
+	// skill by its description), InvokedByUser for a typed `/skill`.
+	// MissedActivation marks a typed invocation right after a turn of
+	// the same session in which the skill was not used: the model missed
+	// it and the person had to ask (activation.go, docs/activation.md).
+	InvokedBy        string `json:"invoked_by,omitempty"`
+	MissedActivation bool   `json:"missed_activation,omitempty"`
 	// Prompt is the user prompt or invocation arguments that started it.
 	Prompt    string     `json:"prompt,omitempty"`
 	StartedAt time.Time  `json:"started_at,omitempty"`

@@ -82,6 +82,10 @@ type thread struct {
 	// session loaded it (its SessionStart, main thread): a plugin
 	// prompt's executions are charged to it.
 	PluginPrompts map[string]string `json:"plugin_prompts,omitempty"`
+	// Turned is set once a turn of the main thread ended; PrevSkills
+	// are the skills that turn used (activation.go).
+	Turned     bool     `json:"turned,omitempty"`
+	PrevSkills []string `json:"prev_skills,omitempty"`
 }
 
 // NewGrouper returns an empty Grouper.
@@ -162,7 +166,7 @@ func (g *Grouper) addAt(ev *event.Event, recv time.Time) []Execution {
 				break
 			}
 			if isSkill {
-				g.startPart(t, ev, name, "skill", strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(ev.Prompt), "/"+name)))
+				typed(t, g.startPart(t, ev, name, "skill", strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(ev.Prompt), "/"+name))))
 			} else {
 				g.startPart(t, ev, SessionSkill, "session", ev.Prompt)
 			}
@@ -183,6 +187,7 @@ func (g *Grouper) addAt(ev *event.Event, recv time.Time) []Execution {
 			// tell was a skill (`/apps/web:deploy`: a name with a '/'):
 			// it is the skill's from its start.
 			cur.Skill, cur.Kind, cur.SkillVersion, cur.Instructions = name, "skill", "", nil
+			typed(t, cur)
 			g.attribute(cur, ev, name)
 			g.touch(cur, ev)
 			break
@@ -196,7 +201,7 @@ func (g *Grouper) addAt(ev *event.Event, recv time.Time) []Execution {
 			out = append(out, closed...)
 			t.PromptID = ev.PromptID
 		}
-		g.startPart(t, ev, name, "skill", ev.Prompt)
+		typed(t, g.startPart(t, ev, name, "skill", ev.Prompt))
 	case event.PreToolUse, event.PostToolUse, event.PostToolUseFailure, event.Legacy:
 		g.toolEvent(t, ev)
 	case event.Stop, event.StopFailure, event.SubagentStop:

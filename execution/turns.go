@@ -19,6 +19,9 @@ func (g *Grouper) endTurn(t *thread, ev *event.Event, complete bool) []Execution
 	var out []Execution
 	parts := t.Parts
 	t.Parts = nil
+	if t.Agent == "" {
+		t.Turned, t.PrevSkills = true, usedSkills(parts)
+	}
 	for i, x := range parts {
 		for j := range x.Calls {
 			if !x.Calls[j].Done {

@@ -64,6 +64,10 @@ type Execution struct {
 	Compactions int `json:"compactions,omitempty"`
 	// Claude Code's prompt_id of the prompt it started in (>= 2.1.196).
 	PromptID string `json:"prompt_id,omitempty"`
+	// Who invoked a skill (claude: the Skill tool; user: typed), and
+	// whether a typed one was a missed activation (docs/activation.md).
+	InvokedBy        string `json:"invoked_by,omitempty"`
+	MissedActivation bool   `json:"missed_activation,omitempty"`
 }
 
 // Skipped is a line of a log that is not an event.
@@ -146,6 +150,7 @@ func (s *Scorer) row(x *execution.Execution) Execution {
 		Kind: x.Kind, Retries: x.Retries(), Corrections: x.Corrections, Acceptances: x.Acceptances, Repairs: x.Repairs, HasOutput: x.HasOutput, StopError: x.StopError,
 		Usage: x.Usage, UsageReason: x.UsageReason, ShellLines: len(x.ShellLines),
 		Denied: x.Denials(), Compactions: len(x.Compactions),
+		InvokedBy: x.InvokedBy, MissedActivation: x.MissedActivation,
 	}
 	if !x.StartedAt.IsZero() {
 		t := x.StartedAt

@@ -341,6 +341,11 @@ type scored struct {
 	// (PermissionDenied), Compactions the compactions mid-run.
 	Denied      int `json:"denied,omitempty"`
 	Compactions int `json:"compactions,omitempty"`
+	// InvokedBy and Missed are the activation marks (claude, user; a
+	// missed activation), decoded apart so the goldens recorded before
+	// them stay as they are; the activation scenarios check them.
+	InvokedBy string `json:"-"`
+	Missed    bool   `json:"-"`
 }
 
 // score runs `sepad score --json` over a spool file.
@@ -361,6 +366,18 @@ func score(t *testing.T, spool string) []scored {
 	}
 	if err := json.Unmarshal(o.Bytes(), &doc); err != nil {
 		t.Fatalf("sepad score --json: %v\n%s", err, o.String())
+	}
+	var marks struct {
+		Executions []struct {
+			InvokedBy string `json:"invoked_by"`
+			Missed    bool   `json:"missed_activation"`
+		} `json:"executions"`
+	}
+	if err := json.Unmarshal(o.Bytes(), &marks); err != nil || len(marks.Executions) != len(doc.Executions) {
+		t.Fatalf("sepad score --json: activation marks: %v", err)
+	}
+	for i, m := range marks.Executions {
+		doc.Executions[i].InvokedBy, doc.Executions[i].Missed = m.InvokedBy, m.Missed
 	}
 	return doc.Executions
 }
