@@ -2,80 +2,101 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
+	"net"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configgrpc"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
 )
 
-// receiver is an OTLP/HTTP logs endpoint that decodes each request with
-// the OpenTelemetry Collector's own pdata types (as its OTLP receiver
-// does), refusing the first ones when told to.
-type receiver struct {
-	mu      sync.Mutex
-	refuse  int
-	records []map[string]any // attributes of each record received
-	events  []string
+// receiver starts the OpenTelemetry Collector's own OTLP receiver
+// (otlpreceiver, HTTP only, on a free loopback port) with a consumer that
+// refuses the first refuse batches (the receiver then answers the request
+// with an error, as a collector whose pipeline is full does) and keeps the
+// rest in a consumertest.LogsSink. It returns the OTLP/HTTP base URL.
+func receiver(t *testing.T, refuse int) (url string, sink *consumertest.LogsSink, refused func() int) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	cfg.Protocols.GRPC = configoptional.None[configgrpc.ServerConfig]()
+	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = addr
+	sink = new(consumertest.LogsSink)
+	var mu sync.Mutex
+	n := 0
+	next, err := consumer.NewLogs(func(ctx context.Context, ld plog.Logs) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if n < refuse {
+			n++
+			return errors.New("busy")
+		}
+		return sink.ConsumeLogs(ctx, ld)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background(), componenttest.NewNopHost()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Shutdown(context.Background()) })
+	return "http://" + addr, sink, func() int { mu.Lock(); defer mu.Unlock(); return n }
 }
 
-func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/logs" || r.Header.Get("Content-Type") != "application/x-protobuf" {
-		http.Error(w, "unexpected "+r.URL.Path+" "+r.Header.Get("Content-Type"), http.StatusBadRequest)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	if rc.refuse > 0 {
-		rc.refuse--
-		http.Error(w, "busy", http.StatusServiceUnavailable)
-		return
-	}
-	req := plogotlp.NewExportRequest()
-	if err := req.UnmarshalProto(body); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	rls := req.Logs().ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		sls := rls.At(i).ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				rc.records = append(rc.records, lrs.At(k).Attributes().AsRaw())
-				rc.events = append(rc.events, lrs.At(k).EventName())
+// received is each record's event name and attributes, in order.
+func received(sink *consumertest.LogsSink) (events []string, records []map[string]any) {
+	for _, ld := range sink.AllLogs() {
+		rls := ld.ResourceLogs()
+		for i := 0; i < rls.Len(); i++ {
+			sls := rls.At(i).ScopeLogs()
+			for j := 0; j < sls.Len(); j++ {
+				lrs := sls.At(j).LogRecords()
+				for k := 0; k < lrs.Len(); k++ {
+					records = append(records, lrs.At(k).Attributes().AsRaw())
+					events = append(events, lrs.At(k).EventName())
+				}
 			}
 		}
 	}
-	resp, _ := plogotlp.NewExportResponse().MarshalProto()
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	w.Write(resp)
+	return events, records
 }
 
 // Every execution and decision arrives as a record with its attributes,
 // also when the receiver refused the first requests: the outbox keeps
 // them until one is accepted.
 func TestExportToOTLPReceiver(t *testing.T) {
-	rc := &receiver{refuse: 2}
-	srv := httptest.NewServer(rc)
-	defer srv.Close()
+	url, sink, refused := receiver(t, 2)
 	home := t.TempDir()
 	db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	e := New(db, Options{Endpoint: srv.URL, Home: home, ClaudeDir: "/home/u/.claude", Poll: 20 * time.Millisecond,
+	e := New(db, Options{Endpoint: url, Home: home, ClaudeDir: "/home/u/.claude", Poll: 20 * time.Millisecond,
 		RetryMin: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond})
 	if err := e.Open(context.Background()); err != nil {
 		t.Fatal(err)
@@ -100,23 +121,19 @@ func TestExportToOTLPReceiver(t *testing.T) {
 	}
 	e.Kick()
 	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		rc.mu.Lock()
-		n := len(rc.records)
-		rc.mu.Unlock()
-		if n >= 6 {
-			break
-		}
+	for time.Now().Before(deadline) && sink.LogRecordCount() < 6 {
 		time.Sleep(20 * time.Millisecond)
 	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	if len(rc.records) != 6 {
-		t.Fatalf("%d records, want 5 executions and 1 decision: %v", len(rc.records), rc.records)
+	if refused() != 2 {
+		t.Errorf("the receiver refused %d batches, want 2", refused())
+	}
+	events, records := received(sink)
+	if len(records) != 6 {
+		t.Fatalf("%d records, want 5 executions and 1 decision: %v", len(records), records)
 	}
 	ids := map[any]bool{}
-	for i, a := range rc.records {
-		switch rc.events[i] {
+	for i, a := range records {
+		switch events[i] {
 		case "sepad.execution":
 			ids[a["sepad.execution.id"]] = true
 			if id, _ := a["sepad.execution.id"].(string); a["prompt.id"] != "p-"+id {
@@ -134,7 +151,7 @@ func TestExportToOTLPReceiver(t *testing.T) {
 				t.Errorf("decision record: %v", a)
 			}
 		default:
-			t.Errorf("record %d: event %q", i, rc.events[i])
+			t.Errorf("record %d: event %q", i, events[i])
 		}
 		for k, v := range a {
 			if s, ok := v.(string); ok && (s == "secret" || s == "the answer" || s == "/home/u/secret/path") {
