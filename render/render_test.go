@@ -2,9 +2,11 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -93,5 +95,44 @@ func TestCost(t *testing.T) {
 	}
 	if got := Tokens(&query.Tokens{N: 2, Mean: 1200, CostUnknown: 2}, nil); got != "1.2k tok "+PriceUnknown {
 		t.Errorf("Tokens = %q", got)
+	}
+}
+
+// TestGradeTableRow: the rows DecodeGrades decodes for its table are a
+// part of query.GradeRow: every field has the same JSON name and type,
+// and the table printed from them equals the table printed from whole
+// rows in which every field is set (so a field the table starts to show
+// and tableRow lacks fails here).
+func TestGradeTableRow(t *testing.T) {
+	full := reflect.TypeFor[query.GradeRow]()
+	slim := reflect.TypeFor[tableRow]()
+	for i := 0; i < slim.NumField(); i++ {
+		f := slim.Field(i)
+		g, ok := full.FieldByName(f.Name)
+		if !ok || g.Type != f.Type || g.Tag.Get("json") != f.Tag.Get("json") {
+			t.Errorf("tableRow.%s (%s %q) is not query.GradeRow's", f.Name, f.Type, f.Tag.Get("json"))
+		}
+	}
+	doc := query.Grades{RubricVersion: "1.2.0", MinSamples: 3, Grades: []query.GradeRow{filled[query.GradeRow](t, 1), filled[query.GradeRow](t, 2),
+		{Skill: "review", Project: "/q/review", Version: 1, Hash: "unknown", Status: "ungraded"}}}
+	doc.Grades[1].Project = "/elsewhere/shop"
+	body, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeGrades(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, all := range []bool{false, true} {
+		var a, b bytes.Buffer
+		Grades(&a, &doc, all)
+		Grades(&b, got, all)
+		if a.String() != b.String() {
+			t.Errorf("all=%v: the table from the table rows:\n%s\nfrom whole rows:\n%s", all, b.String(), a.String())
+		}
+	}
+	if _, err := DecodeGrades([]byte(`{"grades":[{"skill":1}]}`)); err == nil || !strings.Contains(err.Error(), "malformed answer") {
+		t.Errorf("a malformed answer: %v", err)
 	}
 }

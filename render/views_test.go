@@ -68,6 +68,13 @@ func views(t *testing.T) []view {
 	notRunning := query.Status{Home: "/h", Database: "/h/sepa.db", Events: map[string]int64{}}
 	decisions := []query.Decision{{Time: record.Time, Payload: record}, {Time: record.Time, Payload: mutation.Record{Kind: mutation.KindWouldRollBack, Skill: "deploy", Words: "would roll back"}}}
 	tunreachable := team.Report{Database: team.DBState{Error: "dial: refused"}}
+	fs := flag.NewFlagSet("rollback", flag.ContinueOnError)
+	fs.String("to", "", "version to restore (vN or a hash)")
+	fs.String("o", "", "write to `FILE`")
+	fs.Bool("json", false, "print JSON")
+	fs.Int("limit", 20, "rows")
+	cp := Completion{Commands: []string{"grades", "rollback"}, Summaries: map[string]string{"grades": "grade it", "rollback": "roll 'back'"},
+		Flags: map[string][]string{"rollback": {"--to", "--json"}}}
 	return []view{
 		{"versions", func(w io.Writer) { Versions(w, &versions) }},
 		{"history", func(w io.Writer) { History(w, &history) }},
@@ -94,6 +101,17 @@ func views(t *testing.T) []view {
 		{"team-decisions", func(w io.Writer) { TeamDecisions(w, tdecisions) }},
 		{"team-status", func(w io.Writer) { TeamStatus(w, &treport) }},
 		{"team-status-unreachable", func(w io.Writer) { TeamStatus(w, &tunreachable) }},
+		{"help-rollback", func(w io.Writer) { CommandHelp(w, "rollback", "restore an earlier version", fs) }},
+		{"help-unknown", func(w io.Writer) { CommandHelp(w, "new", "a new command", nil) }},
+		{"commands", func(w io.Writer) { Commands(w, cp.Summaries) }},
+		{"completion-bash", func(w io.Writer) { cp.Bash(w, false) }},
+		{"completion-zsh", func(w io.Writer) { cp.Bash(w, true) }},
+		{"completion-fish", func(w io.Writer) { cp.Fish(w) }},
+		{"unknown-command", func(w io.Writer) {
+			for _, n := range []string{"gradez", "rollbackk", "zzz"} {
+				fmt.Fprintln(w, UnknownCommand(n, []string{"grades", "rollback", "version", "versions"}))
+			}
+		}},
 		{"nothing-exported", func(w io.Writer) {
 			for _, f := range []string{export.JSONL, export.SFT, export.Preference} {
 				fmt.Fprintln(w, NothingExported(f, export.Stats{Read: 3, Kept: 2, Labelled: 1}, false))

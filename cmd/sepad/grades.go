@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -10,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 )
 
@@ -116,7 +114,7 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err // --json alone decodes nothing: the document goes out as it came
 		}
 	}
-	doc, err := decodeGradeTable(body)
+	doc, err := render.DecodeGrades(body)
 	if err != nil {
 		return err
 	}
@@ -127,49 +125,4 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return checkGate(g, doc, len(pos) == 1)
-}
-
-// gradeTableRow is the part of a query.GradeRow that the table and the
-// gate read, with the same JSON names and types (a test checks them):
-// decoding only these takes half the time of a whole row, the largest
-// part of `sepad grades` on a big store (BENCHMARKS.md). A field the
-// table starts to show must be added here.
-type gradeTableRow struct {
-	Skill       string         `json:"skill"`
-	Project     string         `json:"project"`
-	Version     int            `json:"version"`
-	Hash        string         `json:"hash"`
-	Current     bool           `json:"current"`
-	Status      string         `json:"status"`
-	N           int            `json:"n"`
-	Aggregate   *float64       `json:"aggregate"`
-	Grade       string         `json:"grade"`
-	Advice      string         `json:"advice"`
-	Change      *float64       `json:"change"`
-	LastScore   *float64       `json:"last_score"`
-	Tokens      *query.Tokens  `json:"tokens,omitempty"`
-	TokenChange *float64       `json:"token_change,omitempty"`
-	NeededMore  *int           `json:"needed_more,omitempty"`
-	Pending     string         `json:"pending,omitempty"`
-	OverClaims  int            `json:"over_claims"`
-	Evals       *query.EvalRow `json:"evals,omitempty"`
-}
-
-// decodeGradeTable decodes GET /v1/skills into the rows' table fields.
-func decodeGradeTable(body []byte) (*query.Grades, error) {
-	var doc struct {
-		RubricVersion string          `json:"rubric_version"`
-		MinSamples    int             `json:"min_samples"`
-		Grades        []gradeTableRow `json:"grades"`
-	}
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("malformed answer: %w", err)
-	}
-	g := &query.Grades{RubricVersion: doc.RubricVersion, MinSamples: doc.MinSamples, Grades: make([]query.GradeRow, len(doc.Grades))}
-	for i, r := range doc.Grades {
-		g.Grades[i] = query.GradeRow{Skill: r.Skill, Project: r.Project, Version: r.Version, Hash: r.Hash, Current: r.Current,
-			Status: r.Status, N: r.N, Aggregate: r.Aggregate, Grade: r.Grade, Advice: r.Advice, Change: r.Change, LastScore: r.LastScore,
-			Tokens: r.Tokens, TokenChange: r.TokenChange, NeededMore: r.NeededMore, Pending: r.Pending, OverClaims: r.OverClaims, Evals: r.Evals}
-	}
-	return g, nil
 }

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/sepad/sepad/render"
 )
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -26,7 +28,7 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestHelpEveryCommand(t *testing.T) {
 	for name := range commands {
 		t.Run(name, func(t *testing.T) {
-			h, ok := helps[name]
+			h, ok := render.Helps[name]
 			if !ok {
 				t.Logf("no help text for %s in help.go: add its arguments and an example", name)
 			}
@@ -35,8 +37,8 @@ func TestHelpEveryCommand(t *testing.T) {
 				t.Fatalf("sepad help %s: exit %d, stderr %q", name, code, errOut)
 			}
 			first, _, _ := strings.Cut(out, "\n")
-			if !strings.HasPrefix(first, "usage: sepad "+name) || !strings.HasSuffix(first, h.args) {
-				t.Errorf("usage line %q lacks its arguments %q", first, h.args)
+			if !strings.HasPrefix(first, "usage: sepad "+name) || !strings.HasSuffix(first, h.Args) {
+				t.Errorf("usage line %q lacks its arguments %q", first, h.Args)
 			}
 			if !strings.Contains(out, "\nexample:\n  sepad "+name) && name != "hook" {
 				t.Errorf("no example:\n%s", out)

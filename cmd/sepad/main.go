@@ -19,7 +19,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+
+	"github.com/sepad/sepad/render"
 )
 
 // Exit codes.
@@ -74,7 +75,7 @@ func main() {
 
 func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		printUsage(stderr)
+		render.Commands(stderr, summaries())
 		return exitUsage
 	}
 	switch args[0] {
@@ -91,7 +92,7 @@ func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := runBuffered(args[0], cmd, args[1:], stdin, stdout, stderr)
 	var hr *helpRequest
 	if errors.As(err, &hr) {
-		printCommandHelp(stdout, args[0], hr.fs)
+		render.CommandHelp(stdout, args[0], cmd.summary, hr.fs)
 		return exitOK
 	}
 	return exitCode(stderr, args[0], err)
@@ -137,17 +138,4 @@ func exitCode(stderr io.Writer, name string, err error) int {
 	}
 	fmt.Fprintf(stderr, "sepad %s: %v\n", name, err)
 	return exitFail
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: sepad COMMAND [flags] [args]   (sepad help COMMAND: its usage, flags and an example)")
-	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
-	}
 }
