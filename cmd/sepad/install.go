@@ -13,6 +13,7 @@ import (
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/spool"
+	"github.com/sepad/sepad/service"
 )
 
 func init() {
@@ -110,7 +111,7 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if f.service {
-		return installService(stdout, f.home, f.dryRun, f.noStart)
+		return service.Install(stdout, f.home, f.dryRun, f.noStart)
 	}
 	bin, err := os.Executable()
 	if err != nil {
@@ -188,7 +189,7 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return err
 	}
 	if f.service {
-		return uninstallService(stdout, f.home, f.dryRun)
+		return service.Uninstall(stdout, f.home, f.dryRun)
 	}
 	ch, err := settings.Uninstall(path, settings.BackupDir(spool.Home(), path), f.dryRun, time.Now())
 	if err != nil {

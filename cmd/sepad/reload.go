@@ -11,6 +11,7 @@ import (
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/spool"
+	"github.com/sepad/sepad/service"
 )
 
 func init() {
@@ -19,9 +20,9 @@ func init() {
 
 // runReload is `sepad reload`: the service managers' reload for every
 // system. systemd's unit has ExecReload and launchd has none; both end
-// in SIGHUP to the daemon, which is what this sends (reload_unix.go). On
+// in SIGHUP to the daemon, which is what this sends (package service). On
 // Windows, which has no such signal, it restarts the scheduled task
-// (reload_windows.go): the daemon reads its configuration when it starts.
+// (service.Reload): the daemon reads its configuration when it starts.
 func runReload(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("reload", stderr)
 	home := fs.String("home", "", "the daemon's state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
@@ -47,7 +48,7 @@ func runReload(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if st.Daemon.Reload != nil {
 		prev = st.Daemon.Reload.Seq
 	}
-	if err := reloadDaemon(stdout, h, st.Daemon.PID); err != nil {
+	if err := service.Reload(stdout, h, st.Daemon.PID); err != nil {
 		return err
 	}
 	if runtime.GOOS == "windows" {

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"bytes"
@@ -15,27 +15,27 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestServiceFiles compares the unit of each system with its golden file
-// (testdata/service; regenerate with go test ./cmd/sepad -run
+// (testdata/service; regenerate with go test ./service -run
 // TestServiceFiles -update) and checks the commands that start, stop and
 // reload it. The Windows task is compared as text after decoding it from
 // UTF-16; the values carry characters that need escaping.
 func TestServiceFiles(t *testing.T) {
 	for _, tc := range []struct {
 		goos, golden string
-		p            serviceParams
+		p            Params
 		enable       string
 		reload       string
 	}{
-		{"linux", "sepad.service", serviceParams{UserHome: "/home/ada", User: "ada", Bin: "/home/ada/go/bin/sepad", Home: "/home/ada/.local/state/sepa", UID: 1000},
+		{"linux", "sepad.service", Params{UserHome: "/home/ada", User: "ada", Bin: "/home/ada/go/bin/sepad", Home: "/home/ada/.local/state/sepa", UID: 1000},
 			"systemctl --user daemon-reload; systemctl --user enable --now sepad.service", "systemctl --user reload sepad.service"},
-		{"darwin", "dev.sepad.plist", serviceParams{UserHome: "/Users/ada", User: "ada", Bin: "/Users/ada/go/bin/sepad", Home: "/Users/ada/Library/State/R&D <sepa>", UID: 501},
+		{"darwin", "dev.sepad.plist", Params{UserHome: "/Users/ada", User: "ada", Bin: "/Users/ada/go/bin/sepad", Home: "/Users/ada/Library/State/R&D <sepa>", UID: 501},
 			"launchctl load -w /Users/ada/Library/LaunchAgents/dev.sepad.plist", "launchctl kill SIGHUP gui/501/dev.sepad"},
-		{"windows", "sepad-task.xml", serviceParams{UserHome: `C:\Users\Ada Lovelace`, User: `WORKGROUP\ada`, Bin: `C:\Users\Ada Lovelace\go\bin\sepad.exe`, Home: `C:\Users\Ada Lovelace\AppData\Local\sepa`},
+		{"windows", "sepad-task.xml", Params{UserHome: `C:\Users\Ada Lovelace`, User: `WORKGROUP\ada`, Bin: `C:\Users\Ada Lovelace\go\bin\sepad.exe`, Home: `C:\Users\Ada Lovelace\AppData\Local\sepa`},
 			"schtasks /Create /TN sepad /XML " + filepath.Join(`C:\Users\Ada Lovelace\AppData\Local\sepa`, "sepad-task.xml") + " /F; schtasks /Run /TN sepad",
 			"schtasks /End /TN sepad; schtasks /Run /TN sepad"},
 	} {
 		t.Run(tc.goos, func(t *testing.T) {
-			svc, err := userService(tc.goos, tc.p)
+			svc, err := For(tc.goos, tc.p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,10 +87,10 @@ func TestServiceFiles(t *testing.T) {
 			}
 		})
 	}
-	if _, err := userService("windows", serviceParams{Home: `C:\sepa`, Bin: `C:\sepad.exe`}); err == nil {
+	if _, err := For("windows", Params{Home: `C:\sepa`, Bin: `C:\sepad.exe`}); err == nil {
 		t.Error("a task without the user's account name was made")
 	}
-	if _, err := userService("plan9", serviceParams{}); err == nil || !strings.Contains(err.Error(), "run `sepad run` from your own init system") {
+	if _, err := For("plan9", Params{}); err == nil || !strings.Contains(err.Error(), "run `sepad run` from your own init system") {
 		t.Errorf("an unknown system: %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package service
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// reloadDaemon sends the daemon SIGHUP, as systemd's ExecReload and
+// Reload sends the daemon SIGHUP, as systemd's ExecReload and
 // `launchctl kill SIGHUP` do.
-func reloadDaemon(w io.Writer, home string, pid int) error {
+func Reload(w io.Writer, home string, pid int) error {
 	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
 		return fmt.Errorf("send SIGHUP to the sepad daemon (pid %d): %w", pid, err)
 	}

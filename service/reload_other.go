@@ -1,13 +1,13 @@
 //go:build !unix && !windows
 
-package main
+package service
 
 import (
 	"fmt"
 	"io"
 )
 
-// reloadDaemon: this system has neither SIGHUP nor a service sepad knows.
-func reloadDaemon(w io.Writer, home string, pid int) error {
+// Reload: this system has neither SIGHUP nor a service sepad knows.
+func Reload(w io.Writer, home string, pid int) error {
 	return fmt.Errorf("this system has no reload signal: stop the sepad daemon (pid %d) and start it again", pid)
 }

@@ -1,6 +1,6 @@
 //go:build windows
 
-package main
+package service
 
 import (
 	"fmt"
@@ -9,15 +9,15 @@ import (
 	"runtime"
 )
 
-// reloadDaemon restarts the scheduled task: Windows has no SIGHUP, and
+// Reload restarts the scheduled task: Windows has no SIGHUP, and
 // the daemon reads its configuration when it starts. Stopping it this way
 // loses nothing: what it had not committed it reads again from the spool.
-func reloadDaemon(w io.Writer, home string, pid int) error {
-	p, err := thisUser("", home)
+func Reload(w io.Writer, home string, pid int) error {
+	p, err := ThisUser("", home)
 	if err != nil {
 		return err
 	}
-	svc, err := userService(runtime.GOOS, p)
+	svc, err := For(runtime.GOOS, p)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,9 @@
-package main
+// Package service installs sepad's daemon as the user's service: a
+// systemd user unit on Linux, a launchd agent on macOS, a scheduled task
+// on Windows (docs/install.md); it writes the unit, runs the service
+// manager's commands and prints each step, and makes the running daemon
+// read its configuration again (Reload: SIGHUP, or the task restarted).
+package service
 
 import (
 	"bytes"
@@ -17,8 +22,8 @@ import (
 	"unicode/utf16"
 )
 
-// service describes the per-user unit that runs `sepad run`.
-type service struct {
+// Unit describes the per-user unit that runs `sepad run`.
+type Unit struct {
 	// Path is where the unit file goes.
 	Path string
 	// Content is the unit file as written.
@@ -132,17 +137,17 @@ var windowsTask = template.Must(template.New("task").Funcs(serviceFuncs).Parse(`
 </Task>
 `))
 
-// serviceParams are what a unit file depends on: the user's home
+// Params are what a unit file depends on: the user's home
 // directory and account name (DOMAIN\user on Windows), the sepad binary
 // and the daemon's state directory, and the user's numeric id (launchd's
 // gui/UID domain).
-type serviceParams struct {
+type Params struct {
 	UserHome, User, Bin, Home string
 	UID                       int
 }
 
-// userService returns the unit for goos.
-func userService(goos string, p serviceParams) (*service, error) {
+// For returns the unit for goos.
+func For(goos string, p Params) (*Unit, error) {
 	data := struct{ Bin, Home, User, Label string }{p.Bin, p.Home, p.User, launchdLabel}
 	var b bytes.Buffer
 	switch goos {
@@ -150,7 +155,7 @@ func userService(goos string, p serviceParams) (*service, error) {
 		if err := systemdUnit.Execute(&b, data); err != nil {
 			return nil, err
 		}
-		return &service{
+		return &Unit{
 			Path:    filepath.Join(p.UserHome, ".config", "systemd", "user", "sepad.service"),
 			Content: b.Bytes(),
 			Enable:  [][]string{{"systemctl", "--user", "daemon-reload"}, {"systemctl", "--user", "enable", "--now", "sepad.service"}},
@@ -162,7 +167,7 @@ func userService(goos string, p serviceParams) (*service, error) {
 			return nil, err
 		}
 		path := filepath.Join(p.UserHome, "Library", "LaunchAgents", launchdLabel+".plist")
-		return &service{
+		return &Unit{
 			Path:    path,
 			Content: b.Bytes(),
 			Enable:  [][]string{{"launchctl", "load", "-w", path}},
@@ -179,7 +184,7 @@ func userService(goos string, p serviceParams) (*service, error) {
 		// The task's definition is kept in the state directory, so that
 		// uninstall finds it; Task Scheduler keeps its own copy.
 		path := filepath.Join(p.Home, "sepad-task.xml")
-		return &service{
+		return &Unit{
 			Path:    path,
 			Content: utf16File(b.String()),
 			Enable:  [][]string{{"schtasks", "/Create", "/TN", windowsTaskName, "/XML", path, "/F"}, {"schtasks", "/Run", "/TN", windowsTaskName}},
@@ -190,13 +195,13 @@ func userService(goos string, p serviceParams) (*service, error) {
 	return nil, fmt.Errorf("no service manager support for %s: run `sepad run` from your own init system", goos)
 }
 
-// thisUser returns the parameters of the running user for bin and home.
-func thisUser(bin, home string) (serviceParams, error) {
+// ThisUser returns the parameters of the running user for bin and home.
+func ThisUser(bin, home string) (Params, error) {
 	uh, err := os.UserHomeDir()
 	if err != nil {
-		return serviceParams{}, err
+		return Params{}, err
 	}
-	p := serviceParams{UserHome: uh, Bin: bin, Home: home, UID: os.Getuid()}
+	p := Params{UserHome: uh, Bin: bin, Home: home, UID: os.Getuid()}
 	if u, err := user.Current(); err == nil {
 		p.User = u.Username
 	}
@@ -254,18 +259,18 @@ func utf16File(s string) []byte {
 	return b
 }
 
-// installService writes and enables the user unit, printing every step
+// Install writes and enables the user unit, printing every step
 // and how to undo it. With dryRun it only prints.
-func installService(w io.Writer, home string, dryRun, noStart bool) error {
+func Install(w io.Writer, home string, dryRun, noStart bool) error {
 	bin, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find the sepad binary: %w", err)
 	}
-	p, err := thisUser(bin, home)
+	p, err := ThisUser(bin, home)
 	if err != nil {
 		return err
 	}
-	svc, err := userService(runtime.GOOS, p)
+	svc, err := For(runtime.GOOS, p)
 	if err != nil {
 		return err
 	}
@@ -296,13 +301,13 @@ func installService(w io.Writer, home string, dryRun, noStart bool) error {
 	return nil
 }
 
-// uninstallService stops, disables and removes the user unit.
-func uninstallService(w io.Writer, home string, dryRun bool) error {
-	p, err := thisUser("", home)
+// Uninstall stops, disables and removes the user unit.
+func Uninstall(w io.Writer, home string, dryRun bool) error {
+	p, err := ThisUser("", home)
 	if err != nil {
 		return err
 	}
-	svc, err := userService(runtime.GOOS, p)
+	svc, err := For(runtime.GOOS, p)
 	if err != nil {
 		return err
 	}
