@@ -12,8 +12,8 @@ import (
 	"github.com/sepad/sepad/hooks/settings"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
-	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/service"
+	"github.com/sepad/sepad/spool"
 )
 
 func init() {

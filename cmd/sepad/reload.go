@@ -10,8 +10,8 @@ import (
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/query"
-	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/service"
+	"github.com/sepad/sepad/spool"
 )
 
 func init() {
