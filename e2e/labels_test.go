@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
@@ -86,7 +87,7 @@ max_expected:
 
 	var rej *mutation.Record
 	for _, r := range decisions(t, p.home) {
-		if r.Kind == mutation.KindDecision && r.Decision != nil && r.Decision.Outcome == mutation.Reject {
+		if r.Kind == mutation.KindDecision && r.Decision != nil && r.Decision.Outcome == decide.Reject {
 			rej = &r
 		}
 	}
@@ -203,7 +204,7 @@ scoring:
 	d.stop(t)
 	recs := decisions(t, p.home)
 	last := recs[len(recs)-1]
-	if last.Kind != mutation.KindDecision || last.Decision == nil || last.Decision.Outcome != mutation.Reject || !strings.Contains(last.Words, "label 0.00") {
+	if last.Kind != mutation.KindDecision || last.Decision == nil || last.Decision.Outcome != decide.Reject || !strings.Contains(last.Words, "label 0.00") {
 		t.Fatalf("last decision %+v", last)
 	}
 	// The daemon's rubric records the label weight; the views read it.

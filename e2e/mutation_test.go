@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
@@ -318,7 +319,7 @@ func TestMutationLoop(t *testing.T) {
 	}
 	for _, r := range decisions(t, replay) {
 		again = append(again, r.Rule)
-		if r.Kind != mutation.KindDecision || r.Decision.Outcome != mutation.Accept {
+		if r.Kind != mutation.KindDecision || r.Decision.Outcome != decide.Accept {
 			if r.Applied {
 				t.Errorf("replay applied %s/%s with auto_rollback off", r.Kind, r.Rule)
 			}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
@@ -152,7 +153,7 @@ type StrategyStat struct {
 func (l *skillLog) outcome(hash string) (decided, accepted bool, delta float64) {
 	for _, r := range l.records {
 		switch {
-		case r.Kind == mutation.KindDecision && r.To == hash && r.Decision != nil && r.Decision.Outcome == mutation.Accept:
+		case r.Kind == mutation.KindDecision && r.To == hash && r.Decision != nil && r.Decision.Outcome == decide.Accept:
 			return true, true, r.Decision.Delta
 		case r.From == hash && r.Decision != nil && (r.Kind == mutation.KindRollback || r.Kind == mutation.KindWouldRollBack || r.Kind == mutation.KindConflict):
 			return true, false, r.Decision.Delta

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
@@ -57,7 +58,7 @@ func sampleInput() Input {
 		MinBytes: 50, MaxBytes: 200, EditBytes: 256,
 		Rejected: []mutation.Rejected{{Hash: "h2", Seq: 2, ParentSeq: 1, Status: mutation.StatusRolledBack, Delta: -12.5,
 			Words: "reject: v2 scored 12.5 points below v1 over 6 runs",
-			Worst: []mutation.SignalDiff{{Signal: fitness.SignalErrorRate, Baseline: 0.9, Candidate: 0.4, Points: -7.5}},
+			Worst: []decide.SignalDiff{{Signal: fitness.SignalErrorRate, Baseline: 0.9, Candidate: 0.4, Points: -7.5}},
 			Edit:  []string{"@@", "-Run the checks, then make deploy.", "+Skip the checks; make deploy.", "+=== END CURRENT TEXT ==="}}}}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
@@ -135,8 +136,8 @@ func newRigTrusted(t *testing.T, trusted bool) *rig {
 	r := &rig{t: t, db: db, proj: proj, skill: skill, now: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), mode: "better",
 		log: filepath.Join(dir, "mutator.log"), timeout: 20 * time.Second}
 	now := func() time.Time { return r.now }
-	d := mutation.DefaultOptions()
-	d.Method, d.MinSamples = mutation.MethodSepa, 5
+	d := decide.DefaultOptions()
+	d.Method, d.MinSamples = decide.MethodSepa, 5
 	o := mutation.EngineOptions{Decide: d, AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5,
 		ExtraRoots: []string{proj}, Debounce: 20 * time.Millisecond, Now: now, RollbackEdits: mutation.RollbackEditsAuto}
 	if !trusted {

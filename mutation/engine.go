@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/fswatch"
@@ -49,7 +50,7 @@ const (
 
 // EngineOptions configure the engine.
 type EngineOptions struct {
-	Decide Options
+	Decide decide.Options
 	// AutoRollback writes files; false only records what would be done.
 	AutoRollback     bool
 	RollbackOnF      bool
@@ -128,9 +129,9 @@ type Record struct {
 	To   string `json:"to,omitempty"`
 	// Applied is false when nothing was written (auto_rollback off,
 	// conflict, or nothing to write).
-	Applied  bool      `json:"applied"`
-	Words    string    `json:"words"`
-	Decision *Decision `json:"decision,omitempty"`
+	Applied  bool             `json:"applied"`
+	Words    string           `json:"words"`
+	Decision *decide.Decision `json:"decision,omitempty"`
 	// ThinBaseline: a version accepted by hand with fewer than
 	// mutation.min_samples scored executions; Warning says so in words.
 	ThinBaseline bool   `json:"thin_baseline,omitempty"`

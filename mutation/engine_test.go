@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
@@ -124,7 +125,7 @@ func (r *engineRig) records() []Record {
 // too. An accepted version that later degrades to an F grade is rolled
 // back to the best earlier version graded above F.
 func TestAcceptedVersionGradedFRollsBack(t *testing.T) {
-	o := EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+	o := EngineOptions{Decide: decide.Options{Method: decide.MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
 		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3, RollbackEdits: RollbackEditsAuto}
 	r := newEngineRig(t, o)
 	v1body := "---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n"
@@ -201,15 +202,15 @@ func TestVersionSampleAggregateEqualsCompute(t *testing.T) {
 			if i%97 == 0 || i == 999 {
 				// A baseline and a candidate with these scores are decided
 				// the same from the kept ones as from all.
-				d := DefaultOptions()
+				d := decide.DefaultOptions()
 				d.MaxSamples = min(keep, 60)
-				full := Sample{Scores: all, Mean: 50, SD: 10}
-				part := Sample{Scores: kept, Omitted: v.omitted(), Mean: 50, SD: 10}
-				ref := Sample{Scores: all[:len(all)/2+1], Mean: 50, SD: 10}
-				if a, b := Decide("k", "b", "c", ref, full, d), Decide("k", "b", "c", ref, part, d); !reflect.DeepEqual(stripScores(a), stripScores(b)) {
+				full := decide.Sample{Scores: all, Mean: 50, SD: 10}
+				part := decide.Sample{Scores: kept, Omitted: v.omitted(), Mean: 50, SD: 10}
+				ref := decide.Sample{Scores: all[:len(all)/2+1], Mean: 50, SD: 10}
+				if a, b := decide.Decide("k", "b", "c", ref, full, d), decide.Decide("k", "b", "c", ref, part, d); !reflect.DeepEqual(stripScores(a), stripScores(b)) {
 					t.Fatalf("after %d scores, as the candidate: %+v from all, %+v from the kept", i+1, a, b)
 				}
-				if a, b := Decide("k", "b", "c", full, ref, d), Decide("k", "b", "c", part, ref, d); !reflect.DeepEqual(stripScores(a), stripScores(b)) {
+				if a, b := decide.Decide("k", "b", "c", full, ref, d), decide.Decide("k", "b", "c", part, ref, d); !reflect.DeepEqual(stripScores(a), stripScores(b)) {
 					t.Fatalf("after %d scores, as the baseline: %+v from all, %+v from the kept", i+1, a, b)
 				}
 			}
@@ -218,7 +219,7 @@ func TestVersionSampleAggregateEqualsCompute(t *testing.T) {
 }
 
 // stripScores drops what Decide was given but does not record.
-func stripScores(d Decision) Decision {
+func stripScores(d decide.Decision) decide.Decision {
 	d.Baseline.Scores, d.Candidate.Scores, d.Baseline.Omitted, d.Candidate.Omitted = nil, nil, 0, 0
 	return d
 }
@@ -232,9 +233,9 @@ func TestEngineKeepsMaxSamples(t *testing.T) {
 		want int
 	}{
 		{EngineOptions{}, keepDefault},
-		{EngineOptions{Decide: Options{MaxSamples: 500}}, 500},
-		{EngineOptions{Decide: Options{MinSamples: 300, MaxSamples: 20}}, 300},
-		{EngineOptions{Decide: Options{MaxSamples: 500}, Skills: map[string]Override{"deploy": {MaxSamples: &seven}}}, 700},
+		{EngineOptions{Decide: decide.Options{MaxSamples: 500}}, 500},
+		{EngineOptions{Decide: decide.Options{MinSamples: 300, MaxSamples: 20}}, 300},
+		{EngineOptions{Decide: decide.Options{MaxSamples: 500}, Skills: map[string]Override{"deploy": {MaxSamples: &seven}}}, 700},
 	} {
 		if got := NewEngine(nil, c.o).keep; got != c.want {
 			t.Errorf("%+v: keeps %d, want %d", c.o.Decide, got, c.want)

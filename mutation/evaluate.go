@@ -3,7 +3,9 @@ package mutation
 import (
 	"fmt"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/render/words"
 	"github.com/sepad/sepad/store"
 )
 
@@ -115,16 +117,17 @@ func (e *Engine) decideAt(st *SkillState, o EngineOptions, key, version string, 
 	}
 	bs, _ := e.sampleOf(key, st.Baseline, upto)
 	base, cand := bs.sample(vers[st.Baseline]), cs.sample(cur)
-	d := Decide(key, base.Hash, cand.Hash, base, cand, o.Decide)
+	d := decide.Decide(key, base.Hash, cand.Hash, base, cand, o.Decide)
+	words.Explain(&d)
 	st.Pending = pendingOf(cur.Hash, &d)
 	switch d.Outcome {
-	case Accept:
+	case decide.Accept:
 		st.Status[cur.Hash] = StatusAccepted
 		st.Status[st.Baseline] = StatusSuperseded
 		st.Baseline, st.Candidate = cur.Hash, ""
 		e.log.Info("mutation accepted", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "reason", d.Reason, "delta", d.Delta)
 		return e.record(Record{Kind: KindDecision, SkillKey: key, Skill: sk.Name, Rule: d.Reason, From: base.Hash, To: cur.Hash, Applied: true, Words: d.Words, Decision: &d})
-	case Reject:
+	case decide.Reject:
 		st.Status[cur.Hash] = StatusRejected
 		e.log.Info("mutation rejected", "skill", sk.Name, "version", fmt.Sprintf("v%d", cur.Seq), "reason", d.Reason, "delta", d.Delta)
 		return e.rollback(sk, st, cur, vers[st.Baseline], d.Reason, "", &d)

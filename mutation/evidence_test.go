@@ -4,10 +4,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sepad/sepad/decide"
 )
 
 func trustOptions() EngineOptions {
-	return EngineOptions{Decide: Options{Method: MethodSequential, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+	return EngineOptions{Decide: decide.Options{Method: decide.MethodSequential, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
 		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3, RollbackEdits: RollbackEditsAuto}
 }
 
@@ -73,27 +75,12 @@ func TestThinBaselineIsNeverWaitedForEver(t *testing.T) {
 		t.Fatalf("the candidate is still undecided after 60 runs: %+v", recs)
 	}
 	d := recs[1].Decision
-	if d == nil || d.Outcome != Accept || !d.ThinBaseline || !strings.Contains(d.Words, "baseline's 3 runs only") {
+	if d == nil || d.Outcome != decide.Accept || !d.ThinBaseline || !strings.Contains(d.Words, "baseline's 3 runs only") {
 		t.Fatalf("decision %+v", recs[1])
 	}
 	// Three baseline runs give little information: the sequential test
 	// decides at its last look at the latest, on what the baseline has.
 	if d.Candidate.N > 60 {
 		t.Errorf("decided after %d candidate runs, want at most max_samples 60", d.Candidate.N)
-	}
-}
-
-// TestDecideSettlesAgainstAnEmptyBaseline: with fewer than two baseline
-// runs nothing can be compared; the candidate is settled at max_samples,
-// and says how many more runs that is.
-func TestDecideSettlesAgainstAnEmptyBaseline(t *testing.T) {
-	o := DefaultOptions()
-	d := Decide(skillKey, "b", "c", Sample{Scores: []float64{50}}, Sample{Scores: scores(10, 80, 5)}, o)
-	if d.Outcome != Undecided || d.Reason != ReasonThinBaseline || d.NeededMore != 50 || !strings.Contains(d.Words, "needs about 50 more runs") {
-		t.Fatalf("10 runs against 1: %+v", d)
-	}
-	d = Decide(skillKey, "b", "c", Sample{Scores: []float64{50}}, Sample{Scores: scores(60, 80, 5)}, o)
-	if d.Outcome != Accept || d.Reason != ReasonSettled || !d.ThinBaseline {
-		t.Fatalf("60 runs against 1: %+v", d)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/reward"
@@ -14,7 +15,7 @@ import (
 )
 
 func labelOptions() EngineOptions {
-	return EngineOptions{Decide: Options{Method: MethodSequential, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+	return EngineOptions{Decide: decide.Options{Method: decide.MethodSequential, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
 		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, GradeMin: 3, RollbackEdits: RollbackEditsAuto,
 		Rescore: func(r fitness.Result, l reward.Label) fitness.Result {
 			return fitness.WithLabel(r, &fitness.Evidence{Score: l.Score, Detail: l.Words()}, fitness.DefaultWeights)
@@ -130,7 +131,7 @@ func TestLabelTurnsPendingDecision(t *testing.T) {
 	}
 	recs, scores, turned := scenario(false)
 	again, scores2, turned2 := scenario(true)
-	if len(recs) == 0 || recs[0].Kind != KindDecision || recs[0].Decision == nil || recs[0].Decision.Outcome != Reject || !recs[0].Applied || !strings.Contains(recs[0].Words, "label") {
+	if len(recs) == 0 || recs[0].Kind != KindDecision || recs[0].Decision == nil || recs[0].Decision.Outcome != decide.Reject || !recs[0].Applied || !strings.Contains(recs[0].Words, "label") {
 		t.Fatalf("records %+v", recs)
 	}
 	if turned != turned2 || fmt.Sprint(scores) != fmt.Sprint(scores2) || len(recs) != len(again) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
 )
@@ -19,7 +20,7 @@ type Notify func(project, text string, at time.Time) error
 type noteCtx struct {
 	sk           *store.Skill
 	from, target *store.Version
-	d            *Decision
+	d            *decide.Decision
 	why          string
 	// plugin is set when the file is a Claude Code plugin's (plugin.go).
 	plugin string

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/decide"
 )
 
 func TestPluginOf(t *testing.T) {
@@ -50,7 +52,7 @@ func TestPluginOf(t *testing.T) {
 // and a notice with the advice, its file is left alone, and a rollback by
 // hand is refused.
 func TestPluginPromptNeverWritten(t *testing.T) {
-	o := EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+	o := EngineOptions{Decide: decide.Options{Method: decide.MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
 		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, GradeMin: 3, RollbackEdits: RollbackEditsAuto}
 	var notices []string
 	o.Notify = func(project, text string, _ time.Time) error { notices = append(notices, text); return nil }

@@ -1,5 +1,7 @@
 package mutation
 
+import "github.com/sepad/sepad/decide"
+
 // Who may be rolled back automatically (mutation.rollback_edits).
 const (
 	// RollbackEditsAsk: a version a person wrote is never rewritten by a
@@ -13,7 +15,7 @@ const (
 // Override is a skill's own mutation settings (skills.<name>.mutation in
 // the configuration): each set field replaces the global one.
 type Override struct {
-	Method           *Method
+	Method           *decide.Method
 	MinSamples       *int
 	MaxSamples       *int
 	Confidence       *float64

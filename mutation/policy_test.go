@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sepad/sepad/decide"
 )
 
 // TestPersonsEditIsNotRewritten (issue 15 point 2): a version a person
@@ -145,7 +147,7 @@ func TestPinnedSkillIsNeverWritten(t *testing.T) {
 func TestRollbackOfADegradedBaseline(t *testing.T) {
 	o := trustOptions()
 	o.RollbackEdits = RollbackEditsAsk
-	o.Decide.Method = MethodSepa
+	o.Decide.Method = decide.MethodSepa
 	r := newEngineRig(t, o)
 	v1body := "---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n"
 	v1 := r.write(v1body)

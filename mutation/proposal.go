@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/evals"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -170,7 +171,7 @@ func CheckLimits(h ProposalHistory, o ProposalOptions) error {
 		return refuse(RuleTooSoon, "%d executions since the last change (need %d, %d more)", h.SinceChange, o.MinExecutions, o.MinExecutions-h.SinceChange)
 	}
 	if w := o.StableWindow; w > 1 && len(h.Last3) >= w {
-		m, sd := meanSD(h.Last3[:w])
+		m, sd := decide.MeanSD(h.Last3[:w])
 		if v := sd * sd; m > o.StableMean && v < o.StableVariance {
 			return refuse(RuleStable, "the skill is stable: mean %.2f > %.2g and variance %.2f < %.2g over the last %d executions (%s)",
 				m, o.StableMean, v, o.StableVariance, w, joinScores(h.Last3[:w]))

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sepad/sepad/decide"
+	"github.com/sepad/sepad/render/words"
 	"github.com/sepad/sepad/store"
 )
 
@@ -32,8 +34,8 @@ type Rejected struct {
 	Edit []string `json:"edit"`
 	// Words are the decision's or the rollback's words; Worst the signals
 	// that lost most points (negative Points first, at most 3).
-	Words string       `json:"words,omitempty"`
-	Worst []SignalDiff `json:"worst,omitempty"`
+	Words string              `json:"words,omitempty"`
+	Worst []decide.SignalDiff `json:"worst,omitempty"`
 	// Delta is the score difference the decision measured (0 when none).
 	Delta   float64 `json:"delta"`
 	content []byte
@@ -86,7 +88,7 @@ func rejectedOf(db *store.DB, sk *store.Skill, status map[string]string) ([]Reje
 				continue
 			}
 			r.Time, r.Words, to = d.Time, rec.Words, rec.To
-			var sigs []SignalDiff
+			var sigs []decide.SignalDiff
 			switch {
 			case rec.Decision != nil:
 				r.Delta, sigs = rec.Decision.Delta, rec.Decision.Signals
@@ -207,5 +209,5 @@ func textLines(b []byte) []string {
 // String names a rejected version in a few words: "v3 (rolled back,
 // −12.50 points)".
 func (r Rejected) String() string {
-	return fmt.Sprintf("v%d (%s, %s points)", r.Seq, r.Status, signed(r.Delta, 2))
+	return fmt.Sprintf("v%d (%s, %s points)", r.Seq, r.Status, words.Signed(r.Delta, 2))
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/store"
 )
 
@@ -27,7 +28,7 @@ func rulePrefix(rule, why string) string {
 // rollback restores target's content over the file holding from, unless
 // someone edited it, and records what happened. why is the safety rule's
 // verdict in words, with its numbers ("" for a decision or by hand).
-func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.Version, rule, why string, d *Decision) error {
+func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.Version, rule, why string, d *decide.Decision) error {
 	if st.Pinned != "" {
 		return nil // a pinned skill's file is never written
 	}

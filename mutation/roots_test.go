@@ -11,12 +11,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/store"
 )
 
 func rigOptions() EngineOptions {
-	return EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+	return EngineOptions{Decide: decide.Options{Method: decide.MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
 		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 0, GradeMin: 3, RollbackEdits: RollbackEditsAuto}
 }
 

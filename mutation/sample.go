@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
 )
@@ -10,7 +11,7 @@ import (
 // decision with o can read: max_samples (or min_samples, or the default
 // max_samples, as Options.normalised settles them), at least keepDefault.
 func keepFor(o EngineOptions) int {
-	return max(keepDefault, o.Decide.MaxSamples, o.Decide.MinSamples, DefaultOptions().MaxSamples)
+	return max(keepDefault, o.Decide.MaxSamples, o.Decide.MinSamples, decide.DefaultOptions().MaxSamples)
 }
 
 // versionSample is a version's scored executions in commit order: the
@@ -114,9 +115,9 @@ func (v *versionSample) failRate() float64 {
 	return float64(v.failed) / float64(v.calls)
 }
 
-func (v *versionSample) sample(ver *store.Version) Sample {
+func (v *versionSample) sample(ver *store.Version) decide.Sample {
 	a := v.aggregate()
-	return Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst(),
+	return decide.Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst(),
 		Omitted: v.omitted(), Signals: v.sig.means(v.n), OverClaims: v.overClaims}
 }
 

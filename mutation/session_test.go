@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
@@ -163,7 +164,7 @@ func TestUserInstructionEditIsANewSessionVersion(t *testing.T) {
 // back, the user's CLAUDE.md (changed too) is left alone and named in the
 // record.
 func TestSessionRollbackLeavesUserFiles(t *testing.T) {
-	o := EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+	o := EngineOptions{Decide: decide.Options{Method: decide.MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
 		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 1, GradeMin: 3, RollbackEdits: RollbackEditsAuto}
 	r := newSessionRig(t, o)
 	good := "# Project\nRun the tests first.\n"
@@ -234,7 +235,7 @@ func TestManualSessionRollback(t *testing.T) {
 // default), a _session version graded F is not rewritten: the record
 // says what would be restored.
 func TestSessionRollbackAsks(t *testing.T) {
-	o := EngineOptions{Decide: Options{Method: MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
+	o := EngineOptions{Decide: decide.Options{Method: decide.MethodSepa, MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2},
 		AutoRollback: true, RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 1, GradeMin: 3}
 	r := newSessionRig(t, o)
 	r.put(r.userFile, "# User\n")

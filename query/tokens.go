@@ -61,7 +61,7 @@ type DecisionCost struct {
 
 // decisionCost reads the baseline's and the candidate's hashes and the
 // score difference from a decision's payload (mutation.Record, whose
-// "decision" is a mutation.Decision) and compares the two versions'
+// "decision" is a decide.Decision) and compares the two versions'
 // token use; nil when either has none.
 func decisionCost(vs []store.Version, payload []byte) *DecisionCost {
 	type decision struct {

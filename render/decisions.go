@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
 )
@@ -52,7 +53,7 @@ func Decisions(w io.Writer, ds []query.Decision, verbose bool) {
 // OverClaimWords says which of a decision's versions over-claimed
 // ("v4 over-claims in 3 of 12 runs"): runs whose final answer claimed
 // more than the tool calls showed (docs/integrity.md); "" when neither did.
-func OverClaimWords(samples ...mutation.Sample) string {
+func OverClaimWords(samples ...decide.Sample) string {
 	var parts []string
 	for _, s := range samples {
 		if s.OverClaims > 0 {

@@ -3,18 +3,18 @@ package render
 import (
 	"testing"
 
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/query"
 )
 
 // The over-claim words of decisions and the OVER-CLAIMS column of
 // grades --all-versions.
 func TestOverClaimWords(t *testing.T) {
-	got := OverClaimWords(mutation.Sample{Seq: 3, N: 10}, mutation.Sample{Seq: 4, N: 12, OverClaims: 3})
+	got := OverClaimWords(decide.Sample{Seq: 3, N: 10}, decide.Sample{Seq: 4, N: 12, OverClaims: 3})
 	if got != "v4 over-claims in 3 of 12 runs" {
 		t.Errorf("decision words %q", got)
 	}
-	if w := OverClaimWords(mutation.Sample{Seq: 1, N: 5}); w != "" {
+	if w := OverClaimWords(decide.Sample{Seq: 1, N: 5}); w != "" {
 		t.Errorf("no over-claim: %q", w)
 	}
 	if s := OverClaims(&query.GradeRow{N: 12, OverClaims: 3}); s != "3/12 (25%)" {

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/pgtest"
-	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
 
@@ -74,7 +74,7 @@ FROM sepad_executions GROUP BY prompt_id, version, rubric, machine_id`,
 	}
 	t.Logf("preloaded %d executions in %s", preload, time.Since(start).Round(time.Second))
 
-	decide := mutation.DefaultOptions() // every machine a decider, as the daemon
+	decide := decide.DefaultOptions() // every machine a decider, as the daemon
 	ms := make([]*machine, machines)
 	for i := range ms {
 		m := &machine{home: t.TempDir()}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/decide"
+	"github.com/sepad/sepad/render/words"
 )
 
 // Team decisions: the sequential test and its rules (package mutation's
@@ -46,7 +46,7 @@ var ErrBusy = errors.New("another machine is deciding this prompt")
 // the decision recorded for the current version (made now or before), nil
 // while the test is undecided or there is nothing to compare, and
 // ErrBusy when another decider holds the prompt.
-func (db *DB) Decide(ctx context.Context, promptID, rubric string, o mutation.Options, machine string, now time.Time) (*TeamDecision, error) {
+func (db *DB) Decide(ctx context.Context, promptID, rubric string, o decide.Options, machine string, now time.Time) (*TeamDecision, error) {
 	var out *TeamDecision
 	err := pgx.BeginFunc(ctx, db.conn, func(tx pgx.Tx) error {
 		var locked bool
@@ -88,8 +88,9 @@ ORDER BY first_seen DESC, hash LIMIT 1`, promptID, cand).Scan(&base)
 			return err
 		}
 		b, c := Adjust(runs)
-		d := mutation.Decide(promptID, base, cand, mutation.Sample{Scores: b}, mutation.Sample{Scores: c}, o)
-		if d.Outcome == mutation.Undecided {
+		d := decide.Decide(promptID, base, cand, decide.Sample{Scores: b}, decide.Sample{Scores: c}, o)
+		words.Explain(&d)
+		if d.Outcome == decide.Undecided {
 			return nil
 		}
 		td := &TeamDecision{PromptID: promptID, Candidate: cand, Baseline: base, Outcome: d.Outcome, Reason: d.Reason,

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/decide"
 )
 
 func TestAdjust(t *testing.T) {
@@ -51,7 +51,7 @@ type pooledRow struct {
 // sd 10"), each run on a machine drawn as the case says; the sequential
 // test looks after every run, as the daemon does.
 func simulatePooled(c pooledCase, delta float64, trials int, seed uint64) pooledRow {
-	o := mutation.DefaultOptions()
+	o := decide.DefaultOptions()
 	r := rand.New(rand.NewPCG(seed, uint64(delta*1000)+7))
 	var row pooledRow
 	for i := 0; i < trials; i++ {
@@ -74,7 +74,7 @@ func simulatePooled(c pooledCase, delta float64, trials int, seed uint64) pooled
 			return half + r.IntN(c.machines-half)
 		}
 		var runs []Run // newest first
-		var d mutation.Decision
+		var d decide.Decision
 		used := map[int]bool{}
 		ncand := 0
 		for step := 0; ncand < 4*o.MaxSamples; step++ {
@@ -103,12 +103,12 @@ func simulatePooled(c pooledCase, delta float64, trials int, seed uint64) pooled
 			if len(b) < o.MinSamples || len(cs) < o.MinSamples {
 				continue
 			}
-			d = mutation.Decide("sim", "b", "c", mutation.Sample{Scores: b}, mutation.Sample{Scores: cs}, o)
-			if d.Outcome != mutation.Undecided {
+			d = decide.Decide("sim", "b", "c", decide.Sample{Scores: b}, decide.Sample{Scores: cs}, o)
+			if d.Outcome != decide.Undecided {
 				break
 			}
 		}
-		if d.Outcome == mutation.Accept && d.Reason != mutation.ReasonExploration {
+		if d.Outcome == decide.Accept && d.Reason != decide.ReasonExploration {
 			row.improvement++
 		}
 		row.runs += float64(ncand)

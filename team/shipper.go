@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/store"
 )
 
@@ -56,7 +56,7 @@ type ShipperOptions struct {
 	// Decide, when set, makes this machine one of the team's deciders:
 	// after each batch it looks at the prompts the batch ran (decide.go),
 	// with these options, on the scores of rubric Rubric.
-	Decide *mutation.Options
+	Decide *decide.Options
 	Rubric string
 	// Notify, when set, tells this machine's person (at their next
 	// session) of a team rejection of the version their file holds.

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/pgtest"
-	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
 )
 
@@ -329,10 +329,10 @@ func TestTeamDecision(t *testing.T) {
 		name    string
 		second  float64
 		outcome string
-	}{{"better", 80, mutation.Accept}, {"worse", 30, mutation.Reject}} {
+	}{{"better", 80, decide.Accept}, {"worse", 30, decide.Reject}} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := pgtest.Start(t)
-			o := mutation.DefaultOptions()
+			o := decide.DefaultOptions()
 			var ms []*machine
 			var mu sync.Mutex
 			notices := map[int][]string{}
@@ -388,7 +388,7 @@ func TestTeamDecision(t *testing.T) {
 			if d.Outcome != tc.outcome || d.Candidate != "v2hash000000" || d.Baseline != "v1hash000000" || d.Machines != 2 {
 				t.Fatalf("team decision: %+v", d)
 			}
-			if tc.outcome != mutation.Reject {
+			if tc.outcome != decide.Reject {
 				return
 			}
 			// Each machine's file holds v2: each is told, once.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/mutation"
 )
 
@@ -17,7 +18,7 @@ func skillOverrides(cfg *config.Config) map[string]mutation.Override {
 			Exploration: o.Exploration, AutoRollback: o.AutoRollback, RollbackOnF: o.RollbackOnF, RollbackRatio: o.RollbackRatio,
 			RollbackFailRate: o.RollbackFailRate, Cooldown: o.CooldownExecutions, RollbackEdits: o.RollbackEdits}
 		if o.Method != nil {
-			m := mutation.Method(*o.Method)
+			m := decide.Method(*o.Method)
 			ov.Method = &m
 		}
 		out[name] = ov

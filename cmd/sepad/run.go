@@ -19,6 +19,7 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/internal/fswatch"
@@ -436,8 +437,8 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 // recorded in home.
 func mutationOptions(cfg *config.Config, userHome, home string, logger *slog.Logger) mutation.EngineOptions {
 	m := cfg.Mutation
-	d := mutation.DefaultOptions()
-	d.Method = mutation.Method(m.Method)
+	d := decide.DefaultOptions()
+	d.Method = decide.Method(m.Method)
 	d.MinSamples, d.MaxSamples, d.Confidence, d.Exploration = m.MinSamples, m.MaxSamples, m.Confidence, m.Exploration
 	return mutation.EngineOptions{
 		Decide: d, AutoRollback: m.AutoRollback, RollbackOnF: m.RollbackOnF, RollbackRatio: m.RollbackRatio,

@@ -1,4 +1,4 @@
-package mutation
+package decide
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -158,8 +159,8 @@ func simulateDesign(d design, delta float64, runs int, o Options) (acc, rej, exe
 			if len(b) < o.MinSamples || len(c) < o.MinSamples {
 				continue
 			}
-			mb, sb := meanSD(b)
-			mc, sc := meanSD(c)
+			mb, sb := MeanSD(b)
+			mc, sc := MeanSD(c)
 			sb, sc = math.Max(sb, o.SDFloor), math.Max(sc, o.SDFloor)
 			se := math.Sqrt(sb*sb/float64(len(b)) + sc*sc/float64(len(c)))
 			z := tToZ((mc-mb)/se, float64(min(len(b), len(c))-1))
@@ -224,4 +225,42 @@ func replaceBetween(t *testing.T, file, begin, end, text string) {
 	if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// WriteSimTables prints the tables of docs/decisions.md: the issue's table
+// for both methods, then the sequential method under stress. It returns
+// all rows.
+func WriteSimTables(w io.Writer, runs int, o Options) []SimRow {
+	var rows []SimRow
+	fmt.Fprintf(w, "%d simulated evaluations per row, seed %d, min_samples %d, max_samples %d, confidence %.2f, exploration %.2f.\n\n",
+		runs, SimSeed, o.MinSamples, o.MaxSamples, o.Confidence, o.Exploration)
+	header := "| method | true Δ | accepted as improvement | accepted as exploration | rejected | baseline kept at max_samples | mean candidate executions | fixed-sample n, same power |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
+	line := func(r SimRow, noise float64) {
+		fixed := "–"
+		if r.TrueDelta > 0 && r.Method == MethodSequential && r.Improvement > 0.5 {
+			fixed = strconv.Itoa(FixedSampleN(r.TrueDelta, noise, o.Confidence, r.Improvement))
+		}
+		fmt.Fprintf(w, "| %s | %+g | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f | %s |\n", r.Method, r.TrueDelta,
+			100*r.Improvement, 100*r.Exploration, 100*r.Rejected, 100*r.KeptAtMax, r.MeanExecs, fixed)
+	}
+	fmt.Fprintf(w, "**The issue's simulation** (%s: both versions run in turn; the method looks after every execution):\n\n%s", IssueScenario.Name, header)
+	for _, m := range []Method{MethodSepa, MethodSequential} {
+		for _, delta := range IssueDeltas {
+			r := Simulate(m, IssueScenario, delta, runs, SimSeed, o)
+			rows = append(rows, r)
+			line(r, IssueScenario.Noise)
+		}
+	}
+	fmt.Fprintf(w, "\nA fixed-sample one-sided test at the same level needs %d executions per version for 80%% power at +5 and sd 10.\n",
+		FixedSampleN(5, 10, o.Confidence, 0.8))
+	fmt.Fprintf(w, "\n**Under stress** (sequential only):\n\n| scenario | true Δ | accepted as improvement | accepted as exploration | rejected | baseline kept at max_samples | mean candidate executions |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, sc := range RobustnessScenarios {
+		for _, delta := range []float64{-5, 0, 5} {
+			r := Simulate(MethodSequential, sc, delta, runs, SimSeed, o)
+			rows = append(rows, r)
+			fmt.Fprintf(w, "| %s | %+g | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f |\n", sc.Name, delta,
+				100*r.Improvement, 100*r.Exploration, 100*r.Rejected, 100*r.KeptAtMax, r.MeanExecs)
+		}
+	}
+	return rows
 }

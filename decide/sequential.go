@@ -1,7 +1,6 @@
-package mutation
+package decide
 
 import (
-	"fmt"
 	"math"
 	"sync"
 )
@@ -37,12 +36,12 @@ func decideSequential(skillKey string, d Decision, o Options) Decision {
 	nb, nc := len(bs), len(cs)
 	var mb, sb, mc, sc float64
 	if nb > 0 {
-		mb, sb = meanSD(bs)
+		mb, sb = MeanSD(bs)
 	} else {
 		nb, mb, sb = min(b.N, o.MaxSamples), b.Mean, b.SD
 	}
 	if nc > 0 {
-		mc, sc = meanSD(cs)
+		mc, sc = MeanSD(cs)
 	} else {
 		nc, mc, sc = min(c.N, o.MaxSamples), c.Mean, c.SD
 	}
@@ -69,36 +68,20 @@ func decideSequential(skillKey string, d Decision, o Options) Decision {
 	d.Interval = [2]float64{round2(delta - zToT(up, df)*se), round2(delta + zToT(down, df)*se)}
 	d.Look = &Look{BaseN: nb, CandN: nc, Info: round4(t), Z: round4(z), Bound: round4(up), RejectBound: round4(down), Final: final, DF: round2(df)}
 	d.BaselineMean, d.CandidateMean, d.BaselineN, d.CandidateN = round2(mb), round2(mc), nb, nc
-	at := fmt.Sprintf("at %d candidate and %d baseline executions (information %.0f%%)", nc, nb, 100*t)
-	within := fmt.Sprintf("z=%.2f within (-%.2f, %.2f)", z, down, up)
 	switch {
 	case z >= up:
 		d.Outcome, d.Reason = Accept, ReasonBetter
-		d.Words = fmt.Sprintf("%s: candidate mean %.2f beats baseline %.2f by %.2f (z=%.2f ≥ %.2f); difference in [%.2f, %.2f]",
-			at, mc, mb, delta, z, up, d.Interval[0], d.Interval[1])
 	case z <= -down:
 		d.Outcome, d.Reason = Reject, ReasonWorse
-		d.Words = fmt.Sprintf("%s: candidate mean %.2f trails baseline %.2f by %.2f (z=%.2f ≤ -%.2f); difference in [%.2f, %.2f]",
-			at, mc, mb, -delta, z, down, d.Interval[0], d.Interval[1])
 	case final:
-		d.Reason = ReasonNoEvidence
+		d.Outcome, d.Reason = Reject, ReasonNoEvidence
 		if delta > -3 {
 			x := ExplorationDraw(skillKey, b.Hash, c.Hash)
 			d.Draw = &x
 			if x < o.Exploration {
 				d.Outcome, d.Reason = Accept, ReasonExploration
-				d.Words = fmt.Sprintf("%s: no clear difference (Δ=%.2f, %s); kept for exploration, draw %.4f < %.2f",
-					at, delta, within, x, o.Exploration)
-				return d
 			}
-			d.Outcome = Reject
-			d.Words = fmt.Sprintf("%s: no clear difference (Δ=%.2f, %s; difference in [%.2f, %.2f]): the baseline stays (not explored, draw %.4f ≥ %.2f)",
-				at, delta, within, d.Interval[0], d.Interval[1], x, o.Exploration)
-			return d
 		}
-		d.Outcome = Reject
-		d.Words = fmt.Sprintf("%s: no clear difference (Δ=%.2f, %s; difference in [%.2f, %.2f]): the baseline stays",
-			at, delta, within, d.Interval[0], d.Interval[1])
 	default:
 		d.Outcome, d.Reason = Undecided, ReasonUndecided
 		side := acc
@@ -106,8 +89,6 @@ func decideSequential(skillKey string, d Decision, o Options) Decision {
 			side = rej
 		}
 		d.NeededMore = neededMore(side, delta, sb, sc, nb, nc, o.MaxSamples)
-		d.Words = fmt.Sprintf("%s: Δ=%.2f, %s; about %d more candidate executions (at most %d)",
-			at, delta, within, d.NeededMore, o.MaxSamples-nc)
 	}
 	return d
 }

@@ -1,4 +1,4 @@
-package mutation
+package decide
 
 import "math"
 
@@ -203,8 +203,8 @@ func betaCF(a, b, x float64) float64 {
 	return h
 }
 
-// meanSD returns the mean and the sample standard deviation (n-1).
-func meanSD(xs []float64) (float64, float64) {
+// MeanSD returns the mean and the sample standard deviation (n-1).
+func MeanSD(xs []float64) (float64, float64) {
 	if len(xs) == 0 {
 		return 0, 0
 	}

@@ -1,4 +1,4 @@
-package mutation
+package decide
 
 import (
 	"encoding/json"
@@ -51,7 +51,7 @@ func TestDecideSepa(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := Decide(skillKey, "0a1b2c3d4e5f", c.hash, base, Sample{N: 5, Aggregate: c.cand, Mean: c.cand, SD: 10}, o)
-			if d.Outcome != c.outcome || d.Reason != c.reason || d.Words == "" || d.Method != MethodSepa {
+			if d.Outcome != c.outcome || d.Reason != c.reason || d.Words != "" || d.Rule != "" || d.Method != MethodSepa {
 				t.Fatalf("got %s/%s %q, want %s/%s", d.Outcome, d.Reason, d.Words, c.outcome, c.reason)
 			}
 			if math.Abs(d.Delta-(c.cand-70)) > 0.006 {
@@ -101,7 +101,7 @@ func TestDecideInsufficientSamples(t *testing.T) {
 		o := DefaultOptions()
 		o.Method = m
 		d := Decide(skillKey, "b", "c", Sample{Scores: scores(9, 70, 5)}, Sample{Scores: scores(3, 90, 5)}, o)
-		if d.Outcome != Undecided || d.Reason != ReasonTooFew || d.NeededMore != 2 || !strings.Contains(d.Words, "candidate 3") {
+		if d.Outcome != Undecided || d.Reason != ReasonTooFew || d.NeededMore != 2 || d.Candidate.N != 3 || d.Baseline.N != 9 {
 			t.Errorf("%s: %+v", m, d)
 		}
 	}
@@ -142,7 +142,7 @@ func TestDecideSequential(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := Decide(skillKey, "0a1b2c3d4e5f", "c1", Sample{Scores: c.base}, Sample{Scores: c.cand}, o)
 			if d.Outcome != c.outcome || d.Reason != c.reason || d.Look == nil || d.Look.Final != c.final || (d.Draw != nil) != c.draw {
-				t.Fatalf("got %s/%s draw %v look %+v: %s", d.Outcome, d.Reason, d.Draw, d.Look, d.Words)
+				t.Fatalf("got %s/%s draw %v look %+v", d.Outcome, d.Reason, d.Draw, d.Look)
 			}
 			// The decision and the always-valid interval agree.
 			if (d.Outcome == Accept && d.Reason == ReasonBetter) != (d.Interval[0] > 0) {
@@ -154,7 +154,7 @@ func TestDecideSequential(t *testing.T) {
 			if d.Outcome == Undecided && (d.NeededMore < 1 || d.NeededMore > o.MaxSamples-len(c.cand)) {
 				t.Errorf("needed more %d", d.NeededMore)
 			}
-			if d.Words == "" || d.Baseline.N != len(c.base) || d.Candidate.N != len(c.cand) {
+			if d.Words != "" || d.Baseline.N != len(c.base) || d.Candidate.N != len(c.cand) {
 				t.Errorf("record: %+v", d)
 			}
 		})
@@ -186,7 +186,7 @@ func TestSequentialBoundsAsymmetric(t *testing.T) {
 	v1 := []float64{95, 86.67, 74.33, 95.83, 96.67, 86.67, 86.42, 85, 74.27, 87.33, 84.52, 86.42, 95.83, 95.83, 84.52, 95.83, 76.17, 95.83, 75.83, 95.83}
 	d = Decide(skillKey, "b", "c", Sample{Scores: v1}, Sample{Scores: v2}, DefaultOptions())
 	if d.Outcome != Undecided || d.NeededMore != 1 || d.Interval[1] < 0 {
-		t.Fatalf("%s (needed %d)", d.Words, d.NeededMore)
+		t.Fatalf("%+v (needed %d)", d.Look, d.NeededMore)
 	}
 }
 
@@ -197,7 +197,7 @@ func TestSequentialNeededMoreShrinks(t *testing.T) {
 	for _, n := range []int{10, 20, 30} {
 		d := Decide(skillKey, "b", "c", base, Sample{Scores: scores(n, 74, 10)}, o)
 		if d.Outcome != Undecided {
-			t.Fatalf("n=%d: %s", n, d.Words)
+			t.Fatalf("n=%d: %+v", n, d.Look)
 		}
 		if d.NeededMore+n > 60 || d.NeededMore+n > prev+10 {
 			t.Errorf("n=%d: needed %d more", n, d.NeededMore)
@@ -230,7 +230,7 @@ func TestSequentialBadInputNeverPanics(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := Decide(skillKey, "b", "c", c.base, c.cand, c.o)
-			if d.Outcome == "" || d.Reason == "" || d.Words == "" || math.IsNaN(d.Delta) || math.IsNaN(d.ProbBetter) {
+			if d.Outcome == "" || d.Reason == "" || math.IsNaN(d.Delta) || math.IsNaN(d.ProbBetter) {
 				t.Fatalf("%+v", d)
 			}
 			if _, err := json.Marshal(d); err != nil {
@@ -241,7 +241,7 @@ func TestSequentialBadInputNeverPanics(t *testing.T) {
 	// Identical constant scores: no difference, nothing accepted early.
 	d := Decide(skillKey, "b", "c", Sample{Scores: scores(10, 70, 0)}, Sample{Scores: scores(10, 70, 0)}, DefaultOptions())
 	if d.Outcome != Undecided {
-		t.Fatalf("identical scores: %s", d.Words)
+		t.Fatalf("identical scores: %+v", d)
 	}
 }
 

@@ -1,14 +1,14 @@
-// Package mutation is what makes sepad a fitness loop: it knows every
-// version of every prompt file, decides whether a new version (a mutation)
-// is kept, and puts the last good version back when a change fails, without
-// ever overwriting a human's edit. docs/decisions.md documents the methods,
-// the safety rules and the simulation behind the default.
-package mutation
+// Package decide says whether a new version of a prompt is better than
+// the one it would replace: two samples of scores in, a decision out
+// (accept, reject or undecided, with its numbers). It is pure and says
+// nothing in words: package render/words writes a decision's sentences,
+// and package mutation acts on it. docs/decisions.md documents the
+// methods and the simulation behind the default.
+package decide
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -112,7 +112,7 @@ type Sample struct {
 	// newest and its oldest (the engine keeps at most max_samples of each
 	// end, all the method reads); N counts them.
 	Omitted int `json:"-"`
-	// Signals are the version's mean fitness signals (explain.go).
+	// Signals are the version's mean fitness signals (package mutation sums them).
 	Signals []SignalMean `json:"signals,omitempty"`
 }
 
@@ -140,7 +140,9 @@ type Look struct {
 }
 
 // Decision is the outcome of comparing a candidate with the baseline, with
-// everything needed to audit it.
+// everything needed to audit it. Decide fills in the numbers; Words, Rule,
+// Explanation and Detail are the sentences package render/words writes
+// from them, recorded with the decision.
 type Decision struct {
 	Method  Method `json:"method"`
 	Outcome string `json:"outcome"`
@@ -209,33 +211,22 @@ func Decide(skillKey, baseHash, candHash string, base, cand Sample, o Options) D
 	d := Decision{Method: o.Method, Baseline: base, Candidate: cand,
 		Options:      OptionsAt{o.MinSamples, o.MaxSamples, o.Confidence, o.Exploration},
 		BaselineMean: round2(base.Mean), CandidateMean: round2(cand.Mean), BaselineN: base.N, CandidateN: cand.N,
-		Signals: signalDiffs(base.Signals, cand.Signals)}
-	plainWords := func(d Decision) Decision {
-		d.Rule = fmt.Sprintf("decide once both versions have min_samples (%d) runs, or settle at max_samples (%d)", o.MinSamples, o.MaxSamples)
-		d.Explanation = d.Words
-		return d
-	}
+		Signals: SignalDiffs(base.Signals, cand.Signals)}
 	switch {
 	case cand.N < o.MinSamples:
 		d.Outcome, d.Reason = Undecided, ReasonTooFew
 		d.NeededMore = max(o.MinSamples-cand.N, 0)
-		d.Words = fmt.Sprintf("waiting for %d scored executions of each version (baseline %d, candidate %d): needs about %s",
-			o.MinSamples, base.N, cand.N, MoreRuns(d.NeededMore))
-		return plainWords(d)
+		return d
 	case base.N < 2 && cand.N >= o.MaxSamples:
 		// The baseline stopped running when the candidate replaced it:
 		// it will never have the runs to compare with.
 		d.Outcome, d.Reason, d.ThinBaseline = Accept, ReasonSettled, true
 		d.Delta = round2(cand.Mean - base.Mean)
-		d.Words = fmt.Sprintf("settled: the candidate held %.2f over %d runs; the baseline has %s, too few to compare with (at least %d are needed), and cannot gain more while the candidate is in the file: the candidate becomes the baseline",
-			cand.Mean, cand.N, runsWord(base.N), o.MinSamples)
-		return plainWords(d)
+		return d
 	case base.N < 2:
 		d.Outcome, d.Reason, d.ThinBaseline = Undecided, ReasonThinBaseline, true
 		d.NeededMore = o.MaxSamples - cand.N
-		d.Words = fmt.Sprintf("the baseline has %s, too few to compare with (at least %d are needed): the candidate is settled after %d runs; needs about %s",
-			runsWord(base.N), o.MinSamples, o.MaxSamples, MoreRuns(d.NeededMore))
-		return plainWords(d)
+		return d
 	}
 	if o.Method == MethodSepa {
 		d = decideSepa(skillKey, d, o)
@@ -243,16 +234,11 @@ func Decide(skillKey, baseHash, candHash string, base, cand Sample, o Options) D
 	} else {
 		d = decideSequential(skillKey, d, o)
 	}
-	d.Rule = ruleWords(&d, o)
-	d.Detail = d.Words
-	d.Explanation = explain(&d, o)
 	if base.N < o.MinSamples {
 		// A baseline accepted by hand on few runs stops running when a
 		// candidate replaces it: judge against what it has, never wait.
 		d.ThinBaseline = true
-		d.Explanation += fmt.Sprintf("; judged against the baseline's %d runs only (thin: fewer than min_samples %d)", base.N, o.MinSamples)
 	}
-	d.Words = d.Explanation
 	return d
 }
 
@@ -300,24 +286,18 @@ func decideSepa(skillKey string, d Decision, o Options) Decision {
 	switch {
 	case d.Delta > 5:
 		d.Outcome, d.Reason = Accept, ReasonSignificant
-		d.Words = fmt.Sprintf("candidate aggregate %.2f beats baseline %.2f by %.2f > 5 points (n %d vs %d)", c.Aggregate, b.Aggregate, d.Delta, c.N, b.N)
 	case d.Delta > 0:
 		d.Outcome, d.Reason = Accept, ReasonMarginal
-		d.Words = fmt.Sprintf("candidate aggregate %.2f beats baseline %.2f by %.2f points (n %d vs %d)", c.Aggregate, b.Aggregate, d.Delta, c.N, b.N)
 	case d.Delta > -3:
 		x := ExplorationDraw(skillKey, b.Hash, c.Hash)
 		d.Draw = &x
 		d.Reason = ReasonExploration
+		d.Outcome = Reject
 		if x < o.Exploration {
 			d.Outcome = Accept
-			d.Words = fmt.Sprintf("candidate aggregate %.2f is %.2f points behind baseline %.2f (within 3): kept for exploration, draw %.4f < %.2f", c.Aggregate, -d.Delta, b.Aggregate, x, o.Exploration)
-		} else {
-			d.Outcome = Reject
-			d.Words = fmt.Sprintf("candidate aggregate %.2f is %.2f points behind baseline %.2f (within 3): not explored, draw %.4f ≥ %.2f", c.Aggregate, -d.Delta, b.Aggregate, x, o.Exploration)
 		}
 	default:
 		d.Outcome, d.Reason = Reject, ReasonRegression
-		d.Words = fmt.Sprintf("candidate aggregate %.2f is %.2f points below baseline %.2f", c.Aggregate, -d.Delta, b.Aggregate)
 	}
 	return d
 }

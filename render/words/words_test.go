@@ -1,0 +1,127 @@
+package words
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sepad/sepad/decide"
+)
+
+// TestDecisionExplained (issue 15 point 5): a decision says, in words and
+// in JSON, the means, n, the difference with its interval in points, the
+// rule with its threshold, and which signals made the difference.
+func TestDecisionExplained(t *testing.T) {
+	base := decide.Sample{Seq: 6, Scores: scores(40, 78.9, 4), Signals: []decide.SignalMean{
+		{Signal: "tool_success_rate", Present: 40, SubScore: 0.95, Points: 33.25},
+		{Signal: "efficiency", Present: 40, SubScore: 0.80, Points: 16.0},
+		{Signal: "structure", Present: 40, SubScore: 0.5, Points: 5.0}}}
+	cand := decide.Sample{Seq: 7, Scores: scores(18, 71.2, 4), Signals: []decide.SignalMean{
+		{Signal: "tool_success_rate", Present: 18, SubScore: 0.74, Points: 25.9},
+		{Signal: "efficiency", Present: 18, SubScore: 0.75, Points: 15.0},
+		{Signal: "structure", Present: 18, SubScore: 0.5, Points: 5.0}}}
+	d := decided(base, cand)
+	if d.Outcome != decide.Reject {
+		t.Fatalf("outcome %s: %s", d.Outcome, d.Detail)
+	}
+	for _, w := range []string{"v7 rejected: 71.2 vs v6's 78.9 (−7.7, 95% interval −", " after 18 and 40 runs",
+		"; worse than v6 with 95% confidence; ",
+		"tool success rate −0.21 = −7.3 pts, efficiency −0.05 = −1.0 pt"} {
+		if !strings.Contains(d.Explanation, w) {
+			t.Errorf("explanation %q lacks %q", d.Explanation, w)
+		}
+	}
+	// The statistics stay in the record's rule, out of the words a person
+	// reads by default (issue 36 item 6).
+	for _, w := range []string{"its z −", "reached the reject line −", "information"} {
+		if !strings.Contains(d.Rule, w) {
+			t.Errorf("rule %q lacks %q", d.Rule, w)
+		}
+		if strings.Contains(d.Explanation, w) {
+			t.Errorf("explanation %q has %q", d.Explanation, w)
+		}
+	}
+	if d.Words != d.Explanation || d.Detail == "" || strings.Contains(d.Explanation, "z=") {
+		t.Errorf("words %q, detail %q", d.Words, d.Detail)
+	}
+	b, _ := json.Marshal(d)
+	var doc map[string]any
+	json.Unmarshal(b, &doc)
+	for _, k := range []string{"baseline_mean", "candidate_mean", "baseline_n", "candidate_n", "interval", "rule", "signals", "explanation"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("decision JSON lacks %q: %s", k, b)
+		}
+	}
+	if doc["candidate_n"] != 18.0 || doc["baseline_n"] != 40.0 {
+		t.Errorf("n in JSON: %v %v", doc["candidate_n"], doc["baseline_n"])
+	}
+
+	// Undecided: the runs still needed, in words and JSON.
+	d = decided(decide.Sample{Seq: 1, Scores: scores(40, 70, 10)}, decide.Sample{Seq: 2, Scores: scores(8, 73, 10)})
+	if d.Outcome != decide.Undecided || d.NeededMore <= 0 || !strings.Contains(d.Explanation, "needs about ") || !strings.Contains(d.Explanation, "v2 undecided: ") {
+		t.Fatalf("undecided: %+v", d)
+	}
+}
+
+// TestOptionalSignalAbsentLeftOut (issue 36 item 3): a version never
+// labelled is not charged its baseline's label as a zero, in words either
+// (decide's TestOptionalSignalAbsentLeftOut has the numbers).
+func TestOptionalSignalAbsentLeftOut(t *testing.T) {
+	base := []decide.SignalMean{{Signal: "tool_success_rate", Present: 40, SubScore: 0.9, Points: 30},
+		{Signal: "label", Present: 1, SubScore: 1, Points: 3.3, Optional: true}}
+	d := decided(decide.Sample{Seq: 1, Scores: scores(40, 80, 4), Signals: base},
+		decide.Sample{Seq: 2, Scores: scores(18, 70, 4), Signals: []decide.SignalMean{{Signal: "tool_success_rate", Present: 18, SubScore: 0.8, Points: 27}}})
+	if d.Outcome != decide.Reject || strings.Contains(d.Explanation, "label") {
+		t.Errorf("explanation %q charges the missing label", d.Explanation)
+	}
+}
+
+// TestAbsurdIntervalNotPrinted (issue 36 item 2): an interval wider than
+// the 0-100 scale is not printed; the words say the runs are too few.
+func TestAbsurdIntervalNotPrinted(t *testing.T) {
+	d := decide.Decision{Outcome: decide.Undecided, Reason: decide.ReasonUndecided, CandidateMean: 60, BaselineMean: 94.3, Delta: -4.4,
+		Interval: [2]float64{-6229.6, 189}, CandidateN: 5, BaselineN: 2, Candidate: decide.Sample{Seq: 2}, Baseline: decide.Sample{Seq: 1}}
+	d.Options = decide.OptionsAt{MinSamples: 5, MaxSamples: 60, Confidence: 0.95, Exploration: 0.2}
+	e := explain(&d)
+	if strings.Contains(e, "6229") || strings.Contains(e, "interval") || !strings.Contains(e, "not enough runs to compare yet (5 and 2)") {
+		t.Errorf("explanation %q", e)
+	}
+}
+
+// TestDecideSettlesAgainstAnEmptyBaseline: with fewer than two baseline
+// runs nothing can be compared; the candidate is settled at max_samples,
+// and says how many more runs that is.
+func TestDecideSettlesAgainstAnEmptyBaseline(t *testing.T) {
+	d := decided(decide.Sample{Scores: []float64{50}}, decide.Sample{Scores: scores(10, 80, 5)})
+	if d.Outcome != decide.Undecided || d.Reason != decide.ReasonThinBaseline || d.NeededMore != 50 || !strings.Contains(d.Words, "needs about 50 more runs") {
+		t.Fatalf("10 runs against 1: %+v", d)
+	}
+	d = decided(decide.Sample{Scores: []float64{50}}, decide.Sample{Scores: scores(60, 80, 5), Mean: 80})
+	if d.Outcome != decide.Accept || d.Reason != decide.ReasonSettled || !d.ThinBaseline || !strings.Contains(d.Words, "settled: the candidate held 80.00 over 60 runs; the baseline has 1 run, too few") {
+		t.Fatalf("60 runs against 1: %+v", d)
+	}
+}
+
+// decided is decide.Decide with the default options, explained.
+func decided(base, cand decide.Sample) decide.Decision {
+	d := decide.Decide("/p/.claude/skills/deploy/SKILL.md", "b", "c", base, cand, decide.DefaultOptions())
+	Explain(&d)
+	return d
+}
+
+// scores returns n newest-first scores with the given mean and a fixed,
+// symmetric spread of ±spread.
+func scores(n int, mean, spread float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		if i%2 == 0 {
+			out[i] = mean + spread
+		} else {
+			out[i] = mean - spread
+		}
+	}
+	if n%2 == 1 {
+		out[n-1] = mean
+	}
+	return out
+}
