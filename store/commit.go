@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sepad/sepad/activation"
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/integrity"
@@ -68,7 +69,7 @@ func (db *DB) Commit(b *Batch) error {
 		}
 		now := time.Now().UTC()
 		tc := &txCache{skills: map[string]*Skill{}, sessions: map[string]*sessionRecord{}, aggs: map[string]*aggState{},
-			values: map[string]*tracevalue.Cache{}}
+			values: map[string]*tracevalue.Cache{}, acts: map[string]*activation.Counts{}}
 		values = tc.values
 		b.Collisions = nil
 		for i := range b.Executions {
@@ -126,6 +127,7 @@ type txCache struct {
 	sessions map[string]*sessionRecord
 	aggs     map[string]*aggState
 	values   map[string]*tracevalue.Cache
+	acts     map[string]*activation.Counts
 	seq      uint64
 	count    uint64
 	loaded   bool
@@ -162,6 +164,9 @@ func (tc *txCache) flush(tx *bolt.Tx, meta *bolt.Bucket) error {
 		if err := putJSON(ab, []byte(k), a); err != nil {
 			return err
 		}
+	}
+	if err := tc.putActivations(tx); err != nil {
+		return err
 	}
 	if !tc.loaded {
 		return nil
@@ -237,6 +242,9 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 		return err
 	}
 	if err := tx.Bucket(bByVersion).Put(versionIndexKey(s.SkillKey, s.Version, seq), []byte(x.ID)); err != nil {
+		return err
+	}
+	if err := tc.countActivation(tx, s.SkillKey, s.Version, x); err != nil {
 		return err
 	}
 	if s.Result.Scored {

@@ -59,6 +59,9 @@ func (db *DB) ForgetSkill(key string) (Forgotten, error) {
 		if _, err = deletePrefix(tx.Bucket(bAggregates), prefix, nil); err != nil {
 			return err
 		}
+		if err := deleteActivation(tx, prefix); err != nil {
+			return err
+		}
 		if nb := tx.Bucket(bNovelty); nb != nil {
 			if _, err = deletePrefix(nb, prefix, nil); err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"sync"
 
+	"github.com/sepad/sepad/activation"
 	"github.com/sepad/sepad/aggregate"
 )
 
@@ -49,6 +50,15 @@ func (db *DB) versionLite(k, v, a []byte, o aggregate.Options) (Version, error) 
 	var ver versionNoContent
 	if err := json.Unmarshal(v, &ver); err != nil {
 		return Version{}, fmt.Errorf("decode version %q: %w", k, err)
+	}
+	if ver.Description == "" && ver.ContentKnown {
+		// A record written before Description: read its content once.
+		var full struct {
+			Content []byte `json:"content"`
+		}
+		if json.Unmarshal(v, &full) == nil {
+			ver.Description = activation.DescriptionHash(full.Content)
+		}
 	}
 	if a != nil {
 		var st aggStateNoIDs

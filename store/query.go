@@ -268,10 +268,11 @@ func (db *DB) versions(tx *bolt.Tx, key string) ([]Version, error) {
 			ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
 			ver.Tokens = st.Tokens
 		}
+		descriptionOf(tx, key, &ver)
 		vs = append(vs, ver)
 	}
 	sort.Slice(vs, func(i, j int) bool { return vs[i].Seq < vs[j].Seq })
-	return vs, nil
+	return vs, withActivation(tx, key, vs)
 }
 
 // AggregateState returns the aggregate state of one version under the

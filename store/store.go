@@ -18,6 +18,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/sepad/sepad/activation"
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
@@ -152,6 +153,12 @@ type Version struct {
 	// Tokens are the version's token and cost sums (filled like
 	// Aggregate; nil when no transcript was read).
 	Tokens *Tokens `json:"tokens,omitempty"`
+	// Description names the version of the description in the content's
+	// front matter (activation.DescriptionHash; "" when the content is
+	// not known). Activation counts how the version's executions were
+	// invoked (filled like Aggregate; nil when none was counted).
+	Description string             `json:"description,omitempty"`
+	Activation  *activation.Counts `json:"activation,omitempty"`
 }
 
 // Stats summarise the database.

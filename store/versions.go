@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/sepad/sepad/activation"
 )
 
 // PutVersion records a version of a skill's file (idempotent per skill and
@@ -36,6 +38,7 @@ func (db *DB) PutVersion(sk Skill, v Version) (Version, error) {
 			}
 			if !out.ContentKnown && v.ContentKnown {
 				out.Content, out.ContentKnown = v.Content, true
+				out.Description = activation.DescriptionHash(v.Content)
 				if out.FirstSeen.IsZero() {
 					out.FirstSeen = v.FirstSeen
 				}
@@ -46,6 +49,10 @@ func (db *DB) PutVersion(sk Skill, v Version) (Version, error) {
 		} else {
 			cur.VersionCount++
 			v.SkillKey, v.Seq = sk.Key, cur.VersionCount
+			v.Description, v.Activation = "", nil
+			if v.ContentKnown {
+				v.Description = activation.DescriptionHash(v.Content)
+			}
 			if v.Parent == "" && cur.Current != v.Hash {
 				v.Parent = cur.Current
 			}

@@ -243,7 +243,7 @@ func (db *DB) versionsLite(tx *bolt.Tx, key string) ([]Version, error) {
 		vs = append(vs, ver)
 	}
 	sort.Slice(vs, func(i, j int) bool { return vs[i].Seq < vs[j].Seq })
-	return vs, nil
+	return vs, withActivation(tx, key, vs)
 }
 
 // VersionSeqs returns the sequence number of each version of a skill, by
