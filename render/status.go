@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render/words"
+	"github.com/sepad/sepad/store"
 )
 
 // StatusView writes `sepad status`: the daemon, the database, the counts
@@ -115,4 +116,20 @@ func Quarantine(w io.Writer, doc *query.Quarantine) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", Time(q.Time), q.File, q.Offset, Clip(q.Reason, 60), ClipQuoted(q.Head, 60))
 	}
 	return tw.Flush()
+}
+
+// Forgotten says what `sepad forget` removed.
+func Forgotten(w io.Writer, f *store.Forgotten) {
+	fmt.Fprintf(w, "forgot %s: %s, %s, %s; its prompt file is left as it is\n", f.Key,
+		Plural(f.Executions, "execution", "executions"), Plural(f.Versions, "version", "versions"), Plural(f.Decisions, "decision", "decisions"))
+}
+
+// Pruned says what `sepad prune` removed; dry, what it would remove
+// (the words of its request for --yes).
+func Pruned(p *store.Pruned, dry bool) string {
+	what := fmt.Sprintf("%s and %s older than %s", Plural(p.Executions, "execution", "executions"), Plural(p.Quarantined, "quarantined line", "quarantined lines"), Time(p.Before))
+	if dry {
+		return "would remove " + what + " for good (grades, versions and decisions are kept): add --yes"
+	}
+	return "pruned " + what + "; grades, versions and decisions are kept"
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 )
 
@@ -111,6 +112,14 @@ func views(t *testing.T) []view {
 			for _, n := range []string{"gradez", "rollbackk", "zzz"} {
 				fmt.Fprintln(w, UnknownCommand(n, []string{"grades", "rollback", "version", "versions"}))
 			}
+		}},
+		{"forget", func(w io.Writer) {
+			Forgotten(w, &store.Forgotten{Key: "/p/.claude/skills/deploy/SKILL.md", Executions: 1, Versions: 2, Decisions: 0})
+		}},
+		{"prune", func(w io.Writer) {
+			p := store.Pruned{Before: time.Date(2026, 8, 29, 9, 0, 0, 0, time.UTC), Executions: 12, Quarantined: 1}
+			fmt.Fprintln(w, Pruned(&p, true))
+			fmt.Fprintln(w, Pruned(&p, false))
 		}},
 		{"nothing-exported", func(w io.Writer) {
 			for _, f := range []string{export.JSONL, export.SFT, export.Preference} {

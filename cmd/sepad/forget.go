@@ -43,7 +43,6 @@ func runForget(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return fmt.Errorf("malformed answer: %w", err)
 	}
-	fmt.Fprintf(stdout, "forgot %s: %s, %s, %s; its prompt file is left as it is\n", f.Key,
-		render.Plural(f.Executions, "execution", "executions"), render.Plural(f.Versions, "version", "versions"), render.Plural(f.Decisions, "decision", "decisions"))
+	render.Forgotten(stdout, &f)
 	return nil
 }

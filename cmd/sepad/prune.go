@@ -44,8 +44,7 @@ func runPrune(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err := json.Unmarshal(b, &p); err != nil {
 			return fmt.Errorf("malformed answer: %w", err)
 		}
-		return usageErrorf("would remove %s and %s older than %s for good (grades, versions and decisions are kept): add --yes",
-			render.Plural(p.Executions, "execution", "executions"), render.Plural(p.Quarantined, "quarantined line", "quarantined lines"), render.Time(p.Before))
+		return usageErrorf("%s", render.Pruned(&p, true))
 	}
 	b, err := c.post(qf, "/v1/prune?"+url.Values{"before": {*before}}.Encode(), nil)
 	if err != nil {
@@ -58,7 +57,6 @@ func runPrune(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return fmt.Errorf("malformed answer: %w", err)
 	}
-	fmt.Fprintf(stdout, "pruned %s and %s older than %s; grades, versions and decisions are kept\n",
-		render.Plural(p.Executions, "execution", "executions"), render.Plural(p.Quarantined, "quarantined line", "quarantined lines"), render.Time(p.Before))
+	fmt.Fprintln(stdout, render.Pruned(&p, false))
 	return nil
 }
