@@ -19,7 +19,6 @@ import (
 	"sort"
 	"sync/atomic"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/sepad/sepad/fitness"
@@ -309,7 +308,7 @@ func (w *replay) grades() error {
 		return err
 	}
 	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
-	tw := tabwriter.NewWriter(render.TrimTrailing(w.out), 0, 0, 2, ' ', 0)
+	tw := render.Table(w.out)
 	fmt.Fprintln(tw, "SKILL\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tADVICE")
 	for _, sk := range skills {
 		st, _ := mutation.Statuses(w.d.DB(), sk.Key)
@@ -352,7 +351,7 @@ func (w *replay) explain() error {
 	}
 	x := xs[0]
 	fmt.Fprintf(w.out, "\nOne execution explained (%s, deploy %s): %.2f, grade %s — %s\n", x.Exec.ID, x.Version[:7], x.Result.Score, x.Result.Grade, x.Result.Grade.Advice())
-	tw := tabwriter.NewWriter(render.TrimTrailing(w.out), 0, 0, 2, ' ', 0)
+	tw := render.Table(w.out)
 	fmt.Fprintln(tw, "  SIGNAL\tVALUE\tWEIGHT\tPOINTS\tDETAIL")
 	for _, s := range x.Result.Signals {
 		if !s.Present {

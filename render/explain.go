@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/reward"
@@ -48,7 +47,7 @@ func Explain(w io.Writer, e *query.Explain) {
 
 	fmt.Fprintf(w, "\ntool calls (%d, %d failed)\n", x.Calls, x.Failed)
 	if len(e.Calls) > 0 {
-		tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+		tw := Table(w)
 		fmt.Fprintln(tw, "  #\tTOOL\tRESULT\tDURATION\tNOTE")
 		for _, c := range e.Calls {
 			note := Clip(c.Error, 60)
@@ -79,7 +78,7 @@ func Explain(w io.Writer, e *query.Explain) {
 		fmt.Fprintf(w, "unscored: no signal had evidence (rubric %s)\n", s.RubricVersion)
 	}
 	if len(s.Signals) > 0 {
-		tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+		tw := Table(w)
 		// VALUE is the sub-score (higher is better, as the points are), the
 		// number the demo and the dashboard show: error_rate's is one minus
 		// the error rate (issue 36 item 1).

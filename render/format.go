@@ -11,6 +11,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"text/tabwriter"
 
 	"github.com/sepad/sepad/query"
 )
@@ -147,6 +148,21 @@ func Cost(usd float64, unknown, n int) string {
 
 // TokensCost is a version's mean cost per run ("–"-free: t is not nil).
 func TokensCost(t *query.Tokens) string { return Cost(t.MeanCostUSD, t.CostUnknown, t.N) }
+
+// Table is a tabwriter for a table of the CLI: columns two spaces apart,
+// no line ending in spaces.
+func Table(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+}
+
+// projectLabels is ProjectLabels of the rows' projects.
+func projectLabels[T any](rows []T, project func(*T) string) map[string]string {
+	ps := make([]string, len(rows))
+	for i := range rows {
+		ps[i] = project(&rows[i])
+	}
+	return ProjectLabels(ps)
+}
 
 // TrimTrailing returns a writer that drops the spaces before each line
 // end: tabwriter pads a row's empty last cell, and a line must not end

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/query"
 )
@@ -21,12 +20,8 @@ func Grades(w io.Writer, doc *query.Grades, all bool) {
 		fmt.Fprintln(w, "correction), at SessionEnd, or after collector.idle_timeout; `sepad status` counts open executions.")
 		return
 	}
-	projects := make([]string, 0, len(doc.Grades))
-	for _, r := range doc.Grades {
-		projects = append(projects, r.Project)
-	}
-	pl := ProjectLabels(projects)
-	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	pl := projectLabels(doc.Grades, func(r *query.GradeRow) string { return r.Project })
+	tw := Table(w)
 	over := ""
 	if all {
 		over = "OVER-CLAIMS\t" // per version: runs whose answer claimed more than the calls showed

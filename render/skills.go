@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/query"
@@ -16,7 +15,7 @@ import (
 // Versions writes `sepad versions SKILL`: one row per version.
 func Versions(w io.Writer, doc *query.SkillVersions) {
 	fmt.Fprintf(w, "%s (%s)  %s\n", doc.Skill.Name, OrDash(doc.Skill.Project), doc.Skill.Key)
-	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	tw := Table(w)
 	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tTOKENS/RUN\tFIRST SEEN")
 	for _, r := range doc.Versions {
 		v := fmt.Sprintf("v%d", r.Version)
@@ -39,12 +38,8 @@ func Executions(w io.Writer, xs []query.ExecRow) {
 		fmt.Fprintln(w, "no executions match")
 		return
 	}
-	var projects []string
-	for _, x := range xs {
-		projects = append(projects, x.Project)
-	}
-	pl := ProjectLabels(projects)
-	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	pl := projectLabels(xs, func(x *query.ExecRow) string { return x.Project })
+	tw := Table(w)
 	fmt.Fprintln(tw, "TIME\tEXECUTION\tSKILL\tPROJECT\tVERSION\tSCORE\tGRADE\tCALLS\tFAILED\tDURATION")
 	for _, x := range xs {
 		skill := x.Skill
@@ -79,7 +74,7 @@ func History(w io.Writer, h *query.History) {
 	for i := range h.Versions {
 		rows[h.Versions[i].Version] = &h.Versions[i]
 	}
-	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	tw := Table(w)
 	cur := -1
 	for _, x := range h.Executions {
 		if x.Version != cur {
@@ -107,12 +102,8 @@ func Sessions(w io.Writer, ss []query.Session) error {
 		fmt.Fprintln(w, "no sessions yet")
 		return nil
 	}
-	var projects []string
-	for _, s := range ss {
-		projects = append(projects, s.Project)
-	}
-	pl := ProjectLabels(projects)
-	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	pl := projectLabels(ss, func(s *query.Session) string { return s.Project })
+	tw := Table(w)
 	fmt.Fprintln(tw, "SESSION\tPROJECT\tFIRST\tLAST\tEXECUTIONS\tSKILLS")
 	for _, s := range ss {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, pl[s.Project], TimePtr(s.First), TimePtr(s.Last), s.Executions, Clip(strings.Join(s.Skills, ", "), 60))
@@ -122,7 +113,7 @@ func Sessions(w io.Writer, ss []query.Session) error {
 
 // Strategies writes `sepad strategies`: each mutation strategy's record.
 func Strategies(w io.Writer, ss []evolve.StrategyStat) error {
-	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	tw := Table(w)
 	fmt.Fprintln(tw, "STRATEGY\tRISK\tUSES\tFAILED\tDECIDED\tIMPROVED\tMEAN Δ\tCOST\tWEIGHT")
 	for _, s := range ss {
 		delta := "-"

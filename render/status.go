@@ -110,7 +110,7 @@ func Quarantine(w io.Writer, doc *query.Quarantine) error {
 		return nil
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	tw := Table(w)
 	fmt.Fprintln(tw, "TIME\tFILE\tOFFSET\tREASON\tRAW HEAD")
 	for _, q := range doc.Lines {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", Time(q.Time), q.File, q.Offset, Clip(q.Reason, 60), ClipQuoted(q.Head, 60))

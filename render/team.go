@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/sepad/sepad/query"
@@ -44,7 +43,7 @@ func TeamVersions(w io.Writer, vs *team.Versions) error {
 		doc.Versions = append(doc.Versions, v.GradeRow.GradeRow)
 	}
 	Versions(w, doc)
-	tw := tabwriter.NewWriter(TrimTrailing(w), 0, 0, 2, ' ', 0)
+	tw := Table(w)
 	fmt.Fprintln(tw, "VERSION\tMACHINE\tN\tMEAN\tSD\tLAST RUN")
 	for _, v := range vs.Versions {
 		for _, m := range v.PerMachine {
