@@ -17,6 +17,7 @@ import (
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/daemon"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/spool"
@@ -174,7 +175,7 @@ func (c *client) openDirect(f queryFlags) error {
 	} else if err == nil && fi.Size() == 0 {
 		return fmt.Errorf("%s: %w", path, errEmptyDB)
 	} else {
-		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: directLockTimeout, Aggregate: aggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
+		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: directLockTimeout, Aggregate: daemon.AggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
 		if errors.Is(err, store.ErrLocked) {
 			return &lockedError{db: path, sock: api.SocketPath(c.home)}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/daemon"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/store"
@@ -96,7 +97,7 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 	} else if err == nil && fi.Size() == 0 {
 		return nil, nil, fmt.Errorf("%s: %w", path, errEmptyDB)
 	}
-	db, err := store.Open(path, store.Options{LockTimeout: directLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: aggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
+	db, err := store.Open(path, store.Options{LockTimeout: directLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: daemon.AggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, nil, &lockedError{db: path, sock: api.SocketPath(c.home)}
 	}
@@ -104,7 +105,7 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 		return nil, nil, err
 	}
 	uh, _ := os.UserHomeDir()
-	e := mutation.NewEngine(db, mutationOptions(cfg, uh, c.home, nil))
+	e := mutation.NewEngine(db, daemon.MutationOptions(cfg, uh, c.home, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := e.Open(ctx); err != nil {
 		cancel()
@@ -125,7 +126,7 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 				e.Observe(ci.Executions)
 			}
 		}})
-	evo := newEvolver(func() *config.Config { return cfg }, db, e, c.home, nil)
+	evo := daemon.NewEvolver(func() *config.Config { return cfg }, db, e, c.home, nil)
 	return api.NewHandler(api.Options{DB: db, Home: c.home, Engine: e, Import: col.Import, Evolver: evo}), done, nil
 }
 

@@ -6,11 +6,10 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/collector"
+	"github.com/sepad/sepad/daemon"
 	"github.com/sepad/sepad/demo"
 	"github.com/sepad/sepad/mutation"
-	"github.com/sepad/sepad/store"
 )
 
 func init() {
@@ -32,22 +31,20 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // version a person wrote (mutation.rollback_edits: ask), so the demo
 // says auto.
 func openDemoDaemon(ctx context.Context, home, user string, logger *slog.Logger, committed func(int)) (demo.Daemon, error) {
-	d, err := openDaemon(ctx, daemonFlags{home: home, userHome: user, noConfig: true, rollbackEdits: mutation.RollbackEditsAuto}, logger)
+	d, err := daemon.Open(ctx, daemon.Options{Home: home, UserHome: user, NoConfig: true, RollbackEdits: mutation.RollbackEditsAuto, Logger: logger,
+		OnCommit: func(ci collector.CommitInfo) { committed(ci.Lines) }})
 	if err != nil {
 		return nil, err
 	}
-	d.onCommit = append(d.onCommit, func(ci collector.CommitInfo) { committed(ci.Lines) })
 	return demoDaemon{d}, nil
 }
 
 // demoDaemon is the daemon as the demo drives it.
-type demoDaemon struct{ *daemon }
-
-func (d demoDaemon) DB() *store.DB { return d.db }
+type demoDaemon struct{ *daemon.Daemon }
 
 func (d demoDaemon) LoginLink() (string, error) {
-	srv, ok := d.api.(*api.Server)
-	if !ok {
+	srv := d.Server()
+	if srv == nil {
 		return "", fmt.Errorf("the demo's daemon serves no API")
 	}
 	l, err := srv.LoginLink()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/daemon"
 	"github.com/sepad/sepad/team"
 )
 
@@ -31,7 +32,7 @@ func (d *doctor) checkTeam(home string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	db, err := team.Connect(ctx, teamConfig(cfg))
+	db, err := team.Connect(ctx, daemon.TeamConfig(cfg))
 	if err != nil {
 		d.fail(fmt.Sprintf("the team database is unreachable: %v", err),
 			"check team.postgres and the password (PGPASSWORD, PGPASSFILE or team.password_file); meanwhile sepad grades locally and ships when it returns")

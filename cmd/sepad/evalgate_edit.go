@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/evalgate"
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
@@ -53,9 +54,9 @@ func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, b
 	if home == "" {
 		home = spool.Home()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout(g))
+	ctx, cancel := context.WithTimeout(context.Background(), evalgate.Timeout(g))
 	defer cancel()
-	v, err := gateSuite(ctx, claude, g, home, mutation.GateCandidate{SkillKey: key, Skill: name, Path: path,
+	v, err := evalgate.Suite(ctx, claude, g, home, mutation.GateCandidate{SkillKey: key, Skill: name, Path: path,
 		Baseline: baseHash, BaselineContent: baseText, Candidate: cand, Content: text}, "sepad eval --gate")
 	if err != nil {
 		return fmt.Errorf("eval %s --gate: %w", name, err)

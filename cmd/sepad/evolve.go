@@ -4,15 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/url"
 	"time"
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evolve"
-	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/mutation"
-	"github.com/sepad/sepad/store"
 )
 
 func init() {
@@ -76,31 +72,4 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return &exitError{code: exitFail, err: fmt.Errorf("nothing was changed (%s)", a.Rule)}
 	}
 	return nil
-}
-
-// newEvolver wires the evolver to the configuration in force (cfg is
-// read at each attempt: SIGHUP applies), the store and the engine.
-func newEvolver(cfg func() *config.Config, db *store.DB, e *mutation.Engine, home string, logger *slog.Logger) *evolve.Evolver {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	return evolve.New(evolve.Options{DB: db, Engine: e, Proposal: mutation.DefaultProposalOptions(), Notify: noticeWriter(home),
-		Logger: logger, Timeout: func() time.Duration { return cfg().Mutation.MutatorTimeout },
-		EditBudget: func() float64 { return cfg().Mutation.EditBudget },
-		Mutator: func(skill string) evolve.Mutator {
-			m := cfg().Mutation
-			if len(m.Mutator) > 0 {
-				return evolve.Command{Argv: m.Mutator, Timeout: m.MutatorTimeout}
-			}
-			return evolve.Claude{Bin: m.Claude, Timeout: m.MutatorTimeout}
-		}})
-}
-
-// autoOptions is automatic mode as configured (mutation.evolve and
-// evolve_below, per skill).
-func autoOptions(cfg func() *config.Config) evolve.AutoOptions {
-	return evolve.AutoOptions{MinSamples: cfg().Mutation.MinSamples, Mode: func(skill string) (bool, fitness.Grade) {
-		m := cfg().MutationFor(skill)
-		return m.Evolve == "auto", fitness.Grade(m.EvolveBelow)
-	}}
 }

@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
-	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
-	"github.com/sepad/sepad/spool"
 )
 
 func init() {
@@ -42,12 +39,4 @@ func runNotices(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	render.Notices(stdout, st.Notices)
 	return nil
-}
-
-// noticeWriter hands the engine's notices to the hook through home's
-// pending notices file.
-func noticeWriter(home string) mutation.Notify {
-	return func(project, text string, at time.Time) error {
-		return spool.AppendNotice(home, project, text, at, time.Second)
-	}
 }

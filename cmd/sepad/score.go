@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/daemon"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/scoring"
 )
@@ -64,7 +65,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil || g == nil {
 		return err
 	}
-	return scoreGate(g, rep, *gateSkill, aggregateOptions(cfg))
+	return scoreGate(g, rep, *gateSkill, daemon.AggregateOptions(cfg))
 }
 
 func printScoreTable(w io.Writer, rep *scoring.Report, explain bool) {

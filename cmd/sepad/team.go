@@ -5,15 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/sepad/sepad/config"
-	"github.com/sepad/sepad/dashboard"
-	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/daemon"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/spool"
@@ -22,61 +17,6 @@ import (
 
 func init() {
 	register("team", "a team's shared store on PostgreSQL: init (create or upgrade its schema), status", runTeam)
-}
-
-// teamConfig maps team.* to the package's configuration.
-func teamConfig(cfg *config.Config) team.Config {
-	t := cfg.Team
-	return team.Config{Postgres: t.Postgres, PasswordFile: t.PasswordFile, Person: t.Person, ShareText: t.ShareText}
-}
-
-// openShipper starts the team shipper when team.postgres is set (nil
-// otherwise): after the store, before the collector, so every commit
-// wakes it.
-func openShipper(ctx context.Context, d *daemon, cfg *config.Config) (*team.Shipper, error) {
-	if strings.TrimSpace(cfg.Team.Postgres) == "" {
-		return nil, nil
-	}
-	uh, _ := os.UserHomeDir()
-	// Every daemon is one of the team's deciders (one at a time per
-	// prompt): the mutation settings in force, on this rubric's scores.
-	decide := mutationOptions(cfg, uh, d.home, d.logger).Decide
-	sh := team.NewShipper(d.db, team.ShipperOptions{Config: teamConfig(cfg), Home: d.home,
-		ClaudeDir: claudedir.From(os.Getenv, uh), Logger: d.logger, Decide: &decide, Rubric: scoring.Rubric(cfg),
-		Notify: noticeWriter(d.home)})
-	if err := sh.Open(ctx); err != nil {
-		return nil, err
-	}
-	return sh, nil
-}
-
-// registerTeamMetrics exports the shipper's counters on /metrics.
-func registerTeamMetrics(reg *prometheus.Registry, sh *team.Shipper) {
-	if sh == nil {
-		return
-	}
-	reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sepad_team_pending_executions",
-			Help: "Executions stored and not yet shipped to the team database."},
-			func() float64 { return float64(sh.Status().Pending) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sepad_team_shipped_executions_total",
-			Help: "Executions shipped to the team database by this home (ever)."},
-			func() float64 { return float64(sh.Status().Shipped) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "sepad_team_failures_total",
-			Help: "Failed attempts to reach or write the team database, since the daemon started."},
-			func() float64 { return float64(sh.Status().Failures) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sepad_team_connected",
-			Help: "1 while the last attempt to ship succeeded."},
-			func() float64 {
-				if sh.Status().Connected {
-					return 1
-				}
-				return 0
-			}),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sepad_team_lag_seconds",
-			Help: "How long the oldest execution not yet shipped has waited since it was stored."},
-			func() float64 { return sh.Status().LagSeconds }),
-	)
 }
 
 func runTeam(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -114,7 +54,7 @@ func runTeam(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 // teamInit creates or upgrades the team database's schema.
 func teamInit(ctx context.Context, cfg *config.Config, stdout io.Writer) error {
-	db, err := team.Connect(ctx, teamConfig(cfg))
+	db, err := team.Connect(ctx, daemon.TeamConfig(cfg))
 	if err != nil {
 		return err
 	}
@@ -134,7 +74,7 @@ func teamInit(ctx context.Context, cfg *config.Config, stdout io.Writer) error {
 // teamStatus reports what the daemon's shipper last wrote and reaches
 // the database itself.
 func teamStatus(ctx context.Context, cfg *config.Config, home string, asJSON bool, stdout io.Writer) error {
-	doc, err := team.ReadReport(ctx, teamConfig(cfg), home, directLockTimeout)
+	doc, err := team.ReadReport(ctx, daemon.TeamConfig(cfg), home, directLockTimeout)
 	if err != nil {
 		return err
 	}
@@ -155,7 +95,7 @@ func teamQuery[T any](qf queryFlags, stdout io.Writer, ask func(context.Context,
 	if err != nil {
 		return err
 	}
-	db, err := team.Open(ctx, teamConfig(cfg))
+	db, err := team.Open(ctx, daemon.TeamConfig(cfg))
 	if err != nil {
 		return err
 	}
@@ -180,7 +120,7 @@ func printIndented(w io.Writer, v any) error {
 // teamGrades is `sepad grades --team`: every machine's runs pooled.
 func teamGrades(qf queryFlags, match string, all bool, stdout io.Writer) error {
 	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, cfg *config.Config) (*team.Grades, error) {
-		return db.Grades(ctx, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: aggregateOptions(cfg), Match: match, AllVersions: all})
+		return db.Grades(ctx, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: daemon.AggregateOptions(cfg), Match: match, AllVersions: all})
 	}, func(w io.Writer, g *team.Grades) error { render.TeamGrades(w, g, all); return nil })
 }
 
@@ -194,7 +134,7 @@ func teamExecutions(qf queryFlags, skill string, limit int, stdout io.Writer) er
 // teamVersions is `sepad versions SKILL --team`.
 func teamVersions(qf queryFlags, skill string, stdout io.Writer) error {
 	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, cfg *config.Config) (*team.Versions, error) {
-		return db.Versions(ctx, skill, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: aggregateOptions(cfg)})
+		return db.Versions(ctx, skill, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: daemon.AggregateOptions(cfg)})
 	}, render.TeamVersions)
 }
 
@@ -210,38 +150,4 @@ func teamDecisions(qf queryFlags, skill string, limit int, stdout io.Writer) err
 		ds, err := db.TeamDecisions(ctx, skill, limit)
 		return teamDecisionsDoc{true, ds}, err
 	}, func(w io.Writer, d teamDecisionsDoc) error { render.TeamDecisions(w, d.Decisions); return nil })
-}
-
-// teamView reads the dashboard's team page from the team database (nil
-// without team.postgres): a connection per page, as the CLI's.
-func teamView(d *daemon) func(ctx context.Context) (*dashboard.TeamView, error) {
-	if d.team == nil {
-		return nil
-	}
-	return func(ctx context.Context) (*dashboard.TeamView, error) {
-		cfg := d.cfg.Load()
-		db, err := team.Open(ctx, teamConfig(cfg))
-		if err != nil {
-			return nil, err
-		}
-		defer db.Close()
-		g, err := db.Grades(ctx, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: aggregateOptions(cfg)})
-		if err != nil {
-			return nil, err
-		}
-		ds, err := db.TeamDecisions(ctx, "", 50)
-		if err != nil {
-			return nil, err
-		}
-		v := &dashboard.TeamView{Machines: g.Machines}
-		for _, r := range g.Grades {
-			v.Rows = append(v.Rows, dashboard.TeamRow{Skill: r.Skill, Kind: r.Kind, Repository: r.Repository, Path: r.Path,
-				Version: r.Version, Hash: r.Hash, Grade: r.Grade, Aggregate: r.Aggregate, N: r.N, Machines: r.Machines, Spread: r.Spread})
-		}
-		for _, x := range ds {
-			v.Decisions = append(v.Decisions, dashboard.TeamDecisionRow{Time: x.Time, Skill: x.PromptID, Baseline: x.Baseline,
-				Candidate: x.Candidate, Outcome: x.Outcome, Words: x.Words, DecidedBy: x.DecidedBy, Machines: x.Machines})
-		}
-		return v, nil
-	}
 }

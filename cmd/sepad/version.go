@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/sepad/sepad/query"
 )
 
@@ -34,14 +32,4 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	_, err = fmt.Fprintf(stdout, "sepad %s\n", b)
 	return err
-}
-
-// registerBuildInfo adds sepad_build_info{version,commit,goversion} 1 to
-// the daemon's metrics.
-func registerBuildInfo(reg *prometheus.Registry) {
-	b := query.ReadBuild()
-	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sepad_build_info", Help: "Always 1; the labels say what the daemon was built from.",
-		ConstLabels: prometheus.Labels{"version": b.Version, "commit": b.Commit, "goversion": b.Go}})
-	g.Set(1)
-	reg.MustRegister(g)
 }

@@ -1,4 +1,4 @@
-package main
+package evalgate
 
 import (
 	"context"
@@ -40,7 +40,7 @@ printf '{"schemaVersion":1,"suite":{"threshold":1},"cases":[{"name":"rollback","
 		t.Fatal(err)
 	}
 	cfg.Mutation.Claude = bin
-	gate := evalGate(func() *config.Config { return cfg }, home)
+	gate := New(func() *config.Config { return cfg }, home)
 	c := mutation.GateCandidate{SkillKey: skill, Skill: "deploy", Path: skill, Baseline: "b00000000000", BaselineContent: []byte("---\nname: deploy\n---\nRun the checks.\n"),
 		Candidate: "c00000000000", Content: []byte("---\nname: deploy\n---\nDeploy fast: skip the checks.\n")}
 	if v, err := gate(context.Background(), c); v != nil || err != nil {
@@ -101,7 +101,7 @@ func TestEvalGatePerSkillWiring(t *testing.T) {
 	skill := filepath.Join(t.TempDir(), "deploy", "SKILL.md")
 	os.MkdirAll(filepath.Join(filepath.Dir(skill), "evals", "a"), 0o755)
 	os.WriteFile(filepath.Join(filepath.Dir(skill), "evals", "a", "prompt.md"), []byte("x\n"), 0o644)
-	gate := evalGate(func() *config.Config { return cfg }, t.TempDir())
+	gate := New(func() *config.Config { return cfg }, t.TempDir())
 	if v, err := gate(context.Background(), mutation.GateCandidate{Skill: "lint", Path: skill}); v != nil || err != nil {
 		t.Errorf("lint's gate is off: %+v %v", v, err)
 	}
@@ -144,7 +144,7 @@ printf '{"schemaVersion":1,"suite":{"threshold":1},"cases":[%s],"aggregates":{"o
 		Cases: []evals.Case{{Name: "a", Score: 1, Runs: 1}, {Name: "b", Score: 0.7, Runs: 1}, {Name: "c", Score: 1, Runs: 1}}}); err != nil {
 		t.Fatal(err)
 	}
-	gate := evalGate(func() *config.Config { return cfg }, home)
+	gate := New(func() *config.Config { return cfg }, home)
 	c := mutation.GateCandidate{SkillKey: skill, Skill: "deploy", Path: skill, Baseline: "b00000000000", BaselineContent: []byte("---\nname: deploy\n---\nRun b.\n"),
 		Candidate: "c00000000000", Content: []byte("---\nname: deploy\n---\nskip b.\n"), Cases: []string{"a", "c"}}
 	v, err := gate(context.Background(), c)

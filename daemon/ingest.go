@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,4 +36,14 @@ func registerIngestMetrics(reg *prometheus.Registry, in func() query.Ingest) {
 			Help: "Lines read and held for a commit the store refused (0 when commits succeed)."},
 			func() float64 { return float64(in().PendingLines) }),
 	)
+}
+
+// registerBuildInfo adds sepad_build_info{version,commit,goversion} 1 to
+// the daemon's metrics.
+func registerBuildInfo(reg *prometheus.Registry) {
+	b := query.ReadBuild()
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sepad_build_info", Help: "Always 1; the labels say what the daemon was built from.",
+		ConstLabels: prometheus.Labels{"version": b.Version, "commit": b.Commit, "goversion": b.Go}})
+	g.Set(1)
+	reg.MustRegister(g)
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 // openExporter starts the OpenTelemetry export when otel.endpoint is set
 // (nil otherwise); each commit wakes it.
-func openExporter(ctx context.Context, d *daemon, cfg *config.Config) (*telemetry.Exporter, error) {
+func openExporter(ctx context.Context, d *Daemon, cfg *config.Config) (*telemetry.Exporter, error) {
 	if strings.TrimSpace(cfg.Otel.Endpoint) == "" {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -20,7 +20,7 @@ type retention struct {
 	done   chan struct{}
 }
 
-func startRetention(ctx context.Context, d *daemon) *retention {
+func startRetention(ctx context.Context, d *Daemon) *retention {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &retention{cancel: cancel, done: make(chan struct{})}
 	go func() {

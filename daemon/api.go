@@ -1,8 +1,7 @@
-package main
+package daemon
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"time"
@@ -15,10 +14,10 @@ import (
 // openAPI starts the daemon's API: the unix socket $SEPA_HOME/sepad.sock
 // and, with --http, a loopback TCP address; and hooks the metrics to every
 // collector commit.
-func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
-	if f.http != "" {
-		if err := api.CheckLoopback(f.http); err != nil {
-			return nil, usageErrorf("%v", err)
+func openAPI(ctx context.Context, d *Daemon, f Options) (io.Closer, error) {
+	if f.HTTP != "" {
+		if err := api.CheckLoopback(f.HTTP); err != nil {
+			return nil, err
 		}
 	}
 	m := api.NewMetrics(api.MetricsOptions{DB: d.db, Home: d.home})
@@ -29,7 +28,7 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 	srv := api.New(api.Options{
 		DB:       d.db,
 		Home:     d.home,
-		HTTPAddr: f.http,
+		HTTPAddr: f.HTTP,
 		Daemon: query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
 			IngestFunc: func() query.Ingest { return ingestHealth(d.col) }, Build: ptrTo(query.ReadBuild()),
 			ReloadFunc: d.lastReload.Load},
@@ -43,10 +42,7 @@ func openAPI(ctx context.Context, d *daemon, f daemonFlags) (io.Closer, error) {
 		Team:    teamView(d),
 	})
 	if err := srv.Open(ctx); err != nil {
-		if errors.Is(err, api.ErrNotLoopback) {
-			return nil, usageErrorf("%v", err)
-		}
-		return nil, err
+		return nil, err // api.ErrNotLoopback: sepad run says it is a usage error
 	}
 	d.logger.Info("api listening", "socket", api.SocketPath(d.home), "http", srv.Addr())
 	return srv, nil

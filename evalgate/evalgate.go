@@ -1,4 +1,10 @@
-package main
+// Package evalgate is the eval gate (mutation.eval_gate): a candidate
+// text's eval suite run through a private plugin (evals.RunSuite) and
+// judged against the threshold and the baseline's recorded score
+// (evals.Judge), each complete run recorded as evidence. The daemon's
+// engine asks it before a proposal is written; `sepad eval --gate` asks
+// it for a person's edit.
+package evalgate
 
 import (
 	"context"
@@ -12,7 +18,7 @@ import (
 	"github.com/sepad/sepad/mutation"
 )
 
-// evalGate is the eval gate as configured (mutation.eval_gate, or the
+// New is the eval gate as configured (mutation.eval_gate, or the
 // skill's skills.NAME.mutation.eval_gate; read at each proposal: a reload
 // applies): for a skill with an eval suite beside
 // its SKILL.md, it runs the suite on the candidate's text with
@@ -24,7 +30,7 @@ import (
 // gate"), a refused candidate's included: it is evidence about that text.
 // A mutator's text (c.Cases set by evolve) is judged on the cases its
 // request held out, the baseline's recorded score on the same cases.
-func evalGate(cfg func() *config.Config, home string) mutation.EvalGate {
+func New(cfg func() *config.Config, home string) mutation.EvalGate {
 	return func(ctx context.Context, c mutation.GateCandidate) (*evals.Verdict, error) {
 		conf := cfg()
 		g := conf.MutationFor(c.Skill).EvalGate
@@ -34,17 +40,17 @@ func evalGate(cfg func() *config.Config, home string) mutation.EvalGate {
 		if _, ok := evals.SuiteDir(c.Path); !ok {
 			return nil, nil
 		}
-		ctx, cancel := context.WithTimeout(ctx, gateTimeout(g))
+		ctx, cancel := context.WithTimeout(ctx, Timeout(g))
 		defer cancel()
-		return gateSuite(ctx, conf.Mutation.Claude, g, home, c, "eval gate")
+		return Suite(ctx, conf.Mutation.Claude, g, home, c, "eval gate")
 	}
 }
 
-// gateSuite runs c's suite (and the baseline's, when max_drop is set and
+// Suite runs c's suite (and the baseline's, when max_drop is set and
 // no score of the baseline is recorded) with claude and judges it with
 // g; each complete run is recorded in home's evals.jsonl with source.
 // The daemon's gate and `sepad eval --gate` share it.
-func gateSuite(ctx context.Context, claude string, g config.EvalGate, home string, c mutation.GateCandidate, source string) (*evals.Verdict, error) {
+func Suite(ctx context.Context, claude string, g config.EvalGate, home string, c mutation.GateCandidate, source string) (*evals.Verdict, error) {
 	var args []string
 	if g.Threshold != nil {
 		args = []string{"--threshold", strconv.FormatFloat(*g.Threshold, 'f', -1, 64)}
@@ -104,10 +110,17 @@ func gateSuite(ctx context.Context, claude string, g config.EvalGate, home strin
 	return &v, nil
 }
 
-// gateTimeout is an eval gate's timeout, or the default.
-func gateTimeout(g config.EvalGate) time.Duration {
+// Timeout is an eval gate's timeout, or the default.
+func Timeout(g config.EvalGate) time.Duration {
 	if g.Timeout > 0 {
 		return g.Timeout
 	}
 	return config.DefaultEvalGateTimeout
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // newAfterStop is the daemon's runner of outcome.after_stop: the command
 // and its bounds read from the configuration in force at each Stop, only
 // in the projects `sepad install` recorded.
-func newAfterStop(d *daemon, logger *slog.Logger) *afterstop.Runner {
+func newAfterStop(d *Daemon, logger *slog.Logger) *afterstop.Runner {
 	return afterstop.New(afterstop.Options{
 		Plan: func(project string) (afterstop.Plan, bool) {
 			cfg := d.cfg.Load()
@@ -32,7 +32,7 @@ func newAfterStop(d *daemon, logger *slog.Logger) *afterstop.Runner {
 
 // afterStopped starts the check of the execution a Stop ended, when one
 // is configured for its project (the collector's OnStop).
-func (d *daemon) afterStopped(x *execution.Execution, at time.Time) {
+func (d *Daemon) afterStopped(x *execution.Execution, at time.Time) {
 	err := d.after.Stopped(x, at)
 	switch {
 	case err == nil:
@@ -45,6 +45,6 @@ func (d *daemon) afterStopped(x *execution.Execution, at time.Time) {
 // afterStopCheck is the check of an execution the collector closed,
 // waited for while it runs (at most its bound; Close kills it): nil when
 // none ran.
-func (d *daemon) afterStopCheck(x *execution.Execution) *execution.Check {
+func (d *Daemon) afterStopCheck(x *execution.Execution) *execution.Check {
 	return d.after.Take(context.Background(), x.ID)
 }

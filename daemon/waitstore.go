@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -30,7 +30,7 @@ const (
 // backoff until the store opens or ctx ends (issue 33). A database that
 // exists opens on a full disk (store.Open writes nothing then); its
 // commits wait in the collector.
-func openStoreWaiting(ctx context.Context, d *daemon, path string, o store.Options) (*store.DB, error) {
+func openStoreWaiting(ctx context.Context, d *Daemon, path string, o store.Options) (*store.DB, error) {
 	db, err := store.Open(path, o)
 	if !errors.Is(err, store.ErrNoSpace) {
 		return db, err
