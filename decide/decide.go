@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Method names a decision method.
@@ -57,6 +58,13 @@ const (
 	// executions, too few to compare with; the candidate is settled at
 	// max_samples (ReasonSettled).
 	ReasonThinBaseline = "baseline_too_thin"
+	// ReasonModelsDiffer: the versions' runs were answered by different
+	// models, none with runs of both: not compared yet (models.go).
+	ReasonModelsDiffer = "models_differ"
+	// ReasonModelsSettled: the candidate reached max_samples without a
+	// model in common with the baseline: it becomes the baseline, with
+	// no claim that it is better.
+	ReasonModelsSettled = "settled_models_differ"
 	// ReasonSettled: the candidate reached max_samples against a baseline
 	// too thin to compare with: it becomes the baseline, so that a skill
 	// is never undecided for ever.
@@ -108,6 +116,11 @@ type Sample struct {
 	// uses them (when empty it falls back to N, Mean and SD); they are not
 	// recorded with a decision.
 	Scores []float64 `json:"-"`
+	// Models name the model that answered each of Scores (ModelKey; ""
+	// unknown), in the same order; nil when none is known. With models
+	// on both sides the sequential method compares runs of the same
+	// model only (models.go).
+	Models []string `json:"-"`
 	// Omitted is how many scores are left out of Scores, between its
 	// newest and its oldest (the engine keeps at most max_samples of each
 	// end, all the method reads); N counts them.
@@ -175,6 +188,9 @@ type Decision struct {
 	Rule string `json:"rule"`
 	// Signals are the per-signal differences, largest effect first.
 	Signals []SignalDiff `json:"signals,omitempty"`
+	// Strata are the models the runs were answered by, when both
+	// versions' runs name them: the compared ones first (models.go).
+	Strata []Stratum `json:"strata,omitempty"`
 	// Explanation is the decision for a person (also the start of Words):
 	// verdict, means, n, difference and interval in points, rule, runs
 	// still needed, signals. Detail is the test's own account (z, bounds).
@@ -201,7 +217,8 @@ type OptionsAt struct {
 func Decide(skillKey, baseHash, candHash string, base, cand Sample, o Options) Decision {
 	o = o.normalised()
 	base.Hash, cand.Hash = baseHash, candHash
-	base.Scores, cand.Scores = finite(base.Scores), finite(cand.Scores)
+	base.Scores, base.Models = finite(base.Scores, base.Models)
+	cand.Scores, cand.Models = finite(cand.Scores, cand.Models)
 	if len(base.Scores) > 0 {
 		base.N = len(base.Scores) + base.Omitted
 	}
@@ -277,6 +294,14 @@ func ExplorationDraw(skillKey, baseHash, candHash string) float64 {
 
 func decideSepa(skillKey string, d Decision, o Options) Decision {
 	b, c := d.Baseline, d.Candidate
+	// The seed's rule compares aggregates over all runs; it only waits
+	// when no model has runs of both versions (models.go).
+	if ss := stratify(b.Scores, b.Models, c.Scores, c.Models); ss != nil {
+		d.Strata = strataOf(ss)
+		if _, ok := stratified(ss, o); !ok {
+			return modelsDiffer(d, o, c.N)
+		}
+	}
 	d.Delta = round2(c.Aggregate - b.Aggregate)
 	sb, sc := math.Max(b.SD, o.SDFloor), math.Max(c.SD, o.SDFloor)
 	se := math.Sqrt(sb*sb/float64(b.N) + sc*sc/float64(c.N))
@@ -303,7 +328,7 @@ func decideSepa(skillKey string, d Decision, o Options) Decision {
 }
 
 // newest returns the newest n of newest-first scores.
-func newest(newestFirst []float64, n int) []float64 {
+func newest[T any](newestFirst []T, n int) []T {
 	if n >= len(newestFirst) {
 		return newestFirst
 	}
@@ -311,25 +336,33 @@ func newest(newestFirst []float64, n int) []float64 {
 }
 
 // oldest returns the oldest n of newest-first scores.
-func oldest(newestFirst []float64, n int) []float64 {
+func oldest[T any](newestFirst []T, n int) []T {
 	if n >= len(newestFirst) {
 		return newestFirst
 	}
 	return newestFirst[len(newestFirst)-n:]
 }
 
-// finite drops NaN and infinite scores (a broken score is no evidence).
-func finite(xs []float64) []float64 {
+// finite drops NaN and infinite scores (a broken score is no evidence),
+// and their models with them when models names one per score (else nil).
+func finite(xs []float64, models []string) ([]float64, []string) {
+	if len(models) != len(xs) {
+		models = nil
+	}
+	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
+	if !slices.ContainsFunc(xs, bad) {
+		return xs, models
+	}
+	var out []float64
+	var ms []string
 	for i, x := range xs {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			out := append([]float64(nil), xs[:i]...)
-			for _, y := range xs[i+1:] {
-				if !math.IsNaN(y) && !math.IsInf(y, 0) {
-					out = append(out, y)
-				}
-			}
-			return out
+		if bad(x) {
+			continue
+		}
+		out = append(out, x)
+		if models != nil {
+			ms = append(ms, models[i])
 		}
 	}
-	return xs
+	return out, ms
 }

@@ -33,30 +33,39 @@ func decideSequential(skillKey string, d Decision, o Options) Decision {
 
 	bs := newest(b.Scores, o.MaxSamples)
 	cs := oldest(c.Scores, o.MaxSamples)
-	nb, nc := len(bs), len(cs)
-	var mb, sb, mc, sc float64
-	if nb > 0 {
-		mb, sb = MeanSD(bs)
-	} else {
-		nb, mb, sb = min(b.N, o.MaxSamples), b.Mean, b.SD
+	var e estimate
+	final := len(cs) >= o.MaxSamples
+	switch ss := stratify(bs, newestModels(b, o.MaxSamples), cs, oldestModels(c, o.MaxSamples)); {
+	case ss != nil:
+		d.Strata = strataOf(ss)
+		var ok bool
+		if e, ok = stratified(ss, o); !ok {
+			return modelsDiffer(d, o, len(cs))
+		}
+	case len(bs) > 0 && len(cs) > 0:
+		e = pooled(bs, cs, o)
+	default:
+		// A summary only (N, Mean, SD): no scores to read.
+		nb, nc := len(bs), len(cs)
+		var mb, sb, mc, sc float64
+		if nb > 0 {
+			mb, sb = MeanSD(bs)
+		} else {
+			nb, mb, sb = min(b.N, o.MaxSamples), b.Mean, b.SD
+		}
+		if nc > 0 {
+			mc, sc = MeanSD(cs)
+		} else {
+			nc, mc, sc = min(c.N, o.MaxSamples), c.Mean, c.SD
+		}
+		sb, sc = math.Max(sb, o.SDFloor), math.Max(sc, o.SDFloor)
+		e = estimate{delta: mc - mb, se: math.Sqrt(sb*sb/float64(nb) + sc*sc/float64(nc)), df: float64(min(nb, nc) - 1),
+			neff: 1 / (1/float64(nb) + 1/float64(nc)), mb: mb, mc: mc, sb: sb, sc: sc, nb: nb, nc: nc}
+		final = nc >= o.MaxSamples
 	}
-	if nc > 0 {
-		mc, sc = MeanSD(cs)
-	} else {
-		nc, mc, sc = min(c.N, o.MaxSamples), c.Mean, c.SD
-	}
-	sb, sc = math.Max(sb, o.SDFloor), math.Max(sc, o.SDFloor)
-	vb, vc := sb*sb/float64(nb), sc*sc/float64(nc)
-	se := math.Sqrt(vb + vc)
-	// Degrees of freedom: the conservative min(n_b, n_c) - 1 rather than
-	// Welch–Satterthwaite, which overstates them when a small baseline's
-	// spread dominates (5 baseline scores against 60: 5.6% false accepts
-	// instead of at most 5%; docs/decisions.md).
-	df := float64(min(nb, nc) - 1)
-	delta := mc - mb
+	nb, nc, mb, mc, sb, sc, delta, se, df := e.nb, e.nc, e.mb, e.mc, e.sb, e.sc, e.delta, e.se, e.df
 	z := tToZ(delta/se, df)
-	t := infoFraction(nb, nc, o.MaxSamples)
-	final := nc >= o.MaxSamples
+	t := math.Min(e.neff/(float64(o.MaxSamples)/2), 1)
 	up, down := acc.z(t), rej.z(t)
 	if final {
 		up, down = acc.final(t, alpha), rej.final(t, alpha)
@@ -89,6 +98,10 @@ func decideSequential(skillKey string, d Decision, o Options) Decision {
 			side = rej
 		}
 		d.NeededMore = neededMore(side, delta, sb, sc, nb, nc, o.MaxSamples)
+		if d.Strata != nil {
+			// The runs still needed, counted on the model compared most.
+			d.NeededMore = min(d.NeededMore, o.MaxSamples-len(cs))
+		}
 	}
 	return d
 }
@@ -180,4 +193,33 @@ func neededMore(l line, delta, sb, sc float64, nb, nc int, maxN int) int {
 		}
 	}
 	return maxN - nc
+}
+
+// modelsDiffer is the decision when no model has runs of both versions:
+// nothing is compared; at the candidate's last look it is settled as the
+// baseline, without a claim that it is better.
+func modelsDiffer(d Decision, o Options, nc int) Decision {
+	if nc >= o.MaxSamples {
+		d.Outcome, d.Reason = Accept, ReasonModelsSettled
+		return d
+	}
+	d.Outcome, d.Reason = Undecided, ReasonModelsDiffer
+	d.NeededMore = o.MaxSamples - nc
+	return d
+}
+
+// newestModels and oldestModels are the models of the scores newest and
+// oldest take (nil when the sample names none).
+func newestModels(s Sample, n int) []string {
+	if len(s.Models) != len(s.Scores) {
+		return nil
+	}
+	return newest(s.Models, n)
+}
+
+func oldestModels(s Sample, n int) []string {
+	if len(s.Models) != len(s.Scores) {
+		return nil
+	}
+	return oldest(s.Models, n)
 }

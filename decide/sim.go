@@ -24,6 +24,15 @@ type Scenario struct {
 	// FailShare of executions go badly and score 40 points lower (a skewed,
 	// two-humped distribution, as real skills show).
 	FailShare float64
+	// ModelEffect > 0: runs answered by a second model score this many
+	// points more. BaseOnSecond and CandOnSecond are the shares of the
+	// baseline's and the candidate's runs it answers (a model switched
+	// with the edit: the prompt's effect and the model's confounded).
+	ModelEffect                float64
+	BaseOnSecond, CandOnSecond float64
+	// IgnoreModels hides the runs' models from Decide: the pooled
+	// comparison sepad made before it compared runs of the same model.
+	IgnoreModels bool
 }
 
 // SimRow is one line of a simulation table.
@@ -36,6 +45,7 @@ type SimRow struct {
 	Exploration float64 // accepted for exploration
 	Rejected    float64 // rejected as a regression / worse with confidence
 	KeptAtMax   float64 // max_samples reached without evidence, baseline kept
+	Settled     float64 // no model in common: settled at max_samples, no claim made
 	// MeanExecs is the mean number of candidate executions used.
 	MeanExecs float64
 }
@@ -56,15 +66,23 @@ func Simulate(m Method, sc Scenario, delta float64, runs int, seed uint64, o Opt
 	r := rand.New(rand.NewPCG(seed, binary.BigEndian.Uint64(h[:8])))
 	row := SimRow{Method: m, Scenario: sc.Name, TrueDelta: delta}
 	ao := aggregate.DefaultOptions()
-	score := func(mu float64) float64 {
+	score := func(mu, onSecond float64) (float64, string) {
+		model := "first"
+		if sc.ModelEffect != 0 && r.Float64() < onSecond {
+			mu += sc.ModelEffect
+			model = "second"
+		}
 		x := mu + r.NormFloat64()*sc.Noise
 		if sc.FailShare > 0 && r.Float64() < sc.FailShare {
 			x -= 40
 		}
-		return math.Round(math.Max(0, math.Min(100, x))*100) / 100
+		return math.Round(math.Max(0, math.Min(100, x))*100) / 100, model
 	}
-	sample := func(newestFirst []float64) Sample {
+	sample := func(newestFirst []float64, models []string) Sample {
 		s := Sample{Scores: newestFirst, N: len(newestFirst)}
+		if sc.ModelEffect != 0 && !sc.IgnoreModels {
+			s.Models = models
+		}
 		if m == MethodSepa {
 			a, _ := aggregate.Compute(newestFirst, ao)
 			s.Aggregate, s.Mean, s.SD = a.Value, a.Mean, a.SD
@@ -75,20 +93,26 @@ func Simulate(m Method, sc Scenario, delta float64, runs int, seed uint64, o Opt
 	for i := 0; i < runs; i++ {
 		bh, ch := "b"+strconv.Itoa(i), "c"+strconv.Itoa(i)
 		var b, c []float64 // newest first
+		var bm, cm []string
+		addB := func() {
+			x, m := score(70, sc.BaseOnSecond)
+			b, bm = append([]float64{x}, b...), append([]string{m}, bm...)
+		}
 		for j := 0; j < sc.FrozenBase; j++ {
-			b = append([]float64{score(70)}, b...)
+			addB()
 		}
 		var d Decision
 		for step := 0; ; step++ {
 			if sc.FrozenBase == 0 && step%2 == 0 {
-				b = append([]float64{score(70)}, b...)
+				addB()
 			} else {
-				c = append([]float64{score(70 + delta)}, c...)
+				x, m := score(70+delta, sc.CandOnSecond)
+				c, cm = append([]float64{x}, c...), append([]string{m}, cm...)
 			}
 			if len(b) < o.MinSamples || len(c) < o.MinSamples {
 				continue
 			}
-			d = Decide("sim", bh, ch, sample(b), sample(c), o)
+			d = Decide("sim", bh, ch, sample(b, bm), sample(c, cm), o)
 			if d.Outcome != Undecided {
 				break
 			}
@@ -98,6 +122,8 @@ func Simulate(m Method, sc Scenario, delta float64, runs int, seed uint64, o Opt
 		}
 		execs += float64(len(c))
 		switch {
+		case d.Reason == ReasonModelsSettled:
+			row.Settled++
 		case d.Outcome == Accept && d.Reason == ReasonExploration:
 			row.Exploration++
 		case d.Outcome == Accept:
@@ -113,6 +139,7 @@ func Simulate(m Method, sc Scenario, delta float64, runs int, seed uint64, o Opt
 	row.Exploration /= f
 	row.Rejected /= f
 	row.KeptAtMax /= f
+	row.Settled /= f
 	row.MeanExecs = execs / f
 	return row
 }
@@ -138,6 +165,19 @@ var RobustnessScenarios = []Scenario{
 	{Name: "frozen baseline of 60, sd 10", Noise: 10, FrozenBase: 60},
 	{Name: "alternating, sd 20", Noise: 20},
 	{Name: "alternating, sd 10 + 15% failures at -40", Noise: 10, FailShare: 0.15},
+}
+
+// ModelScenarios are the issue's model switch (issue 37 item 3): no
+// prompt effect, a second model 10 points better, the runs' models
+// confounded with the versions. The Ignore ones are the same runs
+// compared as before, pooled over models.
+var ModelScenarios = []Scenario{
+	{Name: "model switched with the edit: 20% → 80% on the better model", Noise: 10, ModelEffect: 10, BaseOnSecond: 0.2, CandOnSecond: 0.8},
+	{Name: "same, models ignored (pooled)", Noise: 10, ModelEffect: 10, BaseOnSecond: 0.2, CandOnSecond: 0.8, IgnoreModels: true},
+	{Name: "frozen baseline of 20 on one model, candidate on the other", Noise: 10, FrozenBase: 20, ModelEffect: 10, BaseOnSecond: 0, CandOnSecond: 1},
+	{Name: "same, models ignored (pooled)", Noise: 10, FrozenBase: 20, ModelEffect: 10, BaseOnSecond: 0, CandOnSecond: 1, IgnoreModels: true},
+	{Name: "frozen baseline of 20 on a 50/50 mix, candidate 90% on the better", Noise: 10, FrozenBase: 20, ModelEffect: 10, BaseOnSecond: 0.5, CandOnSecond: 0.9},
+	{Name: "same, models ignored (pooled)", Noise: 10, FrozenBase: 20, ModelEffect: 10, BaseOnSecond: 0.5, CandOnSecond: 0.9, IgnoreModels: true},
 }
 
 // SimSeed seeds the tables in docs/decisions.md.

@@ -92,11 +92,20 @@ func (r *engineRig) write(body string) string {
 // run commits one scored execution of version and lets the engine see it.
 func (r *engineRig) run(version string, score float64) {
 	r.t.Helper()
+	r.runOn(version, score)
+}
+
+// runOn commits one scored execution of version answered by models.
+func (r *engineRig) runOn(version string, score float64, models ...string) {
+	r.t.Helper()
 	r.n++
 	r.now = r.now.Add(time.Minute)
 	x := execution.Execution{ID: fmt.Sprintf("e%011d", r.n), SessionID: "s", Skill: "deploy", Kind: "skill", Project: r.proj,
 		SkillPath: r.skill, SkillVersion: version, StartedAt: r.now, EndedAt: r.now.Add(time.Second), Complete: true,
 		Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
+	if len(models) > 0 {
+		x.Usage = &execution.Usage{Messages: 1, Models: models, CostKnown: true}
+	}
 	b := store.Batch{Executions: []store.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}}}}
 	if err := r.db.Commit(&b); err != nil {
 		r.t.Fatal(err)

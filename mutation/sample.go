@@ -26,8 +26,13 @@ type versionSample struct {
 	keep int
 	// first holds the oldest scores, up to keep; last the ones after
 	// them, up to keep, then a ring whose oldest entry is at next.
-	first, last   []float64
-	next          int
+	first, last []float64
+	next        int
+	// firstM and lastM are the models of first and last (decide.ModelKey
+	// of the run's usage), in the same places.
+	firstM, lastM []string
+	// models counts the runs that named a model.
+	models        int
 	calls, failed int
 	// overClaims counts the executions whose answer claimed more than
 	// their calls showed (package integrity).
@@ -55,13 +60,20 @@ func (v *versionSample) add(x *store.Scored) {
 	if v.keep <= 0 {
 		v.keep = keepDefault
 	}
+	var model string
+	if x.Exec.Usage != nil {
+		model = decide.ModelKey(x.Exec.Usage.Models)
+	}
+	if model != "" {
+		v.models++
+	}
 	switch {
 	case len(v.first) < v.keep:
-		v.first = append(v.first, sc)
+		v.first, v.firstM = append(v.first, sc), append(v.firstM, model)
 	case len(v.last) < v.keep:
-		v.last = append(v.last, sc)
+		v.last, v.lastM = append(v.last, sc), append(v.lastM, model)
 	default:
-		v.last[v.next] = sc
+		v.last[v.next], v.lastM[v.next] = sc, model
 		v.next = (v.next + 1) % v.keep
 	}
 	v.n++
@@ -93,6 +105,22 @@ func (v *versionSample) newestFirst() []float64 {
 	return out
 }
 
+// newestModels returns the models of newestFirst's scores, in its order;
+// nil when no run named a model.
+func (v *versionSample) newestModels() []string {
+	if v.models == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(v.firstM)+len(v.lastM))
+	for i := range v.lastM {
+		out = append(out, v.lastM[(v.next+len(v.lastM)-1-i)%len(v.lastM)])
+	}
+	for i := len(v.firstM) - 1; i >= 0; i-- {
+		out = append(out, v.firstM[i])
+	}
+	return out
+}
+
 // aggregate is the version's aggregate, built as an aggregate.State (the
 // same accumulation as the store's, equal to aggregate.Compute over
 // all its scores newest first) from the accumulators and the newest
@@ -117,7 +145,7 @@ func (v *versionSample) failRate() float64 {
 
 func (v *versionSample) sample(ver *store.Version) decide.Sample {
 	a := v.aggregate()
-	return decide.Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst(),
+	return decide.Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst(), Models: v.newestModels(),
 		Omitted: v.omitted(), Signals: v.sig.means(v.n), OverClaims: v.overClaims}
 }
 

@@ -22,7 +22,7 @@ import (
 func Explain(d *decide.Decision) {
 	o := d.Options
 	switch d.Reason {
-	case decide.ReasonTooFew, decide.ReasonSettled, decide.ReasonThinBaseline:
+	case decide.ReasonTooFew, decide.ReasonSettled, decide.ReasonThinBaseline, decide.ReasonModelsDiffer, decide.ReasonModelsSettled:
 		d.Rule = fmt.Sprintf("decide once both versions have min_samples (%d) runs, or settle at max_samples (%d)", o.MinSamples, o.MaxSamples)
 		d.Words = waiting(d)
 		d.Explanation, d.Detail = d.Words, ""
@@ -47,6 +47,14 @@ func waiting(d *decide.Decision) string {
 	o := d.Options
 	base, cand := d.Baseline, d.Candidate
 	switch d.Reason {
+	case decide.ReasonModelsDiffer:
+		c, b := versionName(cand, "the candidate"), versionName(base, "the baseline")
+		return fmt.Sprintf("%s ran on %s, %s on %s: not compared yet, since a model change is not a prompt change; they are compared once both have 2 runs on the same model, else %s is settled as the baseline after %d runs; needs about %s",
+			c, ModelMix(d.Strata, false), b, ModelMix(d.Strata, true), c, o.MaxSamples, MoreRuns(d.NeededMore))
+	case decide.ReasonModelsSettled:
+		c, b := versionName(cand, "the candidate"), versionName(base, "the baseline")
+		return fmt.Sprintf("settled: %s ran on %s, %s on %s, no model in common after %d runs: %s becomes the baseline, not judged better or worse",
+			c, ModelMix(d.Strata, false), b, ModelMix(d.Strata, true), cand.N, c)
 	case decide.ReasonSettled:
 		return fmt.Sprintf("settled: the candidate held %.2f over %d runs; the baseline has %s, too few to compare with (at least %d are needed), and cannot gain more while the candidate is in the file: the candidate becomes the baseline",
 			cand.Mean, cand.N, Runs(base.N), o.MinSamples)
@@ -145,6 +153,9 @@ func explain(d *decide.Decision) string {
 		fmt.Fprintf(&b, "; not enough runs to compare yet (%d and %d)", d.CandidateN, d.BaselineN)
 	}
 	fmt.Fprintf(&b, "; %s", plainRule(d, base))
+	if w := strataWords(d.Strata); w != "" {
+		b.WriteString("; " + w)
+	}
 	if d.Outcome == decide.Undecided && d.NeededMore > 0 {
 		fmt.Fprintf(&b, "; needs about %s", MoreRuns(d.NeededMore))
 	}
@@ -308,4 +319,65 @@ func SignalLabel(name string) string {
 		return "structure"
 	}
 	return strings.ReplaceAll(name, "_", " ")
+}
+
+// ModelName is a model's name for a person: "" is an unknown model.
+func ModelName(m string) string {
+	if m == "" {
+		return "an unknown model"
+	}
+	return m
+}
+
+// ModelMix words one side's models in a decision's strata: "opus", or
+// "opus (12 runs) and sonnet (3 runs)". baseline picks the side.
+func ModelMix(ss []decide.Stratum, baseline bool) string {
+	var parts []string
+	n := 0
+	for _, s := range ss {
+		k := s.CandidateN
+		if baseline {
+			k = s.BaselineN
+		}
+		if k > 0 {
+			n++
+			parts = append(parts, fmt.Sprintf("%s (%s)", ModelName(s.Model), Runs(k)))
+		}
+	}
+	if n == 1 {
+		return strings.SplitN(parts[0], " (", 2)[0]
+	}
+	if n == 0 {
+		return "no model"
+	}
+	return strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
+}
+
+// strataWords says which models a decision compared the versions on,
+// when more than one model ran them: "compared model by model: opus 32
+// and 8 runs, sonnet 8 and 32; left out: haiku (3 runs of the candidate)".
+func strataWords(ss []decide.Stratum) string {
+	if len(ss) < 2 {
+		return ""
+	}
+	var in, out []string
+	for _, s := range ss {
+		if s.Compared {
+			in = append(in, fmt.Sprintf("%s %d and %d runs", ModelName(s.Model), s.CandidateN, s.BaselineN))
+			continue
+		}
+		var who []string
+		if s.CandidateN > 0 {
+			who = append(who, fmt.Sprintf("%s of the candidate", Runs(s.CandidateN)))
+		}
+		if s.BaselineN > 0 {
+			who = append(who, fmt.Sprintf("%s of the baseline", Runs(s.BaselineN)))
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", ModelName(s.Model), strings.Join(who, ", ")))
+	}
+	w := "compared model by model: " + strings.Join(in, ", ")
+	if len(out) > 0 {
+		w += "; left out, no runs of both on it: " + strings.Join(out, ", ")
+	}
+	return w
 }

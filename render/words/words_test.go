@@ -125,3 +125,33 @@ func scores(n int, mean, spread float64) []float64 {
 	}
 	return out
 }
+
+// TestModelWords (issue 37 item 3): a decision between versions run on
+// different models says so, and one compared model by model names them.
+func TestModelWords(t *testing.T) {
+	ms := func(n int, m string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = m
+		}
+		return out
+	}
+	d := decided(decide.Sample{Seq: 2, Scores: scores(20, 70, 5), Models: ms(20, "sonnet")}, decide.Sample{Seq: 3, Scores: scores(8, 80, 5), Models: ms(8, "opus")})
+	if d.Outcome != decide.Undecided || !strings.HasPrefix(d.Words, "v3 ran on opus, v2 on sonnet: not compared yet") || !strings.Contains(d.Words, "needs about 52 more runs") {
+		t.Errorf("models differ: %q", d.Words)
+	}
+	d = decided(decide.Sample{Seq: 2, Scores: scores(20, 70, 5), Models: ms(20, "sonnet")}, decide.Sample{Seq: 3, N: 60, Scores: scores(60, 80, 5), Models: ms(60, "opus")})
+	if d.Outcome != decide.Accept || !strings.HasPrefix(d.Words, "settled: v3 ran on opus, v2 on sonnet, no model in common after 60 runs: v3 becomes the baseline, not judged better") {
+		t.Errorf("settled: %q", d.Words)
+	}
+	bm := append(ms(10, "sonnet"), ms(10, "opus")...)
+	cm := append(append(ms(6, "sonnet"), ms(6, "opus")...), ms(3, "haiku")...)
+	d = decided(decide.Sample{Seq: 2, Scores: scores(20, 70, 5), Models: bm}, decide.Sample{Seq: 3, Scores: scores(15, 71, 5), Models: cm})
+	if !strings.Contains(d.Words, "; compared model by model: ") || !strings.Contains(d.Words, "sonnet 6 and 10 runs") ||
+		!strings.Contains(d.Words, "left out, no runs of both on it: haiku (3 runs of the candidate)") {
+		t.Errorf("stratified: %q", d.Words)
+	}
+	if w := ModelMix(d.Strata, false); w != "sonnet (6 runs), opus (6 runs) and haiku (3 runs)" && w != "opus (6 runs), sonnet (6 runs) and haiku (3 runs)" {
+		t.Errorf("mix %q", w)
+	}
+}
