@@ -19,6 +19,7 @@ import (
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
+	"github.com/sepad/sepad/validity"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/views from the tables drawn now")
@@ -76,6 +77,10 @@ func views(t *testing.T) []view {
 	fs.Int("limit", 20, "rows")
 	cp := Completion{Commands: []string{"grades", "rollback"}, Summaries: map[string]string{"grades": "grade it", "rollback": "roll 'back'"},
 		Flags: map[string][]string{"rollback": {"--to", "--json"}}}
+	valid := validity.Report{Current: "2.0.0", Groups: []validity.Group{filled[validity.Group](t, 1), filled[validity.Group](t, 2)}}
+	valid.Groups[0].Rubric = "2.0.0"
+	valid.Groups[0].Rows = append(valid.Groups[0].Rows, validity.Row{Signal: validity.Total, N: 12, Successes: 6, Failures: 6, AUC: fp(1), SE: fp(0), MeanSuccess: fp(90), MeanFailure: fp(40), Verdict: "the score follows success closely"})
+	valid.Groups[1].Rows[0].AUC = nil
 	return []view{
 		{"versions", func(w io.Writer) { Versions(w, &versions) }},
 		{"history", func(w io.Writer) { History(w, &history) }},
@@ -121,6 +126,8 @@ func views(t *testing.T) []view {
 			fmt.Fprintln(w, Pruned(&p, true))
 			fmt.Fprintln(w, Pruned(&p, false))
 		}},
+		{"validity", func(w io.Writer) { Validity(w, &valid) }},
+		{"validity-empty", func(w io.Writer) { Validity(w, &validity.Report{Skill: "deploy"}) }},
 		{"nothing-exported", func(w io.Writer) {
 			for _, f := range []string{export.JSONL, export.SFT, export.Preference} {
 				fmt.Fprintln(w, NothingExported(f, export.Stats{Read: 3, Kept: 2, Labelled: 1}, false))

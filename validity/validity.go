@@ -77,6 +77,17 @@ type Group struct {
 	Rows    []Row          `json:"rows"`
 }
 
+// Report is GET /v1/validity and `sepad validity --json`.
+type Report struct {
+	// Skill is the skill measured ("" for every skill together).
+	Skill string `json:"skill,omitempty"`
+	// Current is the rubric version sepad scores with now.
+	Current   string  `json:"current_rubric_version"`
+	MinLabels int     `json:"min_labels"`
+	MinEach   int     `json:"min_each"`
+	Groups    []Group `json:"groups"`
+}
+
 // Options bound the verdicts.
 type Options struct {
 	// MinLabels and MinEach: fewer verdicts (or fewer of either outcome)

@@ -1,7 +1,6 @@
 package validity
 
 import (
-	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -137,23 +136,5 @@ func TestCompute(t *testing.T) {
 	}
 	if r := gs[0].Rows[len(gs[0].Rows)-1]; r.Signal != Total || r.AUC != nil {
 		t.Errorf("1.2.0 total: %+v", r)
-	}
-	var b bytes.Buffer
-	if err := Write(&b, &Report{Current: "2.0.0", Groups: gs}); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Rubric 2.0.0 (current), every skill: 12 executions with a verdict (6 label, 6 person)",
-		"structure says nothing about success here", "1.00 ±0.00", "Rubric 1.2.0, every skill: 1 executions"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("the text lacks %q:\n%s", want, b.String())
-		}
-	}
-}
-
-func TestWriteEmpty(t *testing.T) {
-	var b bytes.Buffer
-	Write(&b, &Report{Skill: "deploy"})
-	if !strings.HasPrefix(b.String(), "No verdicts on deploy's executions yet") {
-		t.Errorf("got %q", b.String())
 	}
 }

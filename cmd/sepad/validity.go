@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/validity"
 )
 
@@ -41,5 +42,5 @@ func runValidity(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if qf.json {
 		return printJSON(stdout, body)
 	}
-	return validity.Write(stdout, &doc)
+	return render.Validity(stdout, &doc)
 }

@@ -1,4 +1,4 @@
-package validity
+package render
 
 import (
 	"fmt"
@@ -6,22 +6,13 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sepad/sepad/validity"
 )
 
-// Report is GET /v1/validity and `sepad validity --json`.
-type Report struct {
-	// Skill is the skill measured ("" for every skill together).
-	Skill string `json:"skill,omitempty"`
-	// Current is the rubric version sepad scores with now.
-	Current   string  `json:"current_rubric_version"`
-	MinLabels int     `json:"min_labels"`
-	MinEach   int     `json:"min_each"`
-	Groups    []Group `json:"groups"`
-}
-
-// Write prints a report as `sepad validity` shows it: per rubric version,
+// Validity writes `sepad validity`: per rubric version,
 // one line per signal with n, the AUC and the verdict.
-func Write(w io.Writer, r *Report) error {
+func Validity(w io.Writer, r *validity.Report) error {
 	if len(r.Groups) == 0 {
 		who := "any skill's"
 		if r.Skill != "" {
@@ -42,7 +33,7 @@ func Write(w io.Writer, r *Report) error {
 		if g.Rubric == r.Current {
 			cur = " (current)"
 		}
-		fmt.Fprintf(w, "Rubric %s%s, %s: %d executions with a verdict (%s)\n", g.Rubric, cur, who, g.N, sources(g.Sources))
+		fmt.Fprintf(w, "Rubric %s%s, %s: %d executions with a verdict (%s)\n", g.Rubric, cur, who, g.N, verdictSources(g.Sources))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SIGNAL\tN\tSUCCESS/FAIL\tAUC\tMEAN S/F\tVERDICT")
 		for _, row := range g.Rows {
@@ -68,13 +59,13 @@ func meanText(m *float64, signal string) string {
 	if m == nil {
 		return "-"
 	}
-	if signal == Total {
+	if signal == validity.Total {
 		return fmt.Sprintf("%.1f", *m)
 	}
 	return fmt.Sprintf("%.2f", *m)
 }
 
-func sources(m map[string]int) string {
+func verdictSources(m map[string]int) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
