@@ -86,3 +86,61 @@ func readFacet(path string) (reward.Facet, error) {
 	}
 	return fc, err
 }
+
+// FacetRun is an execution of a facet's session, which the facet may
+// label.
+type FacetRun struct{ ID, Session, Skill string }
+
+// FacetWrite is a label to write: the facet's verdict on one execution.
+type FacetWrite struct {
+	ID    string
+	Input reward.Input
+}
+
+// FacetLabels decides what the facets make of runs (the executions,
+// newest first): a label on every main-thread run of a facet's session
+// that no one labelled by hand and that does not hold the same label
+// already. newest says whether a run is a subagent's (whose session's
+// outcome is its caller's) and gives its newest label (nil for none).
+// rep gets the runs labelled and kept, with why, and the sessions seen.
+func FacetLabels(facets map[string]reward.Facet, runs []FacetRun, rep *FacetsReport, newest func(id string) (subagent bool, l *reward.Label, err error)) ([]FacetWrite, error) {
+	var writes []FacetWrite
+	seen := map[string]bool{}
+	for _, run := range runs {
+		fc, ok := facets[run.Session]
+		if !ok {
+			continue
+		}
+		seen[run.Session] = true
+		fl := FacetLabel{Execution: run.ID, Session: run.Session, Skill: run.Skill, Outcome: fc.Outcome}
+		in, ok := fc.Label()
+		if !ok {
+			fl.Reason = "the outcome says nothing: " + fc.Outcome
+			rep.Kept = append(rep.Kept, fl)
+			continue
+		}
+		subagent, l, err := newest(run.ID)
+		if err != nil {
+			return nil, err
+		}
+		if subagent {
+			continue
+		}
+		if l != nil {
+			switch {
+			case l.Source != reward.SourceInsights:
+				fl.Reason = "labelled by hand: " + l.Words()
+				rep.Kept = append(rep.Kept, fl)
+				continue
+			case l.Outcome == in.Outcome && l.Score == *in.Score && l.Note == in.Note:
+				fl.Reason = "already imported"
+				rep.Kept = append(rep.Kept, fl)
+				continue
+			}
+		}
+		writes = append(writes, FacetWrite{run.ID, in})
+		rep.Labelled = append(rep.Labelled, fl)
+	}
+	rep.Sessions = len(seen)
+	return writes, nil
+}

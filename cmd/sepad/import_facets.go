@@ -45,59 +45,30 @@ func importFacets(qf queryFlags, pos []string, dry bool, stdout io.Writer) error
 	if _, err := fetch(qf, fmt.Sprintf("/v1/executions?limit=%d", query.MaxLimit), &list); err != nil {
 		return err
 	}
-	type todo struct {
-		id   string
-		body []byte
+	runs := make([]importer.FacetRun, len(list.Executions))
+	for i, r := range list.Executions {
+		runs[i] = importer.FacetRun{ID: r.ID, Session: r.SessionID, Skill: r.Skill}
 	}
-	var writes []todo
-	seen := map[string]bool{}
-	for _, row := range list.Executions {
-		fc, ok := facets[row.SessionID]
-		if !ok {
-			continue
-		}
-		seen[row.SessionID] = true
-		fl := importer.FacetLabel{Execution: row.ID, Session: row.SessionID, Skill: row.Skill, Outcome: fc.Outcome}
-		in, ok := fc.Label()
-		if !ok {
-			fl.Reason = "the outcome says nothing: " + fc.Outcome
-			rep.Kept = append(rep.Kept, fl)
-			continue
-		}
+	writes, err := importer.FacetLabels(facets, runs, &rep, func(id string) (bool, *reward.Label, error) {
 		var x query.Explain
-		if _, err := fetch(qf, "/v1/executions/"+row.ID, &x); err != nil {
-			return err
+		if _, err := fetch(qf, "/v1/executions/"+id, &x); err != nil || len(x.Labels) == 0 {
+			return x.AgentID != "", nil, err
 		}
-		if x.AgentID != "" {
-			continue // a subagent's run: the session's outcome is its caller's
-		}
-		if len(x.Labels) > 0 {
-			l := x.Labels[0].Label
-			switch {
-			case l.Source != reward.SourceInsights:
-				fl.Reason = "labelled by hand: " + l.Words()
-				rep.Kept = append(rep.Kept, fl)
-				continue
-			case l.Outcome == in.Outcome && l.Score == *in.Score && l.Note == in.Note:
-				fl.Reason = "already imported"
-				rep.Kept = append(rep.Kept, fl)
-				continue
-			}
-		}
-		body, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		writes = append(writes, todo{row.ID, body})
-		rep.Labelled = append(rep.Labelled, fl)
+		return x.AgentID != "", &x.Labels[0].Label, nil
+	})
+	if err != nil {
+		return err
 	}
-	rep.Sessions = len(seen)
 	if !dry && len(writes) > 0 {
 		c := newClient(qf)
 		defer c.Close()
 		for _, w := range writes {
-			if _, err := c.post(qf, "/v1/executions/"+w.id+"/label", w.body); err != nil {
-				return fmt.Errorf("label %s: %w", w.id, err)
+			body, err := json.Marshal(w.Input)
+			if err != nil {
+				return err
+			}
+			if _, err := c.post(qf, "/v1/executions/"+w.ID+"/label", body); err != nil {
+				return fmt.Errorf("label %s: %w", w.ID, err)
 			}
 		}
 	}
