@@ -8,6 +8,7 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/scoring"
 )
 
@@ -54,19 +55,12 @@ func (g *gate) judge(rows []gateRow, named bool, minSamples int) error {
 	}
 	if graded == 0 {
 		return &exitError{code: exitNothingToGate, err: fmt.Errorf("nothing to gate: %s selected, none graded yet (a version is graded from %d scored executions)",
-			plural(len(sel), "skill", "skills"), minSamples)}
+			render.Plural(len(sel), "skill", "skills"), minSamples)}
 	}
 	if len(bad) > 0 {
-		return &exitError{code: exitFail, err: fmt.Errorf("%s below %s:\n  %s", plural(len(bad), "skill", "skills"), g.text, strings.Join(bad, "\n  "))}
+		return &exitError{code: exitFail, err: fmt.Errorf("%s below %s:\n  %s", render.Plural(len(bad), "skill", "skills"), g.text, strings.Join(bad, "\n  "))}
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // below reports whether a graded row is under the gate. Ungraded versions
