@@ -30,7 +30,7 @@ func TestHelpEveryCommand(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h, ok := render.Helps[name]
 			if !ok {
-				t.Logf("no help text for %s in help.go: add its arguments and an example", name)
+				t.Logf("no help text for %s in render/help.go (Helps): add its arguments and an example", name)
 			}
 			code, out, errOut := runCmd(t, "help", name)
 			if code != 0 || errOut != "" {
