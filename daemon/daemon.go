@@ -26,9 +26,9 @@ import (
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/evalgate"
 	"github.com/sepad/sepad/evolve"
-	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/spool"
@@ -373,7 +373,7 @@ func MutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 	return mutation.EngineOptions{
 		Decide: d, AutoRollback: m.AutoRollback, RollbackOnF: m.RollbackOnF, RollbackRatio: m.RollbackRatio,
 		RollbackFailRate: m.RollbackFailRate, Cooldown: m.CooldownExecutions, GradeMin: cfg.Aggregate.MinSamples,
-		UserHome: userHome, ClaudeDir: claudedir.From(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
+		UserHome: userHome, ClaudeDir: prompt.ConfigDirFrom(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
 		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
 		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg), Notify: NoticeWriter(home), Home: home,
 		Rescore:     scoring.New(cfg).Relabel,

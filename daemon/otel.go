@@ -7,7 +7,7 @@ import (
 
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/config"
-	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/telemetry"
 )
 
@@ -19,7 +19,7 @@ func openExporter(ctx context.Context, d *Daemon, cfg *config.Config) (*telemetr
 	}
 	uh, _ := os.UserHomeDir()
 	e := telemetry.New(d.db, telemetry.Options{Endpoint: cfg.Otel.Endpoint, Home: d.home,
-		ClaudeDir: claudedir.From(os.Getenv, uh), Logger: d.logger})
+		ClaudeDir: prompt.ConfigDirFrom(os.Getenv, uh), Logger: d.logger})
 	if err := e.Open(ctx); err != nil {
 		return nil, err
 	}

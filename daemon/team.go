@@ -9,7 +9,7 @@ import (
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/dashboard"
-	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/team"
 )
@@ -32,7 +32,7 @@ func openShipper(ctx context.Context, d *Daemon, cfg *config.Config) (*team.Ship
 	// prompt): the mutation settings in force, on this rubric's scores.
 	decide := MutationOptions(cfg, uh, d.home, d.logger).Decide
 	sh := team.NewShipper(d.db, team.ShipperOptions{Config: TeamConfig(cfg), Home: d.home,
-		ClaudeDir: claudedir.From(os.Getenv, uh), Logger: d.logger, Decide: &decide, Rubric: scoring.Rubric(cfg),
+		ClaudeDir: prompt.ConfigDirFrom(os.Getenv, uh), Logger: d.logger, Decide: &decide, Rubric: scoring.Rubric(cfg),
 		Notify: NoticeWriter(d.home)})
 	if err := sh.Open(ctx); err != nil {
 		return nil, err

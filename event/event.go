@@ -145,7 +145,7 @@ type Sepa struct {
 // Instructions is sepa.instructions (docs/events.md, "Instruction files").
 type Instructions struct {
 	// Version is the first 12 hex digits of the sha256 of the manifest's
-	// text (execution.ManifestText).
+	// text (ManifestText).
 	Version string            `json:"version,omitempty"`
 	Files   []InstructionFile `json:"files,omitempty"`
 }

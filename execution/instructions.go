@@ -1,10 +1,7 @@
 package execution
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"maps"
-	"strings"
 
 	"github.com/sepad/sepad/event"
 )
@@ -35,41 +32,6 @@ type LoadedFile struct {
 	// path_glob_match, or session_start/include/compact for a file the
 	// SessionStart manifest did not hold (or held with another hash).
 	Reason string `json:"reason,omitempty"`
-}
-
-// ManifestText is what a _session version holds: one line "<path>  <hash>"
-// per file, in the manifest's order (sorted by path). hooks.ManifestText
-// is the same function, tested equal.
-func ManifestText(files []InstructionFile) string {
-	var b strings.Builder
-	for _, f := range files {
-		b.WriteString(f.Path)
-		b.WriteString("  ")
-		b.WriteString(f.Hash)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// ManifestVersion is the first 12 hex digits of the sha256 of the
-// manifest's text: the _session version.
-func ManifestVersion(files []InstructionFile) string {
-	h := sha256.Sum256([]byte(ManifestText(files)))
-	return hex.EncodeToString(h[:6])
-}
-
-// ParseManifest reads a ManifestText back ("path  hash" lines); false when
-// text is not one.
-func ParseManifest(text string) ([]InstructionFile, bool) {
-	var out []InstructionFile
-	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		i := strings.LastIndex(line, "  ")
-		if i <= 0 {
-			return nil, false
-		}
-		out = append(out, InstructionFile{Path: line[:i], Hash: line[i+2:]})
-	}
-	return out, len(out) > 0
 }
 
 // sessionStart takes the session's manifest from a SessionStart the hook

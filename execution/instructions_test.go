@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sepad/sepad/event"
 )
 
 // A session's lines with manifests: start (CLAUDE.md, a user rule),
@@ -16,8 +18,8 @@ func instructionLines() [][]byte {
 	const s = `"session_id":"s1","cwd":"/p"`
 	m1 := `{"version":"%s","files":[{"path":"/h/.claude/rules/r.md","hash":"aaaaaaaaaaaa"},{"path":"/p/CLAUDE.md","hash":"bbbbbbbbbbbb"}]}`
 	m2 := `{"version":"%s","files":[{"path":"/h/.claude/rules/r.md","hash":"cccccccccccc"},{"path":"/p/CLAUDE.md","hash":"bbbbbbbbbbbb"}]}`
-	v1 := ManifestVersion([]InstructionFile{{Path: "/h/.claude/rules/r.md", Hash: "aaaaaaaaaaaa"}, {Path: "/p/CLAUDE.md", Hash: "bbbbbbbbbbbb"}})
-	v2 := ManifestVersion([]InstructionFile{{Path: "/h/.claude/rules/r.md", Hash: "cccccccccccc"}, {Path: "/p/CLAUDE.md", Hash: "bbbbbbbbbbbb"}})
+	v1 := event.ManifestVersion([]InstructionFile{{Path: "/h/.claude/rules/r.md", Hash: "aaaaaaaaaaaa"}, {Path: "/p/CLAUDE.md", Hash: "bbbbbbbbbbbb"}})
+	v2 := event.ManifestVersion([]InstructionFile{{Path: "/h/.claude/rules/r.md", Hash: "cccccccccccc"}, {Path: "/p/CLAUDE.md", Hash: "bbbbbbbbbbbb"}})
 	ts := func(n int) string { return fmt.Sprintf(`"ts":"2026-11-24T09:00:%02dZ"`, n) }
 	lines := []string{
 		`{` + s + `,"hook_event_name":"SessionStart","source":"startup","sepa":{"v":1,` + ts(0) + `,"project":"/p","instructions":` + fmt.Sprintf(m1, v1) + `}}`,
@@ -66,8 +68,8 @@ func TestSessionManifest(t *testing.T) {
 	if len(sess) != 2 {
 		t.Fatalf("want 2 _session executions, got %d: %+v", len(sess), xs)
 	}
-	v1 := ManifestVersion(sess[0].Instructions)
-	v2 := ManifestVersion(sess[1].Instructions)
+	v1 := event.ManifestVersion(sess[0].Instructions)
+	v2 := event.ManifestVersion(sess[1].Instructions)
 	if sess[0].SkillVersion != v1 || sess[1].SkillVersion != v2 || v1 == v2 || len(sess[0].Instructions) != 2 {
 		t.Errorf("versions %q %q, manifests %q %q", sess[0].SkillVersion, sess[1].SkillVersion, v1, v2)
 	}
@@ -78,14 +80,14 @@ func TestSessionManifest(t *testing.T) {
 	if len(sess[1].Loaded) != 0 {
 		t.Errorf("resumed session loaded %+v", sess[1].Loaded)
 	}
-	if text := ManifestText(sess[1].Instructions); text != "/h/.claude/rules/r.md  cccccccccccc\n/p/CLAUDE.md  bbbbbbbbbbbb\n" {
+	if text := event.ManifestText(sess[1].Instructions); text != "/h/.claude/rules/r.md  cccccccccccc\n/p/CLAUDE.md  bbbbbbbbbbbb\n" {
 		t.Errorf("text %q", text)
 	}
-	files, ok := ParseManifest(ManifestText(sess[1].Instructions))
+	files, ok := event.ParseManifest(event.ManifestText(sess[1].Instructions))
 	if !ok || !slices.Equal(files, sess[1].Instructions) {
 		t.Errorf("ParseManifest: %v %v", files, ok)
 	}
-	if _, ok := ParseManifest("not a manifest"); ok {
+	if _, ok := event.ParseManifest("not a manifest"); ok {
 		t.Errorf("ParseManifest accepted a line without two spaces")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/internal/treetest"
 	"github.com/sepad/sepad/spool"
 )
 
@@ -116,7 +117,7 @@ func BenchmarkEnrichSkill(b *testing.B) {
 	for i := 0; i < 2000; i++ {
 		tree[fmt.Sprintf("repo/node_modules/p%d/index.js", i)] = "x"
 	}
-	writeTree(b, base, tree)
+	treetest.Write(b, base, tree)
 	for _, name := range []string{"mine", "lint", "deploy", "apps/app9:deploy", "miss", "plugin:miss"} {
 		p, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "PreToolUse", "cwd": filepath.Join(repo, "apps"),
 			"tool_name": "Skill", "tool_input": map[string]any{"skill": name}, "tool_use_id": "toolu_1"})

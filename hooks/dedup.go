@@ -43,8 +43,10 @@ var sepaStart = []byte(`"sepa":{"v":`)
 // dedupCheck returns the check spool.AppendUnless runs under the spool lock for line,
 // or nil when no copy from the other side can be there.
 func dedupCheck(home string, line []byte, plugin bool) func(spool string) bool {
-	if !plugin && !lexists(PluginMarkPath(home)) {
-		return nil
+	if !plugin {
+		if _, err := os.Lstat(PluginMarkPath(home)); err != nil {
+			return nil // no plugin copy has ever written here
+		}
 	}
 	return func(spool string) bool { return hasOtherCopy(spool, line, plugin, dedupWindow) }
 }
@@ -122,7 +124,7 @@ func lineTime(b []byte) (time.Time, bool) {
 // markPlugin creates the plugin mark in home once.
 func markPlugin(home string) {
 	p := PluginMarkPath(home)
-	if lexists(p) {
+	if _, err := os.Lstat(p); err == nil {
 		return
 	}
 	if f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o600); err == nil {

@@ -76,7 +76,7 @@ func TestPluginLineMarked(t *testing.T) {
 	if !bytes.Contains(got, []byte(`,"via":"plugin"}`)) {
 		t.Fatalf("the plugin's line has no sepa.via: %s", got)
 	}
-	if !lexists(PluginMarkPath(home)) {
+	if _, err := os.Lstat(PluginMarkPath(home)); err != nil {
 		t.Fatal("the plugin's copy left no mark for the settings copy")
 	}
 }

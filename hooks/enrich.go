@@ -17,7 +17,7 @@ import (
 //     change silently (invalid UTF-8, raw control characters, lone
 //     surrogates…) is repaired first (repair.go), and values longer than
 //     MaxField are cut to head and tail (cut.go);
-//  2. skill.go, plugin.go, instructions.go: the top-level values the walk
+//  2. skill.go, instructions.go (through package prompt): the top-level values the walk
 //     kept (facts) say which prompt file and version the event belongs to;
 //  3. here: the sepa object is appended (encoding/json, keys in the
 //     documented order), and check.go holds the line to the collector's

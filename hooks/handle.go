@@ -3,7 +3,8 @@
 // it to the spool (package spool); Handle does both, for the command hook
 // and the HTTP transport. At a SessionStart it answers with the pending
 // notices of its project. Which prompt file and version an event belongs
-// to is found here too (skill.go, resolve.go, plugin.go, instructions.go).
+// to is said here too (skill.go, instructions.go), with package prompt,
+// which knows where Claude Code keeps its prompt files.
 //
 // The line schema is documented in docs/events.md.
 package hooks

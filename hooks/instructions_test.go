@@ -1,172 +1,24 @@
 package hooks
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sepad/sepad/event"
-	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/internal/treetest"
+	"github.com/sepad/sepad/prompt"
 )
-
-// TestScanInstructions: the instruction set Claude Code loads at start
-// (as seen on 2.1.328 and 2.1.197, e2e/claudecode "instructions"), on
-// literal trees. Paths are relative to a temporary base; cwd is
-// base/home/proj unless a case says otherwise, the user's directory
-// base/home/.claude or base/cfg ($CLAUDE_CONFIG_DIR).
-func TestScanInstructions(t *testing.T) {
-	cases := []struct {
-		name string
-		tree map[string]string
-		cwd  string
-		cfg  string
-		want []string
-	}{
-		{
-			name: "project CLAUDE.md alone",
-			tree: map[string]string{"home/proj/CLAUDE.md": "# P\n", "home/proj/.git/HEAD": "ref"},
-			want: []string{"home/proj/CLAUDE.md"},
-		},
-		{
-			name: "nothing",
-			tree: map[string]string{"home/proj/README.md": "x"},
-			want: nil,
-		},
-		{
-			name: "imports relative to the importing file, nested, not in code, not outside cwd",
-			tree: map[string]string{
-				"home/proj/CLAUDE.md":        "See @docs/guide.md and @./in.md too; @b.md. is no import (Claude Code takes the dot as part of the name).\n\n```\n@docs/fenced.md\n```\n`@docs/span.md`\nmail a@b.md\n@../outside.md @~/notes.md\n",
-				"home/proj/docs/guide.md":    "@deeper.md\n",
-				"home/proj/docs/deeper.md":   "# deeper\n",
-				"home/proj/docs/fenced.md":   "x",
-				"home/proj/docs/span.md":     "x",
-				"home/proj/in.md":            "x",
-				"home/proj/b.md":             "x",
-				"home/outside.md":            "x",
-				"home/notes.md":              "x",
-				"home/proj/docs/missing.txt": "x",
-			},
-			want: []string{"home/proj/CLAUDE.md", "home/proj/docs/deeper.md", "home/proj/docs/guide.md", "home/proj/in.md"},
-		},
-		{
-			name: "import cycle and depth",
-			tree: map[string]string{
-				"home/proj/CLAUDE.md": "@a.md\n", "home/proj/a.md": "@b.md\n", "home/proj/b.md": "@c.md @a.md\n",
-				"home/proj/c.md": "@d.md\n", "home/proj/d.md": "@e.md\n", "home/proj/e.md": "@f.md\n", "home/proj/f.md": "too deep",
-			},
-			want: []string{"home/proj/CLAUDE.md", "home/proj/a.md", "home/proj/b.md", "home/proj/c.md", "home/proj/d.md", "home/proj/e.md"},
-		},
-		{
-			name: "rules with and without paths, nested, hidden, not markdown",
-			tree: map[string]string{
-				"home/proj/.claude/rules/always.md":     "# always\n",
-				"home/proj/.claude/rules/desc.md":       "---\ndescription: x\n---\n# has front matter, no paths\n",
-				"home/proj/.claude/rules/go.md":         "---\npaths: \"**/*.go\"\n---\n# go\n",
-				"home/proj/.claude/rules/list.md":       "---\r\ndescription: y\r\npaths:\r\n  - \"*.ts\"\r\n---\r\n",
-				"home/proj/.claude/rules/sub/nested.md": "# nested\n",
-				"home/proj/.claude/rules/.hidden.md":    "# hidden\n",
-				"home/proj/.claude/rules/notes.txt":     "not a rule",
-				"home/proj/.claude/rules/late.md":       "# body\n---\npaths: x\n",
-			},
-			want: []string{"home/proj/.claude/rules/always.md", "home/proj/.claude/rules/desc.md", "home/proj/.claude/rules/late.md", "home/proj/.claude/rules/sub/nested.md"},
-		},
-		{
-			name: "parents, .claude/CLAUDE.md, CLAUDE.local.md and the user's files",
-			tree: map[string]string{
-				"CLAUDE.md":                   "# base\n",
-				".claude/rules/r.md":          "# base rule\n",
-				"CLAUDE.local.md":             "# base local\n",
-				"home/CLAUDE.md":              "# home dir\n",
-				"home/.claude/CLAUDE.md":      "# user\n@imp/extra.md\n@/../../outside-user.md\n",
-				"home/.claude/imp/extra.md":   "# user import\n",
-				"home/.claude/rules/s.md":     "# user rule\n",
-				"home/.claude/rules/c.md":     "---\npaths: [\"*.go\"]\n---\n",
-				"home/proj/CLAUDE.md":         "# proj\n",
-				"home/proj/.claude/CLAUDE.md": "# dot\n",
-				"home/proj/CLAUDE.local.md":   "# local\n",
-				"home/proj/sub/CLAUDE.md":     "# nested: loaded later\n",
-			},
-			want: []string{
-				".claude/rules/r.md", "CLAUDE.local.md", "CLAUDE.md",
-				"home/.claude/CLAUDE.md", "home/.claude/imp/extra.md", "home/.claude/rules/s.md", "home/CLAUDE.md",
-				"home/proj/.claude/CLAUDE.md", "home/proj/CLAUDE.local.md", "home/proj/CLAUDE.md",
-			},
-		},
-		{
-			// Claude Code 2.1.328 then still reads ~/.claude's CLAUDE.md and
-			// rules, as those of a parent directory of the project.
-			name: "CLAUDE_CONFIG_DIR is the user's directory",
-			tree: map[string]string{
-				"home/.claude/rules/u.md": "# read as a parent's\n",
-				"cfg/CLAUDE.md":           "# cfg\n",
-				"cfg/rules/x.md":          "# cfg rule\n",
-				"home/proj/CLAUDE.md":     "# proj\n",
-			},
-			cfg:  "cfg",
-			want: []string{"cfg/CLAUDE.md", "cfg/rules/x.md", "home/.claude/rules/u.md", "home/proj/CLAUDE.md"},
-		},
-		{
-			name: "cwd below the project",
-			tree: map[string]string{"home/proj/CLAUDE.md": "# p\n", "home/proj/api/CLAUDE.md": "# api\n", "home/proj/web/CLAUDE.md": "# web\n"},
-			cwd:  "home/proj/api",
-			want: []string{"home/proj/CLAUDE.md", "home/proj/api/CLAUDE.md"},
-		},
-		{
-			name: "a directory named CLAUDE.md is no file",
-			tree: map[string]string{"home/proj/CLAUDE.md": "DIR", "home/proj/CLAUDE.local.md": "x"},
-			want: []string{"home/proj/CLAUDE.local.md"},
-		},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			base := t.TempDir()
-			writeTree(t, base, c.tree)
-			cwd := filepath.Join(base, "home", "proj")
-			if c.cwd != "" {
-				cwd = filepath.Join(base, filepath.FromSlash(c.cwd))
-			}
-			cfg := filepath.Join(base, "home", ".claude")
-			if c.cfg != "" {
-				cfg = filepath.Join(base, c.cfg)
-			}
-			t.Setenv("HOME", filepath.Join(base, "home"))
-			version, files := ScanInstructions(cwd, cfg)
-			var got []string
-			for _, f := range files {
-				rel, _ := filepath.Rel(base, f.Path)
-				got = append(got, filepath.ToSlash(rel))
-				if len(f.Hash) != 12 {
-					t.Errorf("%s: hash %q", rel, f.Hash)
-				}
-			}
-			// Files above base (the temporary directory's parents) are
-			// not the test's.
-			got = slices.DeleteFunc(got, func(p string) bool { return strings.HasPrefix(p, "..") })
-			if !slices.Equal(got, c.want) {
-				t.Errorf("files:\n got %q\nwant %q", got, c.want)
-			}
-			ef := make([]execution.InstructionFile, len(files))
-			for i, f := range files {
-				ef[i] = execution.InstructionFile{Path: f.Path, Hash: f.Hash}
-			}
-			if want := execution.ManifestVersion(ef); version != want {
-				t.Errorf("version %s, execution.ManifestVersion says %s", version, want)
-			}
-			if ManifestText(files) != execution.ManifestText(ef) {
-				t.Errorf("ManifestText differs from execution.ManifestText")
-			}
-		})
-	}
-}
 
 // TestInstructionsInTheLine: SessionStart carries the manifest, and
 // InstructionsLoaded the hash of its file; both decode with event.ParseLine.
 func TestInstructionsInTheLine(t *testing.T) {
 	base := t.TempDir()
-	writeTree(t, base, map[string]string{"home/proj/.git/HEAD": "ref", "home/proj/CLAUDE.md": "# P\n", "home/.claude/CLAUDE.md": "# U\n"})
+	treetest.Write(t, base, map[string]string{"home/proj/.git/HEAD": "ref", "home/proj/CLAUDE.md": "# P\n", "home/.claude/CLAUDE.md": "# U\n"})
 	proj := filepath.Join(base, "home", "proj")
 	opts := Options{UserHome: filepath.Join(base, "home")}
 	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
@@ -176,7 +28,7 @@ func TestInstructionsInTheLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := ev.Sepa.Instructions
-	if in == nil || len(in.Files) != 2 || in.Version != execution.ManifestVersion(in.Files) {
+	if in == nil || len(in.Files) != 2 || in.Version != event.ManifestVersion(in.Files) {
 		t.Fatalf("SessionStart: %s", line)
 	}
 	if in.Files[0].Path != filepath.Join(base, "home", ".claude", "CLAUDE.md") || in.Files[1].Path != filepath.Join(proj, "CLAUDE.md") {
@@ -215,36 +67,6 @@ func quote(s string) string {
 	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
 }
 
-// BenchmarkScanInstructions: the SessionStart scan on a project with a
-// user CLAUDE.md and two rules, a CLAUDE.md with two imports, .claude/CLAUDE.md,
-// CLAUDE.local.md and three project rules (one with paths:), four levels
-// below the temporary directory.
-func BenchmarkScanInstructions(b *testing.B) {
-	base := b.TempDir()
-	writeTree(b, base, map[string]string{
-		"home/.claude/CLAUDE.md":            "# U\n" + strings.Repeat("Be kind.\n", 50),
-		"home/.claude/rules/a.md":           "# a\n",
-		"home/.claude/rules/b.md":           "---\npaths: x\n---\n",
-		"home/src/proj/.git/HEAD":           "ref",
-		"home/src/proj/CLAUDE.md":           "# P\nSee @docs/a.md and @docs/b.md\n" + strings.Repeat("Rule.\n", 200),
-		"home/src/proj/docs/a.md":           "# a\n",
-		"home/src/proj/docs/b.md":           "# b\n",
-		"home/src/proj/.claude/CLAUDE.md":   "# d\n",
-		"home/src/proj/CLAUDE.local.md":     "# l\n",
-		"home/src/proj/.claude/rules/x.md":  "# x\n",
-		"home/src/proj/.claude/rules/y.md":  "# y\n",
-		"home/src/proj/.claude/rules/z.md":  "---\npaths: \"*.go\"\n---\n",
-		"home/src/proj/.claude/settings.js": "{}",
-	})
-	cwd, cfg := filepath.Join(base, "home", "src", "proj"), filepath.Join(base, "home", ".claude")
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, files := ScanInstructions(cwd, cfg); len(files) != 9 {
-			b.Fatalf("%d files", len(files))
-		}
-	}
-}
-
 // TestInstructionLinkOutOfProject: a project's instruction file that is a
 // link out of the project (a cloned repository's CLAUDE.md pointing at a
 // secret of the user's) is listed as such, without the target's hash, and
@@ -260,11 +82,11 @@ func TestInstructionLinkOutOfProject(t *testing.T) {
 	os.WriteFile(filepath.Join(proj, "docs.md"), []byte("docs"), 0o644)
 	os.Symlink(secret, filepath.Join(proj, "CLAUDE.md"))
 	os.Symlink(filepath.Join(proj, "docs.md"), filepath.Join(proj, ".claude", "rules", "in-project.md"))
-	_, files := ScanInstructions(proj, "")
-	got := map[string]InstructionFile{}
+	_, files := prompt.ScanInstructions(proj, "")
+	got := map[string]event.InstructionFile{}
 	for _, f := range files {
 		got[f.Path] = f
-		if f.Hash == hashOf([]byte("hunter2 @in.md\n")) {
+		if f.Hash == hash12([]byte("hunter2 @in.md\n")) {
 			t.Fatalf("the secret was hashed through %s", f.Path)
 		}
 	}
@@ -274,7 +96,7 @@ func TestInstructionLinkOutOfProject(t *testing.T) {
 	if _, ok := got[filepath.Join(proj, "in.md")]; ok {
 		t.Errorf("an import of the linked file was read: %v", files)
 	}
-	if f := got[filepath.Join(proj, ".claude", "rules", "in-project.md")]; f.Hash != hashOf([]byte("docs")) || f.Link != "" {
+	if f := got[filepath.Join(proj, ".claude", "rules", "in-project.md")]; f.Hash != hash12([]byte("docs")) || f.Link != "" {
 		t.Errorf("a link inside the project: %+v", f)
 	}
 	// InstructionsLoaded names the file: the same rule.
@@ -282,4 +104,10 @@ func TestInstructionLinkOutOfProject(t *testing.T) {
 	if in := l.sepa.Instructions; in == nil || len(in.Files) != 1 || in.Files[0].Hash != "" {
 		t.Errorf("InstructionsLoaded of a link out: %+v", l.sepa.Instructions)
 	}
+}
+
+// hash12 is a prompt version: the first 12 hex digits of the sha256.
+func hash12(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
 }

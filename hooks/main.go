@@ -39,7 +39,7 @@ func mainWith(args []string, stdin io.Reader, stdout, stderr io.Writer) {
 		io.WriteString(stderr, usage)
 		return
 	}
-	lookup := getenv
+	lookup := os.Getenv
 	if lookup("CLAUDE_CODE_EVAL_CONFINED") == "1" {
 		// A `claude plugin eval` run is not real use: record nothing
 		// (docs/claude-code.md, "Evals").

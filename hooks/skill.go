@@ -4,15 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
-)
 
-// maxSkillFile bounds the prompt files Enrich hashes: a larger "skill" is
-// recorded by name and path without a version.
-const maxSkillFile = 4 << 20
+	"github.com/sepad/sepad/prompt"
+)
 
 // attribute fills sepa.project and, for events that invoke a skill,
 // command or agent, sepa.skill and its prompt file.
@@ -28,7 +27,7 @@ func (f *facts) attribute(s *sepaObj, opts Options) {
 		if goos == runtime.GOOS && !opts.NoFiles {
 			if native := filepath.FromSlash(norm); filepath.IsAbs(native) {
 				cwd = native
-				if root = repoRoot(cwd); root != "" {
+				if root = prompt.RepoRoot(cwd); root != "" {
 					s.Project = NormalizePath(root, goos)
 				}
 			}
@@ -37,7 +36,7 @@ func (f *facts) attribute(s *sepaObj, opts Options) {
 	if !opts.NoFiles {
 		f.instructions(s, cwd, opts)
 		if f.event == evSessionStart {
-			s.PluginPrompts = pluginSnapshot(claudeDir(opts))
+			s.PluginPrompts = prompt.PluginSnapshot(claudeDir(opts))
 		}
 	}
 	name, agent := f.invoked()
@@ -50,102 +49,42 @@ func (f *facts) attribute(s *sepaObj, opts Options) {
 	}
 	home := opts.UserHome
 	if home == "" {
-		home = userHome()
+		home, _ = os.UserHomeDir()
 	}
 	cfg := claudeDir(opts)
-	p, content, ok := resolveSkill(name, agent, cwd, root, home, cfg)
-	var pl pluginRef
+	p, content, ok := prompt.Resolve(name, agent, cwd, root, home, cfg)
+	var pl prompt.Plugin
 	switch {
 	case ok && !agent && !strings.Contains(name, ":"):
 		// A user skill may be a skills-dir plugin's own SKILL.md.
-		pl, _ = skillsDirPlugin(cfg, p)
+		pl, _ = prompt.SkillsDirPlugin(cfg, p)
 	case !ok:
-		plugin, bare, scoped := cutLast(name, ":")
+		plugin, bare, scoped := prompt.SplitScope(name)
 		if !scoped {
 			plugin, bare = "", name
 		}
-		pl, p, content, ok = resolvePlugin(plugin, bare, agent, cfg)
+		pl, p, content, ok = prompt.ResolvePlugin(plugin, bare, agent, cfg)
 		if ok && !scoped {
 			// A bare name Claude Code resolved to a plugin's prompt is
 			// that plugin's PLUGIN:NAME.
-			s.Skill = pl.name + ":" + name
+			s.Skill = pl.Name + ":" + name
 		}
 	}
 	if !ok {
 		return
 	}
 	s.SkillPath = p
-	s.Plugin, s.PluginVersion = pl.name, pl.version
-	if pl.name == "" && leavesProject(p, root, cfg) {
+	s.Plugin, s.PluginVersion = pl.Name, pl.Version
+	if pl.Name == "" && prompt.LeavesProject(p, root, cfg) {
 		// A cloned repository can hold a link to any file of the user's:
 		// its hash would reach the store and the API. Recorded by the
 		// link's path, as leading out (docs/security.md, "Roots").
-		s.SkillLink, content = linkOutside, nil
+		s.SkillLink, content = prompt.LinkOutside, nil
 	}
 	if content != nil {
 		sum := sha256.Sum256(content)
 		s.SkillVersion = hex.EncodeToString(sum[:6])
 	}
-}
-
-// linkOutside is sepa.skill_link for a prompt file that leads out of its
-// project.
-const linkOutside = "outside_project"
-
-// leavesProject reports whether p, a project's prompt file, is or lies
-// in a symbolic link that leads out of its project: the repository root
-// (root) when p is in it, else the directory holding p's .claude. The
-// user's own Claude directory (cfg) is not a project: links there are the
-// user's and are followed wherever they point.
-func leavesProject(p, root, cfg string) bool {
-	if cfg != "" && within(cfg, p) {
-		return false
-	}
-	project := root
-	if project == "" || !within(project, p) {
-		project = ""
-		for d := filepath.Dir(p); filepath.Dir(d) != d; d = filepath.Dir(d) {
-			if baseName(d) == ".claude" {
-				project = filepath.Dir(d)
-				break
-			}
-		}
-	}
-	if project == "" {
-		return true // no project holds it: never hash what a link may reach
-	}
-	return linksOut(p, project)
-}
-
-// claudeDir is the user's Claude Code configuration directory for opts.
-func claudeDir(opts Options) string {
-	if opts.ClaudeDir != "" {
-		return opts.ClaudeDir
-	}
-	home := opts.UserHome
-	if home == "" {
-		home = userHome()
-	}
-	return claudeConfigDir(getenv, home)
-}
-
-// ClaudeConfigDir returns the user's Claude Code configuration directory
-// as the hook process sees it: $CLAUDE_CONFIG_DIR when set and not empty
-// (cleaned, taken as given), else ~/.claude, else "" when the home
-// directory is unknown too. It is internal/claudedir.Dir for the hook,
-// which may not import that package (docs/architecture.md); a test keeps
-// the two equal.
-func ClaudeConfigDir() string { return claudeConfigDir(getenv, userHome()) }
-
-// claudeConfigDir is ClaudeConfigDir for a given environment and home.
-func claudeConfigDir(getenv func(string) string, home string) string {
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Join(d)
-	}
-	if home == "" {
-		return ""
-	}
-	return filepath.Join(home, ".claude")
 }
 
 // invoked returns the name of the skill, command or agent the event
@@ -196,20 +135,6 @@ func toolInputNames(in []byte) (skill, command, subagent string) {
 	}
 	str := func(x any) string { s, _ := x.(string); return s }
 	return str(v.Skill), str(v.Command), str(v.SubagentType)
-}
-
-// validSkillName reports whether name may be looked up as one path element
-// under the skill roots. Anything else is recorded as given, never opened.
-func validSkillName(name string) bool {
-	if name == "" || len(name) > 255 || name == "." || strings.Contains(name, "..") {
-		return false
-	}
-	for _, r := range name {
-		if r == '/' || r == '\\' || r == ':' || r < 0x20 || r == 0x7f || r == 0xFFFD {
-			return false
-		}
-	}
-	return true
 }
 
 // NormalizePath puts a directory from a payload (cwd) into the form sepad

@@ -194,23 +194,6 @@ func TestSkillSymlinks(t *testing.T) {
 	}
 }
 
-func TestWithin(t *testing.T) {
-	for _, tc := range []struct {
-		root, p string
-		want    bool
-	}{
-		{"/a/.claude/skills", "/a/.claude/skills/x/SKILL.md", true},
-		{"/a/.claude/skills", "/a/.claude/skills/../secret/SKILL.md", false},
-		{"/a/.claude/skills", "/a/.claude/skills", false},
-		{"/a/.claude/skills", "/a/.claude/skillsx/SKILL.md", false},
-		{"/a/.claude/skills", "/a/.claude/skills/..x/SKILL.md", true},
-	} {
-		if got := within(tc.root, tc.p); got != tc.want {
-			t.Errorf("within(%q, %q) = %v", tc.root, tc.p, got)
-		}
-	}
-}
-
 func TestNormalizePath(t *testing.T) {
 	for _, tc := range []struct {
 		in, goos, want string

@@ -3,37 +3,11 @@ package hooks
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/internal/treetest"
 )
-
-// writeTree creates the files of a literal tree under base: each key is a
-// slash path; a value "DIR" makes a directory, "->TARGET" a symbolic link
-// to base/TARGET, anything else a file with that content.
-func writeTree(t testing.TB, base string, tree map[string]string) {
-	t.Helper()
-	for rel, content := range tree {
-		p := filepath.Join(base, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		switch {
-		case content == "DIR":
-			err = os.MkdirAll(p, 0o755)
-		case strings.HasPrefix(content, "->"):
-			err = os.Symlink(filepath.Join(base, filepath.FromSlash(content[2:])), p)
-		default:
-			err = os.WriteFile(p, []byte(content), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestSkillResolutionTrees: nested skills (bare and DIR:NAME), skills in
 // the parents of a cwd outside any repository, and $CLAUDE_CONFIG_DIR, on
@@ -166,8 +140,8 @@ func TestSkillResolutionTrees(t *testing.T) {
 		{"config dir unset: not read", nongit, "home/work", "", skill("cfgskill"), ""},
 	}
 	built := map[string]string{"monorepo": t.TempDir(), "nongit": t.TempDir()}
-	writeTree(t, built["monorepo"], monorepo)
-	writeTree(t, built["nongit"], nongit)
+	treetest.Write(t, built["monorepo"], monorepo)
+	treetest.Write(t, built["nongit"], nongit)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			base := built["nongit"]
@@ -178,7 +152,7 @@ func TestSkillResolutionTrees(t *testing.T) {
 			if c.cfg != "" {
 				env = filepath.Join(base, c.cfg)
 			}
-			t.Setenv(claudedir.EnvVar, env)
+			t.Setenv("CLAUDE_CONFIG_DIR", env)
 			p := map[string]any{"session_id": "s", "cwd": filepath.Join(base, filepath.FromSlash(c.cwd))}
 			for k, v := range c.event {
 				p[k] = v
@@ -205,87 +179,5 @@ func TestSkillResolutionTrees(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestSubdirs holds the hook's directory listing (on Linux, parsed from
-// getdents64 with the entries' types) to os.ReadDir.
-func TestSubdirs(t *testing.T) {
-	base := t.TempDir()
-	tree := map[string]string{"a/x": "f", "b": "DIR", ".claude/skills": "DIR", "file.txt": "f", "link": "->b", "node_modules/p": "f"}
-	for i := 0; i < 300; i++ { // more than one 8 KiB getdents buffer
-		tree[filepath.Join("many", strings.Repeat("d", 40)+string(rune('a'+i%26))+strings.Repeat("x", i/26))] = "DIR"
-	}
-	writeTree(t, base, tree)
-	for _, dir := range []string{base, filepath.Join(base, "many"), filepath.Join(base, "b")} {
-		got, claude, err := subdirs(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []string
-		wantClaude := false
-		for _, e := range ents {
-			if e.IsDir() {
-				want = append(want, e.Name())
-			}
-			wantClaude = wantClaude || e.Name() == ".claude"
-		}
-		slices.Sort(want)
-		if !slices.Equal(got, want) || claude != wantClaude {
-			t.Errorf("%s: subdirs %v %v, want %v %v", dir, got, claude, want, wantClaude)
-		}
-	}
-	if len(must(subdirs(filepath.Join(base, "many")))) != 300 {
-		t.Error("not every entry of a large directory")
-	}
-	if _, _, err := subdirs(filepath.Join(base, "file.txt")); err == nil {
-		t.Error("subdirs of a file: no error")
-	}
-	if _, _, err := subdirs(filepath.Join(base, "missing")); err == nil {
-		t.Error("subdirs of a missing dir: no error")
-	}
-}
-
-func must(names []string, _ bool, err error) []string {
-	if err != nil {
-		panic(err)
-	}
-	return names
-}
-
-// TestClaudeConfigDirAgrees: the hook's lookup of the user's Claude Code
-// directory gives what internal/claudedir gives the rest of sepad.
-func TestClaudeConfigDirAgrees(t *testing.T) {
-	for _, tc := range []struct{ env, home string }{
-		{"", "/home/ana"}, {"/etc/claude", "/home/ana"}, {"/etc/claude/", ""}, {"/a/./b/../c", "/h"}, {"", ""}, {"rel/dir", "/h"},
-		{"", "/home/ana/"},
-	} {
-		getenv := func(k string) string {
-			if k == "CLAUDE_CONFIG_DIR" {
-				return tc.env
-			}
-			return ""
-		}
-		got, want := claudeConfigDir(getenv, tc.home), claudedir.From(getenv, tc.home)
-		if got != want {
-			t.Errorf("env %q home %q: hook %q, claudedir %q", tc.env, tc.home, got, want)
-		}
-	}
-	for _, env := range []string{"", filepath.Join(t.TempDir(), "cfg")} {
-		t.Setenv(claudedir.EnvVar, env)
-		want, err := claudedir.Dir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := ClaudeConfigDir(); got != want {
-			t.Errorf("%s=%q: ClaudeConfigDir %q, claudedir.Dir %q", claudedir.EnvVar, env, got, want)
-		}
-		if env != "" && want != env {
-			t.Errorf("%s=%q ignored: %q", claudedir.EnvVar, env, want)
-		}
 	}
 }

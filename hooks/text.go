@@ -5,9 +5,6 @@ import (
 	"unicode"
 )
 
-// trimQuotes is strings.Trim(s, `"'`).
-func trimQuotes(s string) string { return strings.Trim(s, `"'`) }
-
 // oneLine flattens s to one line of at most n bytes: its white-space
 // separated words joined by single spaces (strings.Fields, then Join).
 func oneLine(s string, n int) string {

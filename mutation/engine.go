@@ -14,6 +14,7 @@ import (
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/fswatch"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -283,9 +284,9 @@ func (e *Engine) addRoot(root string, user bool) {
 	}
 	e.roots = append(e.roots, root)
 	e.mu.Unlock()
-	kind := RootProject
+	kind := prompt.RootProject
 	if user {
-		kind = RootUser
+		kind = prompt.RootUser
 	}
 	changes, err := e.w.AddRoot(root, kind)
 	if err != nil {
@@ -323,7 +324,7 @@ func (e *Engine) recordChange(c Change, source string) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if c.Kind == KindSession {
+	if c.Kind == prompt.KindSession {
 		return e.sessionFileChange(c)
 	}
 	sk := store.Skill{Key: c.Key, Name: c.Name, Kind: c.Kind, Project: c.Project}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/evals"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/store"
 )
 
@@ -45,7 +46,7 @@ func (e *Engine) ManualRollback(key, to string) (Record, error) {
 	if err := pinnedRefusal(sk.Name, st); err != nil {
 		return Record{}, err
 	}
-	if plugin, ok := PluginOf(sk.Path, e.opts.ClaudeDir); ok && sk.Kind != "session" {
+	if plugin, ok := prompt.PluginOf(sk.Path, e.opts.ClaudeDir); ok && sk.Kind != "session" {
 		return Record{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, sk.Path)}
 	}
 	cur, target, err := e.pick(sk, st, to)
@@ -229,7 +230,7 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 		return proposalCheck{}, err
 	}
 	path := c.Path
-	if plugin, ok := PluginOf(path, e.opts.ClaudeDir); ok {
+	if plugin, ok := prompt.PluginOf(path, e.opts.ClaudeDir); ok {
 		return proposalCheck{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, path)}
 	}
 	if !e.isPromptFile(path) {

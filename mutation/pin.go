@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/store"
 )
 
@@ -24,7 +25,7 @@ func (e *Engine) Pin(key, version string) (Record, error) {
 		return Record{}, err
 	}
 	var h string
-	if sk.Kind == KindSession {
+	if sk.Kind == prompt.KindSession {
 		h, err = e.inForce(sk) // a manifest's files, not one file
 	} else {
 		var b []byte

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/decide"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/store"
 )
 
@@ -50,7 +51,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	}
 	mark(StatusWouldRollBack)
 	if sk.Kind != "session" {
-		if plugin, ok := PluginOf(sk.Path, e.opts.ClaudeDir); ok {
+		if plugin, ok := prompt.PluginOf(sk.Path, e.opts.ClaudeDir); ok {
 			// A plugin's prompt: decided and told, never written.
 			words := pluginWords(plugin, sk.Name, sk.Path)
 			rec.note.plugin = plugin
@@ -92,7 +93,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if from.Hash == st.Candidate {
 		st.Candidate = ""
 	}
-	if sk.Kind == KindSession && (from.Source == store.SourceManifest || target.Source == store.SourceManifest) {
+	if sk.Kind == prompt.KindSession && (from.Source == store.SourceManifest || target.Source == store.SourceManifest) {
 		return e.rollbackSession(sk, st, from, target, rec, prefix, words, mark, rule == "manual")
 	}
 	if !e.isPromptFile(path) {
@@ -203,7 +204,7 @@ func describeRoots(roots []string) string {
 // command, CLAUDE.md) under a watched root: the only files sepad writes.
 func (e *Engine) isPromptFile(path string) bool {
 	for _, r := range e.roots {
-		if _, ok := Classify(r, path, RootProject|RootUser); ok {
+		if _, ok := prompt.Classify(r, path, prompt.RootProject|prompt.RootUser); ok {
 			return true
 		}
 	}

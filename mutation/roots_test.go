@@ -13,6 +13,7 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/store"
 )
 
@@ -160,7 +161,7 @@ func TestReadThroughLinkOutsideRoot(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, ".claude", "agents"), 0o755)
 	os.Symlink(inside, filepath.Join(root, ".claude", "agents", "alias.md")) // a link inside the root is fine
 	w := NewWatcher(0)
-	changes, _ := w.AddRoot(root, RootProject)
+	changes, _ := w.AddRoot(root, prompt.RootProject)
 	var paths []string
 	for _, c := range changes {
 		paths = append(paths, c.Path)

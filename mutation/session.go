@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/store"
 )
 
@@ -25,7 +26,7 @@ import (
 // later rollback to this version writes back.
 func (e *Engine) keepInstructions(s *store.Scored) {
 	x := &s.Exec
-	if x.Kind != KindSession || len(x.Instructions) == 0 {
+	if x.Kind != prompt.KindSession || len(x.Instructions) == 0 {
 		return
 	}
 	roots := append(e.Roots(), e.opts.ClaudeDir)
@@ -207,7 +208,7 @@ func (e *Engine) projectFile(sk *store.Skill, path string) bool {
 // a file changed since the last session, and a rollback then finds the
 // change and leaves it alone).
 func (e *Engine) inForce(sk *store.Skill) (string, error) {
-	if sk.Kind == KindSession {
+	if sk.Kind == prompt.KindSession {
 		found := false
 		for i := len(sk.Versions) - 1; i >= 0; i-- {
 			files, ok := store.ManifestFiles(&sk.Versions[i])

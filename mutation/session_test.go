@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/decide"
+	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/store"
@@ -64,7 +65,7 @@ func (r *sessionRig) session(score float64) string {
 	r.now = r.now.Add(time.Minute)
 	m := r.manifest()
 	x := execution.Execution{ID: fmt.Sprintf("s%011d", r.n), SessionID: fmt.Sprintf("sess%d", r.n), Skill: execution.SessionSkill, Kind: "session",
-		Project: r.proj, SkillVersion: execution.ManifestVersion(m), Instructions: m, StartedAt: r.now, EndedAt: r.now.Add(time.Second),
+		Project: r.proj, SkillVersion: event.ManifestVersion(m), Instructions: m, StartedAt: r.now, EndedAt: r.now.Add(time.Second),
 		Complete: true, Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
 	b := store.Batch{Executions: []store.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}}}}
 	if err := r.db.Commit(&b); err != nil {

@@ -14,12 +14,13 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/sepad/sepad/internal/fswatch"
+	"github.com/sepad/sepad/prompt"
 )
 
 // Change is a prompt file's new version, or its removal, after the
 // debounce.
 type Change struct {
-	PromptFile
+	prompt.File
 	// Hash is Hash(Content); "" when Removed.
 	Hash    string
 	Content []byte
@@ -64,7 +65,7 @@ type Watcher struct {
 
 	mu      sync.Mutex
 	fw      *fswatch.Sub
-	roots   map[string]RootKind
+	roots   map[string]prompt.RootKind
 	watched map[string]bool
 	last    map[string]string // path -> hash last reported ("" = absent)
 	stats   WatchStats
@@ -84,7 +85,7 @@ func NewWatcher(quiet time.Duration) *Watcher {
 	if quiet <= 0 {
 		quiet = 300 * time.Millisecond
 	}
-	return &Watcher{quiet: quiet, out: make(chan Change), roots: map[string]RootKind{},
+	return &Watcher{quiet: quiet, out: make(chan Change), roots: map[string]prompt.RootKind{},
 		watched: map[string]bool{}, last: map[string]string{}, deb: NewDebouncer(quiet)}
 }
 
@@ -150,7 +151,7 @@ func (w *Watcher) Close() error {
 // kind returns nothing). It may be called at any time, from any goroutine,
 // as new projects appear. A watch that cannot be added (the kernel's
 // limit) is reported in the error; the changes are valid even then.
-func (w *Watcher) AddRoot(dir string, kind RootKind) ([]Change, error) {
+func (w *Watcher) AddRoot(dir string, kind prompt.RootKind) ([]Change, error) {
 	if !filepath.IsAbs(dir) {
 		// Never joined to the working directory: a relative name (or
 		// another system's path) would watch whatever lies there.
@@ -183,10 +184,10 @@ func (w *Watcher) AddRoot(dir string, kind RootKind) ([]Change, error) {
 }
 
 // Roots returns the watched roots and their kinds.
-func (w *Watcher) Roots() map[string]RootKind {
+func (w *Watcher) Roots() map[string]prompt.RootKind {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make(map[string]RootKind, len(w.roots))
+	out := make(map[string]prompt.RootKind, len(w.roots))
 	for r, k := range w.roots {
 		out[r] = k
 	}
@@ -222,15 +223,15 @@ func sortChanges(cs []Change) {
 }
 
 // scan reads the prompt files under root and records them as reported.
-func (w *Watcher) scan(root string, kind RootKind) []Change {
+func (w *Watcher) scan(root string, kind prompt.RootKind) []Change {
 	var out []Change
-	for _, pf := range ScanRoot(root, kind) {
+	for _, pf := range prompt.ScanRoot(root, kind) {
 		b, err := readPrompt(root, pf.Path)
 		if err != nil {
 			w.noteErr(err)
 			continue
 		}
-		c := Change{PromptFile: pf, Hash: Hash(b), Content: b, Time: time.Now().UTC()}
+		c := Change{File: pf, Hash: Hash(b), Content: b, Time: time.Now().UTC()}
 		w.mu.Lock()
 		w.last[pf.Path] = c.Hash
 		w.mu.Unlock()
@@ -257,7 +258,7 @@ func (w *Watcher) noteErr(err error) {
 // watchRootLocked adds watches on root's prompt directories. w.mu held.
 func (w *Watcher) watchRootLocked(root string) error {
 	var errs []error
-	for _, d := range promptDirs(root) {
+	for _, d := range prompt.Dirs(root) {
 		if w.watched[d] {
 			continue
 		}
@@ -273,10 +274,10 @@ func (w *Watcher) watchRootLocked(root string) error {
 }
 
 // rootOf finds the innermost watched root holding p (or equal to it).
-func (w *Watcher) rootOf(p string) (string, RootKind, bool) {
+func (w *Watcher) rootOf(p string) (string, prompt.RootKind, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	best, kind := "", RootKind(0)
+	best, kind := "", prompt.RootKind(0)
 	for r, k := range w.roots {
 		if (p == r || under(p, []string{r})) && len(r) > len(best) {
 			best, kind = r, k
@@ -334,13 +335,13 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 	now := time.Now()
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-			if promptDir(root, name) {
+			if prompt.HoldsPrompts(root, name) {
 				// A new .claude, skills/, agents/ or skill folder: watch it
 				// and look at what was written there before the watch.
 				w.mu.Lock()
 				w.watchRootLocked(root)
 				w.mu.Unlock()
-				for _, pf := range ScanRoot(root, kind) {
+				for _, pf := range prompt.ScanRoot(root, kind) {
 					w.deb.Touch(pf.Path, now)
 				}
 			}
@@ -366,7 +367,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 			return
 		}
 	}
-	if _, ok := Classify(root, name, kind); ok {
+	if _, ok := prompt.Classify(root, name, kind); ok {
 		w.deb.Touch(name, now)
 	}
 }
@@ -397,7 +398,7 @@ func (w *Watcher) rescan() {
 	for p := range w.last {
 		known = append(known, p)
 	}
-	roots := make(map[string]RootKind, len(w.roots))
+	roots := make(map[string]prompt.RootKind, len(w.roots))
 	for r, k := range w.roots {
 		roots[r] = k
 		w.watchRootLocked(r)
@@ -407,7 +408,7 @@ func (w *Watcher) rescan() {
 		w.deb.Touch(p, now)
 	}
 	for r, k := range roots {
-		for _, pf := range ScanRoot(r, k) {
+		for _, pf := range prompt.ScanRoot(r, k) {
 			w.deb.Touch(pf.Path, now)
 		}
 	}
@@ -420,11 +421,11 @@ func (w *Watcher) flush(now time.Time) {
 		if !ok {
 			continue
 		}
-		pf, ok := Classify(root, p, kind)
+		pf, ok := prompt.Classify(root, p, kind)
 		if !ok {
 			continue
 		}
-		c := Change{PromptFile: pf, Time: now.UTC()}
+		c := Change{File: pf, Time: now.UTC()}
 		b, err := readPrompt(root, p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

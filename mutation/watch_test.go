@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/prompt"
 )
 
 func TestDebouncer(t *testing.T) {
@@ -141,11 +143,11 @@ func content(path, text string) func(Change) bool {
 
 func TestWatcherAddRootAndScan(t *testing.T) {
 	e := newWatchEnv(t)
-	user, err := e.w.AddRoot(e.home, RootUser)
+	user, err := e.w.AddRoot(e.home, prompt.RootUser)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proj, err := e.w.AddRoot(e.project, RootProject)
+	proj, err := e.w.AddRoot(e.project, prompt.RootProject)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,14 +169,14 @@ func TestWatcherAddRootAndScan(t *testing.T) {
 		t.Errorf("project root: %s\nwant %s", got(proj), want)
 	}
 	for _, c := range proj {
-		if c.Project != e.project || (c.Kind == KindSession) != (c.Key == e.project+"#_session") {
-			t.Errorf("project fields: %+v", c.PromptFile)
+		if c.Project != e.project || (c.Kind == prompt.KindSession) != (c.Key == e.project+"#_session") {
+			t.Errorf("project fields: %+v", c.File)
 		}
 	}
 	if user[0].Project != "" {
 		t.Errorf("user file has project %q", user[0].Project)
 	}
-	if again, _ := e.w.AddRoot(e.project, RootProject); len(again) != 0 {
+	if again, _ := e.w.AddRoot(e.project, prompt.RootProject); len(again) != 0 {
 		t.Errorf("adding the root again reported %d files", len(again))
 	}
 	if all := e.w.Scan(); len(all) != 4 {
@@ -185,7 +187,7 @@ func TestWatcherAddRootAndScan(t *testing.T) {
 func TestWatcherEditorPatterns(t *testing.T) {
 	t.Parallel() // its own directories; seconds of quiet periods, overlapped
 	e := newWatchEnv(t)
-	if _, err := e.w.AddRoot(e.project, RootProject); err != nil {
+	if _, err := e.w.AddRoot(e.project, prompt.RootProject); err != nil {
 		t.Fatal(err)
 	}
 	skill := e.path(e.project, ".claude/skills/deploy/SKILL.md")
@@ -204,7 +206,7 @@ func TestWatcherEditorPatterns(t *testing.T) {
 		if len(seen) != 1 {
 			t.Fatalf("a burst gave %d changes: %s", len(seen), describe(seen))
 		}
-		if seen[0].Hash != Hash([]byte("# Deploy v2\n")) || seen[0].Kind != KindSkill || seen[0].Name != "deploy" {
+		if seen[0].Hash != Hash([]byte("# Deploy v2\n")) || seen[0].Kind != prompt.KindSkill || seen[0].Name != "deploy" {
 			t.Fatalf("change %+v", seen[0])
 		}
 	})
@@ -255,20 +257,20 @@ func TestWatcherNewDirectories(t *testing.T) {
 	e := newWatchEnv(t)
 	bare := filepath.Join(filepath.Dir(e.project), "bare")
 	os.MkdirAll(bare, 0o755)
-	if _, err := e.w.AddRoot(e.project, RootProject); err != nil {
+	if _, err := e.w.AddRoot(e.project, prompt.RootProject); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.w.AddRoot(bare, RootProject); err != nil {
+	if _, err := e.w.AddRoot(bare, prompt.RootProject); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.w.AddRoot(e.home, RootUser); err != nil {
+	if _, err := e.w.AddRoot(e.home, prompt.RootUser); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("new_skill_folder", func(t *testing.T) {
 		p := e.write(e.project, ".claude/skills/release/SKILL.md", "# Release\n")
 		seen := e.await("for the new skill", content(p, "# Release\n"))
-		if c := seen[len(seen)-1]; c.Name != "release" || c.Kind != KindSkill {
-			t.Fatalf("%+v", c.PromptFile)
+		if c := seen[len(seen)-1]; c.Name != "release" || c.Kind != prompt.KindSkill {
+			t.Fatalf("%+v", c.File)
 		}
 	})
 	t.Run("dot_claude_appears_in_a_project", func(t *testing.T) {
@@ -317,10 +319,10 @@ func TestWatcherLifecycle(t *testing.T) {
 	root := t.TempDir()
 	w := NewWatcher(0)
 	// Roots added before Open are watched from Open on.
-	if cs, err := w.AddRoot(root, RootProject); err != nil || len(cs) != 0 {
+	if cs, err := w.AddRoot(root, prompt.RootProject); err != nil || len(cs) != 0 {
 		t.Fatalf("%v %v", cs, err)
 	}
-	if _, err := w.AddRoot(filepath.Join(root, "missing"), RootProject); err == nil {
+	if _, err := w.AddRoot(filepath.Join(root, "missing"), prompt.RootProject); err == nil {
 		t.Fatal("a missing root was accepted")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -335,7 +337,7 @@ func TestWatcherLifecycle(t *testing.T) {
 	os.WriteFile(p, []byte("# P\n"), 0o644)
 	select {
 	case c := <-w.Changes():
-		if c.Path != p || c.Kind != KindSession {
+		if c.Path != p || c.Kind != prompt.KindSession {
 			t.Fatalf("%+v", c)
 		}
 	case <-time.After(10 * time.Second):
@@ -347,51 +349,11 @@ func TestWatcherLifecycle(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if _, err := w.AddRoot(root, RootUser); !errors.Is(err, ErrWatcherClosed) {
+	if _, err := w.AddRoot(root, prompt.RootUser); !errors.Is(err, ErrWatcherClosed) {
 		t.Fatalf("AddRoot after Close: %v", err)
 	}
 	// Closing without opening is fine too.
 	if err := NewWatcher(time.Second).Close(); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestClassify(t *testing.T) {
-	cases := []struct {
-		path string
-		kind RootKind
-		want string
-	}{
-		{"/p/.claude/skills/deploy/SKILL.md", RootProject, "skill:deploy"},
-		{"/p/.claude/agents/review.md", RootProject, "agent:review"},
-		{"/p/.claude/commands/fmt.md", RootUser, "command:fmt"},
-		{"/p/CLAUDE.md", RootProject, "session:_session"},
-		{"/p/CLAUDE.md", RootUser, ""},
-		{"/p/CLAUDE.md", RootUser | RootProject, "session:_session"},
-		{"/p/.claude/skills/deploy/other.md", RootProject, ""},
-		{"/p/.claude/skills/.hidden/SKILL.md", RootProject, ""},
-		{"/p/.claude/agents/.#review.md", RootProject, ""},
-		{"/p/.claude/agents/review.md~", RootProject, ""},
-		{"/p/.claude/agents/.md", RootProject, ""},
-		{"/p/.claude/commands/sub/fmt.md", RootProject, ""},
-		{"/p/README.md", RootProject, ""},
-		{"/q/CLAUDE.md", RootProject, ""},
-		{"/p", RootProject, ""},
-	}
-	for _, c := range cases {
-		pf, ok := Classify("/p", c.path, c.kind)
-		got := ""
-		if ok {
-			got = pf.Kind + ":" + pf.Name
-		}
-		if got != c.want {
-			t.Errorf("Classify(%s, %v) = %q, want %q", c.path, c.kind, got, c.want)
-		}
-	}
-	if pf, _ := Classify("/p", "/p/CLAUDE.md", RootProject); pf.Key != "/p#_session" || pf.Project != "/p" {
-		t.Errorf("session: %+v", pf)
-	}
-	if pf, _ := Classify("/p", "/p/.claude/agents/a.md", RootUser); pf.Key != "/p/.claude/agents/a.md" || pf.Project != "" {
-		t.Errorf("user agent: %+v", pf)
 	}
 }

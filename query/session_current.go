@@ -1,14 +1,14 @@
 package query
 
 import (
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/store"
 )
 
 // sessionInForce is InForce for a _session whose versions are manifests
 // of instruction files (docs/executions.md): the version in force is the
 // manifest of the files a session started in the project's root would
-// load now, found as the hook finds them (hooks.ScanInstructions, the
+// load now, found as the hook finds them (prompt.ScanInstructions, the
 // user's directory from $CLAUDE_CONFIG_DIR or ~/.claude). manifest is
 // false for other skills and for a _session recorded before manifests
 // (its versions are CLAUDE.md's contents). A session started in a
@@ -26,7 +26,8 @@ func sessionInForce(sk *store.Skill) (hash string, ok, manifest bool) {
 	if !manifest {
 		return "", false, false
 	}
-	v, files := hooks.ScanInstructions(sk.Project, hooks.ClaudeConfigDir())
+	cfg, _ := prompt.ConfigDir() // "" when unknown: the project's files alone
+	v, files := prompt.ScanInstructions(sk.Project, cfg)
 	if len(files) == 0 {
 		return "", false, true
 	}

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/hooks"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/store"
 )
 
@@ -28,7 +29,7 @@ func TestSessionVersionInForce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	v, hf := hooks.ScanInstructions(proj, cfg)
+	v, hf := prompt.ScanInstructions(proj, cfg)
 	files := make([]execution.InstructionFile, len(hf))
 	for i, f := range hf {
 		files[i] = execution.InstructionFile{Path: f.Path, Hash: f.Hash}
@@ -74,7 +75,7 @@ func TestSessionDiffNamesTheFile(t *testing.T) {
 		files := []execution.InstructionFile{{Path: user, Hash: uh}, {Path: proj + "/CLAUDE.md", Hash: "bbbbbbbbbbbb"}}
 		at := t0.Add(time.Duration(i) * time.Hour)
 		x := execution.Execution{ID: fmt.Sprintf("s%d", i), SessionID: fmt.Sprintf("s%d", i), Skill: "_session", Kind: "session", Project: proj,
-			SkillVersion: execution.ManifestVersion(files), Instructions: files, StartedAt: at, EndedAt: at.Add(time.Second), Complete: true,
+			SkillVersion: event.ManifestVersion(files), Instructions: files, StartedAt: at, EndedAt: at.Add(time.Second), Complete: true,
 			Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
 		if err := db.Commit(&store.Batch{Executions: []store.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion}}}}); err != nil {
 			t.Fatal(err)

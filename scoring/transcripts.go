@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/config"
-	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/transcript"
 )
 
@@ -32,7 +32,7 @@ func Tracker(cfg *config.Config, userHome string) *transcript.Tracker {
 		dir = filepath.Join(userHome, ".claude")
 	} else {
 		home, _ := os.UserHomeDir()
-		dir = claudedir.From(os.Getenv, home)
+		dir = prompt.ConfigDirFrom(os.Getenv, home)
 	}
 	return &transcript.Tracker{ClaudeDir: dir, Prices: Prices(cfg)}
 }

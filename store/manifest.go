@@ -6,6 +6,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
 )
 
@@ -41,7 +42,7 @@ func putManifest(tx *bolt.Tx, sk *Skill, hash string, x *execution.Execution) er
 	if v.ContentKnown {
 		return nil
 	}
-	v.Content, v.ContentKnown, v.Source = []byte(execution.ManifestText(x.Instructions)), true, SourceManifest
+	v.Content, v.ContentKnown, v.Source = []byte(event.ManifestText(x.Instructions)), true, SourceManifest
 	if v.FirstSeen.IsZero() {
 		v.FirstSeen = x.StartedAt
 	}
@@ -90,5 +91,5 @@ func ManifestFiles(v *Version) ([]execution.InstructionFile, bool) {
 	if v == nil || v.Source != SourceManifest || !v.ContentKnown {
 		return nil, false
 	}
-	return execution.ParseManifest(string(v.Content))
+	return event.ParseManifest(string(v.Content))
 }

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/hooks/settings"
-	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
@@ -74,7 +74,7 @@ func (d *doctor) checkSettings(project string) {
 	abs, _ := filepath.Abs(project)
 	files := []string{filepath.Join(abs, ".claude", "settings.json"), filepath.Join(abs, ".claude", "settings.local.json")}
 	userSettings := "~/.claude/settings.json"
-	if dir, err := claudedir.Dir(); err == nil { // $CLAUDE_CONFIG_DIR when set
+	if dir, err := prompt.ConfigDir(); err == nil { // $CLAUDE_CONFIG_DIR when set
 		userSettings = filepath.Join(dir, "settings.json")
 		files = append([]string{userSettings}, files...)
 	}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/sepad/sepad/config"
-	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/prompt"
 )
 
 // checkTrust says whether sepad may write the project's prompt files
@@ -28,7 +28,7 @@ func (d *doctor) checkTrust(project, home string) {
 	if cfg, err := config.Load(config.Path("")); err == nil {
 		roots = append(roots, cfg.Mutation.ExtraRoots...)
 	}
-	if dir, err := claudedir.Dir(); err == nil {
+	if dir, err := prompt.ConfigDir(); err == nil {
 		roots = append(roots, dir)
 	}
 	for _, r := range roots {

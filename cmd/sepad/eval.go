@@ -14,8 +14,8 @@ import (
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evals"
-	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/spool"
 )
@@ -78,8 +78,8 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if !*gate && *baseline != "" {
 		return usageErrorf("--baseline goes with --gate")
 	}
-	cfg, _ := claudedir.Dir()
-	plugin, dir, ok := mutation.PluginRoot(path, cfg)
+	cfg, _ := prompt.ConfigDir()
+	plugin, dir, ok := prompt.PluginRoot(path, cfg)
 	_, suite := evals.SuiteDir(path)
 	if (!ok || dir == "") && !suite {
 		return fmt.Errorf("eval %s: %s has no eval suite: `claude plugin eval` runs a plugin's suite, or sepad runs the suite in an evals directory beside a skill's SKILL.md (docs/claude-code.md, \"Evals\")", name, path)

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/sepad/sepad/importer"
-	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/reward"
@@ -26,7 +26,7 @@ func importFacets(qf queryFlags, pos []string, dry bool, stdout io.Writer) error
 	if len(pos) == 1 {
 		dir = pos[0]
 	} else {
-		cd, err := claudedir.Dir()
+		cd, err := prompt.ConfigDir()
 		if err != nil {
 			return err
 		}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/hooks/settings"
-	"github.com/sepad/sepad/internal/claudedir"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/service"
 	"github.com/sepad/sepad/spool"
 )
@@ -83,7 +83,7 @@ func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFl
 	if f.user {
 		// Claude Code reads the user's settings from $CLAUDE_CONFIG_DIR
 		// when it is set, never from ~/.claude then.
-		dir, err := claudedir.Dir()
+		dir, err := prompt.ConfigDir()
 		if err != nil {
 			return nil, "", fmt.Errorf("find your Claude Code directory: %w", err)
 		}

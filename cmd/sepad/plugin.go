@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/sepad/sepad/hooks/settings"
-	"github.com/sepad/sepad/internal/claudedir"
+	"github.com/sepad/sepad/prompt"
 )
 
 // pluginEnable is one place that enables sepad's Claude Code plugin.
@@ -19,7 +19,7 @@ type pluginEnable struct {
 // settings.local.json (docs/claude-code.md, "Double installs").
 func enabledSepadPlugin(project string) []pluginEnable {
 	var files []string
-	if dir, err := claudedir.Dir(); err == nil {
+	if dir, err := prompt.ConfigDir(); err == nil {
 		files = append(files, filepath.Join(dir, "settings.json"))
 	}
 	if project != "" {

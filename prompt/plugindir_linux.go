@@ -1,4 +1,4 @@
-package hooks
+package prompt
 
 import (
 	"path/filepath"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package hooks
+package prompt
 
 // parentPluginDirs: only Linux shows the hook its parent's command line
 // (/proc); elsewhere --plugin-dir plugins are not resolved.

@@ -1,4 +1,4 @@
-package claudedir
+package prompt
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestFrom(t *testing.T) {
+func TestConfigDirFrom(t *testing.T) {
 	for _, tc := range []struct {
 		name, env, home, want string
 	}{
@@ -18,36 +18,36 @@ func TestFrom(t *testing.T) {
 		{"nothing", "", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := From(func(k string) string {
+			got := ConfigDirFrom(func(k string) string {
 				if k == EnvVar {
 					return tc.env
 				}
 				return "/wrong"
 			}, tc.home)
 			if got != filepath.FromSlash(tc.want) {
-				t.Fatalf("From = %q, want %q", got, tc.want)
+				t.Fatalf("ConfigDirFrom = %q, want %q", got, tc.want)
 			}
 		})
 	}
 }
 
-func TestDir(t *testing.T) {
+func TestConfigDir(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "cfg")
 	t.Setenv(EnvVar, cfg)
-	if d, err := Dir(); err != nil || d != cfg {
+	if d, err := ConfigDir(); err != nil || d != cfg {
 		t.Fatalf("with %s set: %q, %v", EnvVar, d, err)
 	}
 	home := t.TempDir()
 	t.Setenv(EnvVar, "")
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
-	if d, err := Dir(); err != nil || d != filepath.Join(home, ".claude") {
+	if d, err := ConfigDir(); err != nil || d != filepath.Join(home, ".claude") {
 		t.Fatalf("unset: %q, %v", d, err)
 	}
 	t.Setenv("HOME", "")
 	t.Setenv("USERPROFILE", "")
 	t.Setenv("home", "") // plan9
-	if d, err := Dir(); !errors.Is(err, ErrNoDir) || d != "" {
+	if d, err := ConfigDir(); !errors.Is(err, ErrNoDir) || d != "" {
 		t.Fatalf("no home: %q, %v; want ErrNoDir", d, err)
 	}
 }

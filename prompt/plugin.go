@@ -1,4 +1,4 @@
-package hooks
+package prompt
 
 import (
 	"crypto/sha256"
@@ -30,55 +30,59 @@ import (
 // (agents: agents/NAME.md). Custom component paths in plugin.json are not
 // followed.
 
-// maxPluginJSON bounds the plugin manifests and lists the hook reads.
+// maxPluginJSON bounds the plugin manifests and lists read.
 const maxPluginJSON = 1 << 20
 
-// pluginRef is a plugin the hook can look into.
-type pluginRef struct {
-	name, version, dir string
-	// skillsDir is set for a skills-dir plugin (its own SKILL.md is the
+// Plugin is a plugin the hook can look into.
+type Plugin struct {
+	// Name and Version are the manifest's (Name else the directory's
+	// name); Dir is where its prompt files are read.
+	Name, Version, Dir string
+	// SkillsDir is set for a skills-dir plugin (its own SKILL.md is the
 	// bare skill name).
-	skillsDir bool
+	SkillsDir bool
 }
 
 // pluginPrompt resolves the skill, command or agent name of plugin p.
-func pluginPrompt(p pluginRef, name string, agent bool) (string, []byte, bool) {
-	if !validSkillName(name) {
+func pluginPrompt(p Plugin, name string, agent bool) (string, []byte, bool) {
+	if !ValidName(name) {
 		return "", nil, false
 	}
 	if agent {
-		root := filepath.Join(p.dir, "agents")
+		root := filepath.Join(p.Dir, "agents")
 		return readPrompt(root, filepath.Join(root, name+".md"))
 	}
-	skills := filepath.Join(p.dir, "skills")
+	skills := filepath.Join(p.Dir, "skills")
 	if f, c, ok := readPrompt(skills, filepath.Join(skills, name, "SKILL.md")); ok {
 		return f, c, true
 	}
-	if p.skillsDir {
+	if p.SkillsDir {
 		return "", nil, false // a skills-dir plugin is a skill: no commands
 	}
-	commands := filepath.Join(p.dir, "commands")
+	commands := filepath.Join(p.Dir, "commands")
 	return readPrompt(commands, filepath.Join(commands, name+".md"))
 }
 
-// resolvePlugin resolves PLUGIN:NAME (scoped) or a bare NAME (the only
-// plugin prompt of that name) among the plugins the session can load.
-func resolvePlugin(plugin, name string, agent bool, cfg string) (ref pluginRef, p string, content []byte, ok bool) {
+// ResolvePlugin resolves PLUGIN:NAME (scoped: plugin is PLUGIN) or a bare
+// NAME (plugin is ""; the only plugin prompt of that name) among the
+// plugins the session can load (the package comment's order), cfg being
+// the user's Claude Code directory.
+func ResolvePlugin(plugin, name string, agent bool, cfg string) (ref Plugin, p string, content []byte, ok bool) {
 	var found int
 	for _, pl := range sessionPlugins(cfg) {
-		if plugin != "" && pl.name != plugin {
+		if plugin != "" && pl.Name != plugin {
 			continue
 		}
 		var f string
 		var c []byte
 		var hit bool
-		if pl.skillsDir && plugin == "" && !agent {
+		if pl.SkillsDir && plugin == "" && !agent {
 			continue // its bare skill is a user skill, resolved as such
 		}
 		f, c, hit = pluginPrompt(pl, name, agent)
 		if !hit {
 			if plugin != "" {
-				return pluginRef{}, "", nil, false // the first plugin of that name is the one loaded
+				return Plugin{}, "", nil, false // the first plugin of that name is the one loaded
 			}
 			continue
 		}
@@ -87,7 +91,7 @@ func resolvePlugin(plugin, name string, agent bool, cfg string) (ref pluginRef, 
 		}
 		found++
 		if found > 1 {
-			return pluginRef{}, "", nil, false // ambiguous bare name
+			return Plugin{}, "", nil, false // ambiguous bare name
 		}
 		ref, p, content, ok = pl, f, c, true
 	}
@@ -96,14 +100,14 @@ func resolvePlugin(plugin, name string, agent bool, cfg string) (ref pluginRef, 
 
 // sessionPlugins lists the plugins the session that runs the hook can
 // load, in the order of the package comment.
-func sessionPlugins(cfg string) []pluginRef {
-	var out []pluginRef
+func sessionPlugins(cfg string) []Plugin {
+	var out []Plugin
 	for _, d := range parentPluginDirs() {
 		name, version := pluginManifest(d)
 		if name == "" {
 			name = baseName(d)
 		}
-		out = append(out, pluginRef{name: name, version: version, dir: d})
+		out = append(out, Plugin{Name: name, Version: version, Dir: d})
 	}
 	if cfg == "" {
 		return out
@@ -120,23 +124,23 @@ func sessionPlugins(cfg string) []pluginRef {
 			continue
 		}
 		_, version := pluginManifest(d)
-		out = append(out, pluginRef{name: n, version: version, dir: d, skillsDir: true})
+		out = append(out, Plugin{Name: n, Version: version, Dir: d, SkillsDir: true})
 	}
 	return out
 }
 
-// skillsDirPlugin reports the skills-dir plugin whose own SKILL.md is
+// SkillsDirPlugin reports the skills-dir plugin whose own SKILL.md is
 // file, when file is cfg/skills/NAME/SKILL.md of such a plugin.
-func skillsDirPlugin(cfg, file string) (pluginRef, bool) {
+func SkillsDirPlugin(cfg, file string) (Plugin, bool) {
 	d := filepath.Dir(file)
 	if cfg == "" || filepath.Dir(d) != filepath.Join(cfg, "skills") {
-		return pluginRef{}, false
+		return Plugin{}, false
 	}
 	if _, ok := statRegular(filepath.Join(d, ".claude-plugin", "plugin.json")); !ok {
-		return pluginRef{}, false
+		return Plugin{}, false
 	}
 	_, version := pluginManifest(d)
-	return pluginRef{name: baseName(d), version: version, dir: d, skillsDir: true}, true
+	return Plugin{Name: baseName(d), Version: version, Dir: d, SkillsDir: true}, true
 }
 
 // pluginManifest reads the name and version of dir/.claude-plugin/plugin.json.
@@ -147,7 +151,7 @@ func pluginManifest(dir string) (name, version string) {
 }
 
 // installedPlugins reads cfg/plugins/installed_plugins.json.
-func installedPlugins(cfg string) []pluginRef {
+func installedPlugins(cfg string) []Plugin {
 	dir := filepath.Join(cfg, "plugins")
 	var installed struct {
 		Plugins map[string][]struct {
@@ -164,7 +168,7 @@ func installedPlugins(cfg string) []pluginRef {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	var out []pluginRef
+	var out []Plugin
 	for _, id := range ids {
 		name, market, _ := strings.Cut(id, "@")
 		var install, version string
@@ -177,15 +181,15 @@ func installedPlugins(cfg string) []pluginRef {
 		if install == "" {
 			continue
 		}
-		ref := pluginRef{name: name, version: version, dir: install}
+		ref := Plugin{Name: name, Version: version, Dir: install}
 		if markets == nil {
 			markets = map[string]marketplace{}
 			readJSONFile(filepath.Join(dir, "known_marketplaces.json"), &markets)
 		}
 		if src := directorySource(markets[market], name); src != "" {
-			ref.dir = src
+			ref.Dir = src
 			if _, v := pluginManifest(src); v != "" {
-				ref.version = v
+				ref.Version = v
 			}
 		}
 		out = append(out, ref)
@@ -261,14 +265,14 @@ func baseName(p string) string { return p[strings.LastIndexAny(p, `/\`)+1:] }
 // maxSnapshotFiles bounds the plugin prompts hashed at SessionStart.
 const maxSnapshotFiles = 512
 
-// pluginSnapshot hashes the prompt files of every plugin the session
+// PluginSnapshot hashes the prompt files of every plugin the session
 // loads (SessionStart): Claude Code does not reload a plugin's skills
 // within a session, so a plugin prompt's version is its content then,
 // whatever the file holds when the call comes (docs/claude-code.md,
 // "Plugin skills").
 //
 // It returns the version of each file by path (nil when there is none).
-func pluginSnapshot(cfg string) map[string]string {
+func PluginSnapshot(cfg string) map[string]string {
 	var out map[string]string
 	add := func(root, file string) {
 		if len(out) >= maxSnapshotFiles {
@@ -283,20 +287,20 @@ func pluginSnapshot(cfg string) map[string]string {
 		}
 	}
 	for _, pl := range sessionPlugins(cfg) {
-		if pl.skillsDir {
-			add(filepath.Dir(pl.dir), filepath.Join(pl.dir, "SKILL.md"))
+		if pl.SkillsDir {
+			add(filepath.Dir(pl.Dir), filepath.Join(pl.Dir, "SKILL.md"))
 		}
-		skills := filepath.Join(pl.dir, "skills")
+		skills := filepath.Join(pl.Dir, "skills")
 		if names, err := readDirNames(skills); err == nil {
 			for _, n := range names {
 				add(skills, filepath.Join(skills, n, "SKILL.md"))
 			}
 		}
 		for _, sub := range []string{"commands", "agents"} {
-			if pl.skillsDir {
+			if pl.SkillsDir {
 				break
 			}
-			d := filepath.Join(pl.dir, sub)
+			d := filepath.Join(pl.Dir, sub)
 			names, err := readDirNames(d)
 			if err != nil {
 				continue

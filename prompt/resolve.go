@@ -1,4 +1,4 @@
-package hooks
+package prompt
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ const (
 // project's own skills, and can be huge.
 var nestedSkip = [...]string{"node_modules", "vendor"}
 
-// resolveSkill finds the prompt file of name, in Claude Code's order
+// Resolve finds the prompt file of name, in Claude Code's order
 // (docs/events.md, "Skill attribution"). cwd is the event's directory
 // ("" when not on this machine), root its repository root ("" outside a
 // repository), home the user's home directory and cfg the user's Claude
@@ -34,12 +34,12 @@ var nestedSkip = [...]string{"node_modules", "vendor"}
 // nested skill below the project root (apps/web/.claude/skills/NAME). A
 // scoped name DIR:NAME is the skill NAME of the directory DIR, relative
 // to the project root (or cwd); when DIR is not a directory there, it is
-// a plugin's skill (attribute then resolves it, plugin.go). Agents: the project's agents
+// a plugin's skill (ResolvePlugin). Agents: the project's agents
 // (nearest first), then the user's, first by file name, then by
 // frontmatter name. content is nil when the file is too large to hash.
-func resolveSkill(name string, agent bool, cwd, root, home, cfg string) (p string, content []byte, ok bool) {
-	if dir, skill, scoped := cutLast(name, ":"); scoped {
-		if agent || cwd == "" || !validScope(dir) || !validSkillName(skill) {
+func Resolve(name string, agent bool, cwd, root, home, cfg string) (p string, content []byte, ok bool) {
+	if dir, skill, scoped := SplitScope(name); scoped {
+		if agent || cwd == "" || !validScope(dir) || !ValidName(skill) {
 			return "", nil, false
 		}
 		bases := []string{cwd}
@@ -48,7 +48,7 @@ func resolveSkill(name string, agent bool, cwd, root, home, cfg string) (p strin
 		}
 		return scopedSkill(dir, skill, bases)
 	}
-	if !validSkillName(name) {
+	if !ValidName(name) {
 		return "", nil, false
 	}
 	levels := projectLevels(cwd, root, home)
@@ -126,14 +126,14 @@ func projectLevels(cwd, root, home string) []string {
 	return levels
 }
 
-// cutLast splits s around the last sep.
-func cutLast(s, sep string) (before, after string, found bool) {
-	for i := len(s) - len(sep); i >= 0; i-- {
-		if s[i:i+len(sep)] == sep {
-			return s[:i], s[i+len(sep):], true
-		}
+// SplitScope splits a scoped name DIR:NAME or PLUGIN:NAME around its last
+// colon; scoped is false for a bare name.
+func SplitScope(name string) (scope, bare string, scoped bool) {
+	i := strings.LastIndex(name, ":")
+	if i < 0 {
+		return name, "", false
 	}
-	return s, "", false
+	return name[:i], name[i+1:], true
 }
 
 // validScope reports whether dir, the DIR of a scoped name DIR:NAME, is a
@@ -146,7 +146,7 @@ func validScope(dir string) bool {
 	}
 	for rest := dir; ; {
 		elem, more, found := cutFirst(rest, "/")
-		if !validSkillName(elem) || elem[0] == '.' {
+		if !ValidName(elem) || elem[0] == '.' {
 			return false
 		}
 		if !found {
@@ -265,12 +265,12 @@ func readPrompt(root, file string) (string, []byte, bool) {
 	if _, ok := statRegular(file); !ok {
 		return "", nil, false
 	}
-	b, err := readFile(file, maxSkillFile)
+	b, err := readFile(file, MaxFile)
 	var pe *fs.PathError
 	if err != nil && (!errors.As(err, &pe) || pe.Op != "read") {
 		return "", nil, false // could not open it, or it is no longer a regular file
 	}
-	if err != nil || int64(len(b)) > maxSkillFile {
+	if err != nil || int64(len(b)) > MaxFile {
 		return file, nil, true
 	}
 	return file, b, true
@@ -298,7 +298,7 @@ func agentByFrontmatter(root, name string) (string, []byte, bool) {
 // frontmatterName returns the "name:" of the YAML frontmatter at the top
 // of file, reading at most 4 KiB and never blocking on a special file.
 func frontmatterName(file string) string {
-	f, err := openRegular(file)
+	f, _, err := openRegular(file)
 	if err != nil {
 		return ""
 	}
@@ -315,7 +315,7 @@ func frontmatterName(file string) string {
 			break
 		}
 		if v, ok := strings.CutPrefix(string(line), "name:"); ok {
-			return trimQuotes(strings.TrimSpace(v))
+			return strings.Trim(strings.TrimSpace(v), `"'`)
 		}
 		if !found {
 			break
@@ -325,9 +325,9 @@ func frontmatterName(file string) string {
 	return ""
 }
 
-// repoRoot returns the nearest directory at or above dir that contains
+// RepoRoot returns the nearest directory at or above dir that contains
 // .git (a directory, or a file in worktrees and submodules), or "".
-func repoRoot(dir string) string {
+func RepoRoot(dir string) string {
 	for d := dir; ; {
 		if lexists(filepath.Join(d, ".git")) {
 			return d

@@ -1,6 +1,7 @@
-package hooks
+package prompt
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -10,43 +11,45 @@ import (
 // errNotRegular: the hook reads only regular files.
 var errNotRegular = errors.New("not a regular file")
 
-// openRegular opens path for reading if it is a regular file. The files
-// the hook reads are named by payloads and found in cloned repositories,
-// where anyone may have put a FIFO in a prompt file's place: a plain open
-// of a FIFO waits for a writer, and the agent with it. So the file is
-// opened without waiting (oRead, O_NONBLOCK where there are FIFOs) and
-// checked on the open descriptor, which a path swapped afterwards cannot
-// fool.
-func openRegular(path string) (*os.File, error) {
+// openRegular opens path for reading if it is a regular file, and gives
+// its size. The files read here are named by payloads and found in cloned
+// repositories, where anyone may have put a FIFO in a prompt file's
+// place: a plain open of a FIFO waits for a writer, and the agent with it.
+// So the file is opened without waiting (oRead, O_NONBLOCK where there
+// are FIFOs) and checked on the open descriptor, which a path swapped
+// afterwards cannot fool.
+func openRegular(path string) (*os.File, int64, error) {
 	f, err := os.OpenFile(path, oRead, 0)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
+		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: errNotRegular}
 	}
-	return f, nil
+	return f, fi.Size(), nil
 }
 
 // readFile reads the regular file path (openRegular), at most max+1 bytes
-// so a caller can tell a file over max. A failed read wraps a
+// so a caller can tell a file over max, into a buffer of the file's size
+// (one read and the one that sees its end). A failed read wraps a
 // *fs.PathError whose Op is "read".
 func readFile(path string, max int64) ([]byte, error) {
-	f, err := openRegular(path)
+	f, size, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, max+1))
+	var b bytes.Buffer
+	b.Grow(int(min(size, max)) + bytes.MinRead)
+	_, err = b.ReadFrom(io.LimitReader(f, max+1))
+	return b.Bytes(), err
 }
-
-func getenv(key string) string { return os.Getenv(key) }
 
 func userHome() string { h, _ := os.UserHomeDir(); return h }
 

@@ -1,4 +1,4 @@
-package mutation
+package prompt
 
 import (
 	"os"
@@ -31,8 +31,8 @@ const (
 // SessionName is the pseudo-skill of a project's CLAUDE.md.
 const SessionName = "_session"
 
-// PromptFile describes a prompt file found under a root.
-type PromptFile struct {
+// File describes a prompt file found under a root.
+type File struct {
 	Path string `json:"path"`
 	// Name is the skill, agent or command name; "_session" for CLAUDE.md.
 	Name string `json:"name"`
@@ -48,13 +48,13 @@ type PromptFile struct {
 // Classify tells whether path is a prompt file under root, and which.
 // Hidden names and editor leftovers (".x.md", "#x.md#", "x.md~") are not
 // prompt files.
-func Classify(root, path string, kind RootKind) (PromptFile, bool) {
+func Classify(root, path string, kind RootKind) (File, bool) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return PromptFile{}, false
+		return File{}, false
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
-	pf := PromptFile{Path: path, Key: path}
+	pf := File{Path: path, Key: path}
 	if kind&RootProject != 0 {
 		pf.Project = root
 	}
@@ -76,17 +76,17 @@ func Classify(root, path string, kind RootKind) (PromptFile, bool) {
 	case len(parts) == 3 && parts[0] == ".claude" && parts[1] == "agents":
 		name, ok := mdName(parts[2])
 		if !ok {
-			return PromptFile{}, false
+			return File{}, false
 		}
 		pf.Name, pf.Kind = name, KindAgent
 	case len(parts) == 3 && parts[0] == ".claude" && parts[1] == "commands":
 		name, ok := mdName(parts[2])
 		if !ok {
-			return PromptFile{}, false
+			return File{}, false
 		}
 		pf.Name, pf.Kind = name, KindCommand
 	default:
-		return PromptFile{}, false
+		return File{}, false
 	}
 	return pf, true
 }
@@ -95,10 +95,10 @@ func hidden(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "#") || strings.HasSuffix(name, "~")
 }
 
-// promptDir tells whether dir, under root, is a directory that can hold
-// prompt files or their directories, and so needs a watch (fsnotify is
-// not recursive).
-func promptDir(root, dir string) bool {
+// HoldsPrompts tells whether dir, under root, is a directory that can
+// hold prompt files or their directories, and so needs a watch (fsnotify
+// is not recursive).
+func HoldsPrompts(root, dir string) bool {
 	rel, err := filepath.Rel(root, dir)
 	if err != nil {
 		return false
@@ -119,8 +119,9 @@ func promptDir(root, dir string) bool {
 	return false
 }
 
-// promptDirs lists the existing directories under root that need a watch.
-func promptDirs(root string) []string {
+// Dirs lists the existing directories under root that can hold prompt
+// files or their directories (HoldsPrompts).
+func Dirs(root string) []string {
 	out := []string{root}
 	for _, d := range []string{".claude", ".claude/skills", ".claude/agents", ".claude/commands"} {
 		p := filepath.Join(root, filepath.FromSlash(d))
@@ -130,7 +131,7 @@ func promptDirs(root string) []string {
 	}
 	skills, _ := filepath.Glob(filepath.Join(root, ".claude", "skills", "*"))
 	for _, s := range skills {
-		if fi, err := os.Stat(s); err == nil && fi.IsDir() && promptDir(root, s) {
+		if fi, err := os.Stat(s); err == nil && fi.IsDir() && HoldsPrompts(root, s) {
 			out = append(out, s)
 		}
 	}
@@ -138,8 +139,8 @@ func promptDirs(root string) []string {
 }
 
 // ScanRoot lists the prompt files under root, sorted by path.
-func ScanRoot(root string, kind RootKind) []PromptFile {
-	var out []PromptFile
+func ScanRoot(root string, kind RootKind) []File {
+	var out []File
 	globs := []string{".claude/skills/*/SKILL.md", ".claude/agents/*.md", ".claude/commands/*.md"}
 	if kind&RootProject != 0 {
 		globs = append(globs, "CLAUDE.md", "CLAUDE.local.md")
