@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/pgtest"
+	"github.com/sepad/sepad/internal/testbin"
 	"github.com/sepad/sepad/store"
 )
 
@@ -49,30 +51,7 @@ func TestTeamLoad(t *testing.T) {
 	if _, _, err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// The store as 50 machines left it: preload executions over 20
-	// prompts of 3 versions each, with their counts.
-	start := time.Now()
-	for _, q := range []string{
-		`INSERT INTO sepad_prompts (prompt_id, kind, name) SELECT 'skill/s' || p, 'skill', 's' || p FROM generate_series(0, 19) p`,
-		`INSERT INTO sepad_machines (machine_id) SELECT 'pre' || m FROM generate_series(0, 49) m`,
-		`INSERT INTO sepad_executions (machine_id, execution_id, prompt_id, version, stored_at, ended_at, started_at, complete, rubric,
-	scored, score, grade, calls, failed_calls, corrections, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, cost_nano_usd)
-SELECT 'pre' || (i % 50), 'x' || i, 'skill/s' || (i % 20), 'ver' || ((i / 20) % 3), now() - i * interval '1 second',
-	now() - i * interval '1 second', now() - i * interval '1 second' - interval '30 seconds', true, '` + fitness.RubricVersion + `',
-	i % 10 <> 0, 50 + (i::bigint * 7919) % 50, 'B', 5, i % 3, 0, 1000, 200, 0, 0, 3000
-FROM generate_series(1, ` + fmt.Sprint(preload) + `) i`,
-		`INSERT INTO sepad_version_stats
-SELECT prompt_id, version, rubric, machine_id, count(*), count(*) FILTER (WHERE scored),
-	coalesce(sum(score) FILTER (WHERE scored), 0), coalesce(sum(score * score) FILTER (WHERE scored), 0),
-	sum(calls), sum(failed_calls), max(coalesce(ended_at, stored_at))
-FROM sepad_executions GROUP BY prompt_id, version, rubric, machine_id`,
-		`ANALYZE`,
-	} {
-		if _, err := db.conn.Exec(ctx, q); err != nil {
-			t.Fatalf("preload: %v", err)
-		}
-	}
-	t.Logf("preloaded %d executions in %s", preload, time.Since(start).Round(time.Second))
+	preloadTeam(t, db, preload)
 
 	decide := decide.DefaultOptions() // every machine a decider, as the daemon
 	ms := make([]*machine, machines)
@@ -187,5 +166,129 @@ FROM sepad_executions WHERE execution_id LIKE 'b%'`).Scan(&rows, &distinct, &p50
 		pct(0.5).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), pct(1).Round(time.Millisecond))
 	if rows != committed || distinct != committed {
 		t.Fatalf("%d committed, %d rows, %d distinct: lost or doubled", committed, rows, distinct)
+	}
+}
+
+// preloadTeam fills the team store as 50 machines left it: n executions
+// over 20 prompts of 3 versions each, with their counts.
+func preloadTeam(t *testing.T, db *DB, n int) {
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	for _, q := range []string{
+		`INSERT INTO sepad_prompts (prompt_id, kind, name) SELECT 'skill/s' || p, 'skill', 's' || p FROM generate_series(0, 19) p`,
+		`INSERT INTO sepad_machines (machine_id) SELECT 'pre' || m FROM generate_series(0, 49) m`,
+		`INSERT INTO sepad_executions (machine_id, execution_id, prompt_id, version, stored_at, ended_at, started_at, complete, rubric,
+	scored, score, grade, calls, failed_calls, corrections, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, cost_nano_usd)
+SELECT 'pre' || (i % 50), 'x' || i, 'skill/s' || (i % 20), 'ver' || ((i / 20) % 3), now() - i * interval '1 second',
+	now() - i * interval '1 second', now() - i * interval '1 second' - interval '30 seconds', true, '` + fitness.RubricVersion + `',
+	i % 10 <> 0, 50 + (i::bigint * 7919) % 50, 'B', 5, i % 3, 0, 1000, 200, 0, 0, 3000
+FROM generate_series(1, ` + fmt.Sprint(n) + `) i`,
+		`INSERT INTO sepad_version_stats
+SELECT prompt_id, version, rubric, machine_id, count(*), count(*) FILTER (WHERE scored),
+	coalesce(sum(score) FILTER (WHERE scored), 0), coalesce(sum(score * score) FILTER (WHERE scored), 0),
+	sum(calls), sum(failed_calls), max(coalesce(ended_at, stored_at))
+FROM sepad_executions GROUP BY prompt_id, version, rubric, machine_id`,
+		`ANALYZE`,
+	} {
+		if _, err := db.conn.Exec(ctx, q); err != nil {
+			t.Fatalf("preload: %v", err)
+		}
+	}
+	t.Logf("preloaded %d executions in %s", n, time.Since(start).Round(time.Second))
+}
+
+// TestTeamGradesLatency times `sepad grades --team --json` as a person
+// runs it, a new process each time, over a team store preloaded with
+// SEPAD_TEAM_BENCH_PRELOAD executions (default 1,000,000), and the steps
+// of its path inside one process (connect, the one round trip of
+// Grades). With SEPAD_TEAM_GRADES_BEFORE naming another sepad binary (the
+// commit before a change), both binaries run in turn, side by side in
+// one run. SEPAD_TEAM_GRADES_BENCH=1 runs it (BENCHMARKS.md).
+func TestTeamGradesLatency(t *testing.T) {
+	if os.Getenv("SEPAD_TEAM_GRADES_BENCH") != "1" {
+		t.Skip("the team grades' latency: SEPAD_TEAM_GRADES_BENCH=1 (BENCHMARKS.md)")
+	}
+	preload := 1_000_000
+	if n, err := fmt.Sscan(os.Getenv("SEPAD_TEAM_BENCH_PRELOAD"), &preload); n != 1 || err != nil {
+		preload = 1_000_000
+	}
+	rounds := 200
+	fmt.Sscan(os.Getenv("SEPAD_TEAM_GRADES_ROUNDS"), &rounds)
+	bins, err := testbin.Build(t.TempDir(), "sepad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := [][2]string{{"this tree", bins[0]}}
+	if before := os.Getenv("SEPAD_TEAM_GRADES_BEFORE"); before != "" {
+		cmds = append([][2]string{{"before (" + before + ")", before}}, cmds...)
+	}
+	ctx := context.Background()
+	c := pgtest.Start(t)
+	db, err := Connect(ctx, Config{Postgres: c.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	preloadTeam(t, db, preload)
+	db.Close()
+	home := t.TempDir()
+	cfg := filepath.Join(home, "config.yaml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("team:\n  postgres: %q\n", c.DSN)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "SEPA_CONFIG="+cfg, "SEPA_HOME="+filepath.Join(home, "state"), "HOME="+home)
+	times := map[string][]time.Duration{}
+	var order []string
+	add := func(name string, d time.Duration) {
+		if _, ok := times[name]; !ok {
+			order = append(order, name)
+		}
+		times[name] = append(times[name], d)
+	}
+	o := GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions()}
+	for i := 0; i < rounds; i++ {
+		for _, c := range cmds {
+			cmd := exec.Command(c[1], "grades", "--team", "--json")
+			cmd.Env = env
+			start := time.Now()
+			out, err := cmd.Output()
+			if err != nil || !strings.Contains(string(out), `"machines": 50`) {
+				t.Fatalf("%s grades --team --json: %v\n%s", c[1], err, out)
+			}
+			add("sepad grades --team --json, "+c[0], time.Since(start))
+			time.Sleep(20 * time.Millisecond)
+		}
+		// The same path inside one process, step by step.
+		start := time.Now()
+		db, err := Open(ctx, Config{Postgres: c.DSN})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now()
+		add("in process: connect", at.Sub(start))
+		if _, err := db.Grades(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		add("in process: schema check, grades, machines (one round trip)", time.Since(at))
+		at = time.Now()
+		if _, err := db.Grades(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		add("in process: grades again on that connection", time.Since(at))
+		db.Close()
+		time.Sleep(20 * time.Millisecond)
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("%d rounds over %d executions; load average at the end %s", rounds, preload, strings.Join(strings.Fields(string(load) + " ? ? ?")[:3], " "))
+	for _, name := range order {
+		ds := slices.Clone(times[name])
+		slices.Sort(ds)
+		q := func(p float64) time.Duration {
+			return ds[min(len(ds)-1, int(p*float64(len(ds))))].Round(100 * time.Microsecond)
+		}
+		t.Logf("%-75s p50 %7s  p90 %7s  p99 %7s  max %7s", name, q(0.5), q(0.9), q(0.99), q(1))
 	}
 }

@@ -190,6 +190,9 @@ func (db *DB) TeamDecisions(ctx context.Context, skill string, limit int) ([]Tea
 	if limit <= 0 {
 		limit = 50
 	}
+	if err := db.checked(ctx); err != nil {
+		return nil, err
+	}
 	ds, err := scanDecisions(db.conn.Query(ctx, sqlTeamDecisions+`
 WHERE $1 = '' OR prompt_id IN (SELECT prompt_id FROM sepad_prompts WHERE name = $1 OR prompt_id = $1)
 ORDER BY time DESC LIMIT $2`, skill, limit))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
@@ -55,8 +57,9 @@ type GradesOptions struct {
 }
 
 // sqlGrades pools each version's runs: counts, mean and spread over all
-// of them, machines, and the newest scores of the aggregate's window
-// (the index on prompt, version, rubric and time reads only those).
+// of them, machines, and the newest scores of the aggregate's window,
+// newest first (the index on prompt, version, rubric and time reads only
+// those, in that order: no sort).
 const sqlGrades = `
 WITH v AS (
 	SELECT prompt_id, version,
@@ -73,16 +76,12 @@ WITH v AS (
 )
 SELECT v.prompt_id, v.version, v.n, v.machines, v.s, v.ss, v.last_run, v.calls, v.failed,
 	p.kind, p.name, p.repository, p.path, ver.first_seen, ver.content IS NOT NULL,
-	coalesce(w.scores, '{}'), v.spread
+	ARRAY(SELECT score FROM sepad_executions e
+		WHERE e.prompt_id = v.prompt_id AND e.version = v.version AND e.rubric = $1 AND e.scored
+		ORDER BY ended_at DESC NULLS LAST LIMIT $3), v.spread
 FROM v
 JOIN sepad_prompts p ON p.prompt_id = v.prompt_id
-LEFT JOIN sepad_versions ver ON ver.prompt_id = v.prompt_id AND ver.hash = v.version
-LEFT JOIN LATERAL (
-	SELECT array_agg(score ORDER BY t DESC) AS scores FROM (
-		SELECT score, ended_at AS t FROM sepad_executions e
-		WHERE e.prompt_id = v.prompt_id AND e.version = v.version AND e.rubric = $1 AND e.scored
-		ORDER BY ended_at DESC NULLS LAST LIMIT $3) s
-) w ON true`
+LEFT JOIN sepad_versions ver ON ver.prompt_id = v.prompt_id AND ver.hash = v.version`
 
 // Grades returns the team's grades: one row per prompt (its current
 // version: the one whose newest run is the newest), or per version.
@@ -90,7 +89,42 @@ func (db *DB) Grades(ctx context.Context, o GradesOptions) (*Grades, error) {
 	if o.Aggregate.Window <= 0 {
 		o.Aggregate.Window = aggregate.DefaultOptions().Window
 	}
-	rows, err := db.conn.Query(ctx, sqlGrades, o.Rubric, o.Match, o.Aggregate.Window)
+	// One round trip for the schema check (when Open left it to this
+	// read), the grades and the machines: a command that answers once
+	// waits on the database as little as it can.
+	b := &pgx.Batch{}
+	check := db.unchecked
+	if check {
+		b.Queue(sqlSchema)
+	}
+	b.Queue(sqlGrades, o.Rubric, o.Match, o.Aggregate.Window)
+	b.Queue(`SELECT count(*) FROM sepad_machines`)
+	br := db.conn.SendBatch(ctx, b)
+	out, err := readGrades(br, check, o)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil && check {
+		// A schema that is not this sepad's explains a failed query.
+		if serr := db.CheckSchema(ctx); serr != nil {
+			return nil, serr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	db.unchecked = false
+	return out, nil
+}
+
+// readGrades reads the answers of Grades's batch.
+func readGrades(br pgx.BatchResults, check bool, o GradesOptions) (*Grades, error) {
+	if check {
+		if err := schemaError(schemaOf(br.QueryRow())); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +173,12 @@ func (db *DB) Grades(ctx context.Context, o GradesOptions) (*Grades, error) {
 		}
 		byPrompt[r.PromptID] = append(byPrompt[r.PromptID], &r)
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := &Grades{RubricVersion: o.Rubric, MinSamples: max(o.Aggregate.MinSamples, 1), Team: true, Grades: []GradeRow{}}
-	if err := db.conn.QueryRow(ctx, `SELECT count(*) FROM sepad_machines`).Scan(&out.Machines); err != nil {
+	if err := br.QueryRow().Scan(&out.Machines); err != nil {
 		return nil, err
 	}
 	ids := make([]string, 0, len(byPrompt))
@@ -222,6 +257,9 @@ type ExecutionsOptions struct {
 func (db *DB) Executions(ctx context.Context, o ExecutionsOptions) (*Executions, error) {
 	if o.Limit <= 0 {
 		o.Limit = 50
+	}
+	if err := db.checked(ctx); err != nil {
+		return nil, err
 	}
 	rows, err := db.conn.Query(ctx, `
 SELECT e.machine_id, e.execution_id, e.session_id, e.prompt_id, p.name, p.repository, e.version,

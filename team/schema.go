@@ -146,8 +146,15 @@ const migrateLock = 0x5e9ad0001
 // Schema returns the schema version of the team database (0 when sepad
 // never initialised it).
 func (db *DB) Schema(ctx context.Context) (int, error) {
+	return schemaOf(db.conn.QueryRow(ctx, sqlSchema))
+}
+
+const sqlSchema = `SELECT coalesce(max(version), 0) FROM sepad_schema`
+
+// schemaOf reads sqlSchema's answer: 0 when there is no schema at all.
+func schemaOf(row pgx.Row) (int, error) {
 	var v int
-	err := db.conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM sepad_schema`).Scan(&v)
+	err := row.Scan(&v)
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "42P01" { // undefined_table
 		return 0, nil
@@ -157,7 +164,12 @@ func (db *DB) Schema(ctx context.Context) (int, error) {
 
 // CheckSchema says whether the schema is this sepad's.
 func (db *DB) CheckSchema(ctx context.Context) error {
-	v, err := db.Schema(ctx)
+	return schemaError(db.Schema(ctx))
+}
+
+// schemaError is ErrSchemaNewer or ErrSchemaOlder for a schema version
+// v that is not this sepad's.
+func schemaError(v int, err error) error {
 	switch {
 	case err != nil:
 		return err

@@ -201,6 +201,19 @@ func TestShipCatchesUpWhenPostgresReturns(t *testing.T) {
 func TestNewerSchemaRefused(t *testing.T) {
 	c := pgtest.Start(t)
 	ctx := context.Background()
+	for _, read := range []func(*DB) error{
+		func(db *DB) error { _, err := db.Grades(ctx, GradesOptions{Rubric: fitness.RubricVersion}); return err },
+		func(db *DB) error { _, err := db.Executions(ctx, ExecutionsOptions{}); return err },
+	} {
+		rdb, err := Open(ctx, Config{Postgres: c.DSN})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := read(rdb); !errors.Is(err, ErrSchemaOlder) {
+			t.Errorf("a read before `sepad team init`: %v", err)
+		}
+		rdb.Close()
+	}
 	db, err := Connect(ctx, Config{Postgres: c.DSN})
 	if err != nil {
 		t.Fatal(err)
@@ -215,8 +228,26 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if _, err := Open(ctx, Config{Postgres: c.DSN}); !errors.Is(err, ErrSchemaNewer) {
-		t.Fatalf("Open on a newer schema: %v", err)
+	// Each read refuses it: Grades checks in its own round trip, the
+	// others before their query.
+	reads := map[string]func(*DB) error{
+		"grades": func(db *DB) error { _, err := db.Grades(ctx, GradesOptions{Rubric: fitness.RubricVersion}); return err },
+		"versions": func(db *DB) error {
+			_, err := db.Versions(ctx, "deploy", GradesOptions{Rubric: fitness.RubricVersion})
+			return err
+		},
+		"executions": func(db *DB) error { _, err := db.Executions(ctx, ExecutionsOptions{}); return err },
+		"decisions":  func(db *DB) error { _, err := db.TeamDecisions(ctx, "", 0); return err },
+	}
+	for name, read := range reads {
+		rdb, err := Open(ctx, Config{Postgres: c.DSN})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := read(rdb); !errors.Is(err, ErrSchemaNewer) {
+			t.Errorf("%s on a newer schema: %v", name, err)
+		}
+		rdb.Close()
 	}
 	m := newMachine(t, c.DSN)
 	m.commit(t, 0, 3, "aaaaaaaaaaaa", func(int) float64 { return 80 })
