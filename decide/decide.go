@@ -116,7 +116,7 @@ type Sample struct {
 	// uses them (when empty it falls back to N, Mean and SD); they are not
 	// recorded with a decision.
 	Scores []float64 `json:"-"`
-	// Models name the model that answered each of Scores (ModelKey; ""
+	// Models name the model that answered each of Scores (execution.Usage.Model; ""
 	// unknown), in the same order; nil when none is known. With models
 	// on both sides the sequential method compares runs of the same
 	// model only (models.go).

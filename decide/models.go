@@ -165,23 +165,3 @@ func strataOf(ss []stratum) []Stratum {
 	})
 	return out
 }
-
-// ModelKey names the model of a run from the models that answered it:
-// the one model, or several joined by "+" (sorted) when the model changed
-// within the run; "" when none is known.
-func ModelKey(models []string) string {
-	switch len(models) {
-	case 0:
-		return ""
-	case 1:
-		return models[0]
-	}
-	ms := slices.Clone(models)
-	slices.Sort(ms)
-	ms = slices.Compact(ms)
-	out := ms[0]
-	for _, m := range ms[1:] {
-		out += "+" + m
-	}
-	return out
-}

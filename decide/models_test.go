@@ -116,14 +116,3 @@ func TestOneModelIsThePooledTest(t *testing.T) {
 		}
 	}
 }
-
-func TestModelKey(t *testing.T) {
-	for _, c := range []struct {
-		in   []string
-		want string
-	}{{nil, ""}, {[]string{"opus"}, "opus"}, {[]string{"sonnet", "opus", "sonnet"}, "opus+sonnet"}} {
-		if got := ModelKey(c.in); got != c.want {
-			t.Errorf("ModelKey(%v) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}

@@ -1,5 +1,10 @@
 package execution
 
+import (
+	"slices"
+	"strings"
+)
+
 // Usage is what an execution cost, read from the session's transcript
 // (package transcript, docs/executions.md "Tokens and cost"). Tokens are
 // counted once per assistant message, whatever the number of records it
@@ -23,6 +28,25 @@ type Usage struct {
 	// SkippedLines counts transcript lines over the reader's size cap,
 	// not read.
 	SkippedLines int `json:"skipped_lines,omitempty"`
+}
+
+// Model names the model of a run: the one model that answered, or
+// several joined by "+" (sorted) when the model changed within the run;
+// "" when none is known (decisions compare runs of the same Model,
+// package decide).
+func (u *Usage) Model() string {
+	if u == nil {
+		return ""
+	}
+	switch len(u.Models) {
+	case 0:
+		return ""
+	case 1:
+		return u.Models[0]
+	}
+	ms := slices.Clone(u.Models)
+	slices.Sort(ms)
+	return strings.Join(slices.Compact(ms), "+")
 }
 
 // Tokens is the sum of the four kinds.

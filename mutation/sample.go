@@ -28,8 +28,8 @@ type versionSample struct {
 	// them, up to keep, then a ring whose oldest entry is at next.
 	first, last []float64
 	next        int
-	// firstM and lastM are the models of first and last (decide.ModelKey
-	// of the run's usage), in the same places.
+	// firstM and lastM are the models of first and last (the run's
+	// usage.Model()), in the same places.
 	firstM, lastM []string
 	// models counts the runs that named a model.
 	models        int
@@ -60,10 +60,7 @@ func (v *versionSample) add(x *store.Scored) {
 	if v.keep <= 0 {
 		v.keep = keepDefault
 	}
-	var model string
-	if x.Exec.Usage != nil {
-		model = decide.ModelKey(x.Exec.Usage.Models)
-	}
+	model := x.Exec.Usage.Model()
 	if model != "" {
 		v.models++
 	}

@@ -129,6 +129,11 @@ type GradeRow struct {
 	// tokens from the nearest older graded version (tokens.go).
 	Tokens      *Tokens  `json:"tokens,omitempty"`
 	TokenChange *float64 `json:"token_change,omitempty"`
+	// Models count the version's scored runs by the model that answered
+	// them, most runs first (absent when no transcript was read): a
+	// decision compares versions on runs of the same model
+	// (docs/decisions.md).
+	Models []ModelRuns `json:"models,omitempty"`
 	// NeededMore is, for an undecided candidate, about how many more runs
 	// the engine needs to decide; Pending its last look in words.
 	NeededMore *int `json:"needed_more,omitempty"`

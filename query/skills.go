@@ -262,7 +262,7 @@ func versionRows(sk *store.Skill) []GradeRow {
 		r := GradeRow{SkillKey: sk.Key, Skill: sk.Name, Kind: sk.Kind, Project: sk.Project,
 			Version: v.Seq, Hash: v.Hash, Current: v.Hash == current, Status: statuses[i], N: a.N,
 			FailRate: round4(v.FailRate), FirstSeen: timePtr(v.FirstSeen), OverClaims: v.OverClaims, Claims: v.Claims,
-			Source: v.Source, Parent: v.Parent, ContentKnown: v.ContentKnown, Tokens: tokensOf(v.Tokens)}
+			Source: v.Source, Parent: v.Parent, ContentKnown: v.ContentKnown, Tokens: tokensOf(v.Tokens), Models: modelsOf(v.Models)}
 		if a.N > 0 {
 			r.Aggregate, r.Mean, r.SD, r.LastScore = ptr(a.Value), ptr(a.Mean), ptr(a.SD), ptr(a.Last)
 		}

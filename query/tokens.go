@@ -29,6 +29,24 @@ type Tokens struct {
 	CostUnknown int     `json:"cost_unknown,omitempty"`
 }
 
+// ModelRuns counts a version's scored runs answered by one model
+// (several joined by "+" when the model changed within a run).
+type ModelRuns struct {
+	Model string `json:"model"`
+	N     int    `json:"n"`
+}
+
+func modelsOf(ms []store.ModelRuns) []ModelRuns {
+	if len(ms) == 0 {
+		return nil
+	}
+	out := make([]ModelRuns, len(ms))
+	for i, m := range ms {
+		out[i] = ModelRuns{Model: m.Model, N: m.N}
+	}
+	return out
+}
+
 func tokensOf(t *store.Tokens) *Tokens {
 	if t == nil || t.N == 0 {
 		return nil

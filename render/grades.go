@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render/words"
 )
 
 // Grades writes `sepad grades`'s table of doc: one row per skill (all:
@@ -55,6 +56,7 @@ func Grades(w io.Writer, doc *query.Grades, all bool) {
 	}
 	tw.Flush()
 	Pending(w, doc.Grades)
+	Models(w, doc.Grades, false)
 	Evals(w, doc.Grades)
 	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)
 	if all {
@@ -114,24 +116,25 @@ func Evals(w io.Writer, rows []query.GradeRow) {
 // part of `sepad grades` on a big store (BENCHMARKS.md). A field the
 // table starts to show must be added here.
 type tableRow struct {
-	Skill       string         `json:"skill"`
-	Project     string         `json:"project"`
-	Version     int            `json:"version"`
-	Hash        string         `json:"hash"`
-	Current     bool           `json:"current"`
-	Status      string         `json:"status"`
-	N           int            `json:"n"`
-	Aggregate   *float64       `json:"aggregate"`
-	Grade       string         `json:"grade"`
-	Advice      string         `json:"advice"`
-	Change      *float64       `json:"change"`
-	LastScore   *float64       `json:"last_score"`
-	Tokens      *query.Tokens  `json:"tokens,omitempty"`
-	TokenChange *float64       `json:"token_change,omitempty"`
-	NeededMore  *int           `json:"needed_more,omitempty"`
-	Pending     string         `json:"pending,omitempty"`
-	OverClaims  int            `json:"over_claims"`
-	Evals       *query.EvalRow `json:"evals,omitempty"`
+	Skill       string            `json:"skill"`
+	Project     string            `json:"project"`
+	Version     int               `json:"version"`
+	Hash        string            `json:"hash"`
+	Current     bool              `json:"current"`
+	Status      string            `json:"status"`
+	N           int               `json:"n"`
+	Aggregate   *float64          `json:"aggregate"`
+	Grade       string            `json:"grade"`
+	Advice      string            `json:"advice"`
+	Change      *float64          `json:"change"`
+	LastScore   *float64          `json:"last_score"`
+	Tokens      *query.Tokens     `json:"tokens,omitempty"`
+	TokenChange *float64          `json:"token_change,omitempty"`
+	NeededMore  *int              `json:"needed_more,omitempty"`
+	Models      []query.ModelRuns `json:"models,omitempty"`
+	Pending     string            `json:"pending,omitempty"`
+	OverClaims  int               `json:"over_claims"`
+	Evals       *query.EvalRow    `json:"evals,omitempty"`
 }
 
 // DecodeGrades decodes GET /v1/skills into the fields of its rows that
@@ -152,4 +155,40 @@ func DecodeGrades(body []byte) (*query.Grades, error) {
 			Tokens: r.Tokens, TokenChange: r.TokenChange, NeededMore: r.NeededMore, Pending: r.Pending, OverClaims: r.OverClaims, Evals: r.Evals}
 	}
 	return g, nil
+}
+
+// Models says which models ran each version, when it matters: a version
+// run by more than one model, or (versions, one skill's rows) versions
+// run by different models. A decision compares runs of the same model
+// (docs/decisions.md), so a model switch is not read as the prompt's
+// doing: "deploy v3 ran on claude-opus-4-5 (8 runs) and
+// claude-sonnet-4-5 (2 runs)".
+func Models(w io.Writer, rows []query.GradeRow, oneSkill bool) {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for _, m := range r.Models {
+			seen[m.Model] = true
+		}
+	}
+	for _, r := range rows {
+		if len(r.Models) > 1 || oneSkill && len(seen) > 1 && len(r.Models) > 0 {
+			fmt.Fprintf(w, "%s v%d ran on %s\n", r.Skill, r.Version, ModelMix(r.Models))
+		}
+	}
+}
+
+// ModelMix is "claude-opus-4-5 (8 runs) and claude-sonnet-4-5 (2 runs)",
+// or the one model's name.
+func ModelMix(ms []query.ModelRuns) string {
+	if len(ms) == 1 {
+		return ms[0].Model
+	}
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = fmt.Sprintf("%s (%s)", m.Model, words.Runs(m.N))
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

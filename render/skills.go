@@ -27,6 +27,7 @@ func Versions(w io.Writer, doc *query.SkillVersions) {
 	}
 	tw.Flush()
 	Pending(w, doc.Versions)
+	Models(w, doc.Versions, true)
 	Evals(w, doc.Versions)
 	fmt.Fprintln(w, "* = the version in the file now; VS PREVIOUS = its aggregate minus the previous version's")
 	fmt.Fprintln(w, "a decision compares a candidate's runs with its baseline's: `sepad decisions` says which")

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sepad/sepad/decide"
@@ -45,5 +46,29 @@ func TestSparkline(t *testing.T) {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestModelsLine (issue 37 item 3): the model mix of a version run by
+// more than one model, and of one skill's versions run by different
+// models; nothing when one model ran everything.
+func TestModelsLine(t *testing.T) {
+	one := []query.ModelRuns{{Model: "claude-sonnet-4-5", N: 8}}
+	two := []query.ModelRuns{{Model: "claude-opus-4-5", N: 8}, {Model: "claude-sonnet-4-5", N: 2}}
+	rows := []query.GradeRow{{Skill: "deploy", Version: 2, Models: one}, {Skill: "deploy", Version: 3, Models: two}}
+	var b strings.Builder
+	Models(&b, rows, false)
+	if got, want := b.String(), "deploy v3 ran on claude-opus-4-5 (8 runs) and claude-sonnet-4-5 (2 runs)\n"; got != want {
+		t.Errorf("grades: %q, want %q", got, want)
+	}
+	b.Reset()
+	Models(&b, rows, true)
+	if got, want := b.String(), "deploy v2 ran on claude-sonnet-4-5\ndeploy v3 ran on claude-opus-4-5 (8 runs) and claude-sonnet-4-5 (2 runs)\n"; got != want {
+		t.Errorf("versions: %q, want %q", got, want)
+	}
+	b.Reset()
+	Models(&b, []query.GradeRow{{Skill: "deploy", Version: 2, Models: one}, {Skill: "deploy", Version: 3, Models: one}}, true)
+	if b.Len() != 0 {
+		t.Errorf("one model: %q", b.String())
 	}
 }

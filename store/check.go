@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
@@ -45,6 +46,7 @@ func CheckInvariants(db *DB) error {
 		recount := map[string][]float64{}
 		calls := map[string][4]int{}
 		tokens := map[string]Tokens{}
+		models := map[string][]ModelRuns{}
 		err := tx.Bucket(bByVersion).ForEach(func(k, id []byte) error {
 			v := ex.Get(id)
 			if v == nil {
@@ -73,6 +75,7 @@ func CheckInvariants(db *DB) error {
 					tk := tokens[ak]
 					tk.add(s.Exec.Usage)
 					tokens[ak] = tk
+					models[ak] = addModel(models[ak], s.Exec.Usage.Model())
 				}
 			}
 			return nil
@@ -119,6 +122,14 @@ func CheckInvariants(db *DB) error {
 			}
 			if tk := tokens[ak]; st.Tokens == nil && tk.N > 0 || st.Tokens != nil && *st.Tokens != tk {
 				return fmt.Errorf("aggregate %q tokens %+v, recount %+v", ak, st.Tokens, tk)
+			}
+			// A store written before the models were counted has fewer
+			// (or none): never more than its executions name.
+			for _, m := range st.Models {
+				i := slices.IndexFunc(models[ak], func(r ModelRuns) bool { return r.Model == m.Model })
+				if i < 0 || models[ak][i].N < m.N {
+					return fmt.Errorf("aggregate %q models %+v, recount %+v", ak, st.Models, models[ak])
+				}
 			}
 		}
 		return nil

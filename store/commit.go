@@ -274,6 +274,7 @@ type aggState struct {
 	Calls  int             `json:"calls"`
 	Failed int             `json:"failed"`
 	Tokens *Tokens         `json:"tokens,omitempty"`
+	Models []ModelRuns     `json:"models,omitempty"`
 	// Claims and OverClaims count integrity reports (Version).
 	Claims     int `json:"claims,omitempty"`
 	OverClaims int `json:"over_claims,omitempty"`

@@ -70,7 +70,7 @@ func (db *DB) versionLite(k, v, a []byte, o aggregate.Options) (Version, error) 
 			ver.FailRate = float64(st.Failed) / float64(st.Calls)
 		}
 		ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
-		ver.Tokens = st.Tokens
+		ver.Tokens, ver.Models = st.Tokens, byRuns(st.Models)
 	}
 	m.mu.Lock()
 	if len(m.m) >= maxLiteMemo {

@@ -266,7 +266,7 @@ func (db *DB) versions(tx *bolt.Tx, key string) ([]Version, error) {
 				ver.FailRate = float64(st.Failed) / float64(st.Calls)
 			}
 			ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
-			ver.Tokens = st.Tokens
+			ver.Tokens, ver.Models = st.Tokens, byRuns(st.Models)
 		}
 		descriptionOf(tx, key, &ver)
 		vs = append(vs, ver)

@@ -153,6 +153,10 @@ type Version struct {
 	// Tokens are the version's token and cost sums (filled like
 	// Aggregate; nil when no transcript was read).
 	Tokens *Tokens `json:"tokens,omitempty"`
+	// Models count the version's scored executions by the model that
+	// answered them (execution.Usage.Model), most runs first; nil when no
+	// transcript was read (filled like Aggregate).
+	Models []ModelRuns `json:"models,omitempty"`
 	// Description names the version of the description in the content's
 	// front matter (activation.DescriptionHash; "" when the content is
 	// not known). Activation counts how the version's executions were

@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/sepad/sepad/execution"
 	bolt "go.etcd.io/bbolt"
@@ -94,7 +96,8 @@ func (t *Tokens) CacheHitRate() float64 {
 	return float64(t.CacheReadTokens) / float64(in)
 }
 
-// addUsage adds an execution's usage to the aggregate's token sums.
+// addUsage adds an execution's usage to the aggregate's token sums and
+// its model to the model counts.
 func (a *aggState) addUsage(u *execution.Usage) {
 	if u == nil {
 		return
@@ -103,6 +106,39 @@ func (a *aggState) addUsage(u *execution.Usage) {
 		a.Tokens = &Tokens{}
 	}
 	a.Tokens.add(u)
+	a.Models = addModel(a.Models, u.Model())
+}
+
+// ModelRuns counts a version's scored executions answered by one model
+// (execution.Usage.Model: several joined by "+" when the model changed
+// within a run).
+type ModelRuns struct {
+	Model string `json:"model"`
+	N     int    `json:"n"`
+}
+
+// addModel counts one run of model ("" counts nothing), keeping ms in
+// name order.
+func addModel(ms []ModelRuns, model string) []ModelRuns {
+	if model == "" {
+		return ms
+	}
+	i, ok := slices.BinarySearchFunc(ms, model, func(m ModelRuns, t string) int { return strings.Compare(m.Model, t) })
+	if ok {
+		ms[i].N++
+		return ms
+	}
+	return slices.Insert(ms, i, ModelRuns{Model: model, N: 1})
+}
+
+// byRuns returns a copy of ms, most runs first (then by name).
+func byRuns(ms []ModelRuns) []ModelRuns {
+	if len(ms) == 0 {
+		return nil
+	}
+	out := slices.Clone(ms)
+	slices.SortStableFunc(out, func(a, b ModelRuns) int { return b.N - a.N })
+	return out
 }
 
 func putTranscripts(tx *bolt.Tx, offs []TranscriptOffset) error {

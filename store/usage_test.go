@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -53,5 +54,34 @@ func TestTokensPerVersionAndTranscriptOffsets(t *testing.T) {
 	offs, err := db.TranscriptOffsets()
 	if err != nil || len(offs) != 1 || offs[0] != b.Transcripts[0] {
 		t.Errorf("transcript offsets %+v %v", offs, err)
+	}
+}
+
+// TestModelsPerVersion (issue 37 item 3): each version counts its scored
+// runs by model, read with the version (Versions and the lite views
+// alike) and recounted by CheckInvariants on cleanup.
+func TestModelsPerVersion(t *testing.T) {
+	db, _ := openTest(t, Options{})
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var b Batch
+	for i, ms := range [][]string{{"opus"}, {"sonnet"}, {"opus"}, nil, {"sonnet", "opus"}, {"opus"}} {
+		s := scored(fmt.Sprintf("m%011d", i), "deploy", "aaaaaaaaaaaa", 80, t0.Add(time.Duration(i)*time.Minute))
+		if ms != nil {
+			s.Exec.Usage = &execution.Usage{Messages: 1, Models: ms, CostKnown: true}
+		}
+		b.Executions = append(b.Executions, s)
+	}
+	if err := db.Commit(&b); err != nil {
+		t.Fatal(err)
+	}
+	key := b.Executions[0].Exec.Key()
+	want := []ModelRuns{{Model: "opus", N: 3}, {Model: "opus+sonnet", N: 1}, {Model: "sonnet", N: 1}}
+	vs, err := db.Versions(key)
+	if err != nil || len(vs) != 1 || !reflect.DeepEqual(vs[0].Models, want) {
+		t.Fatalf("versions %+v %v, want models %+v", vs, err, want)
+	}
+	sk, err := db.Skills()
+	if err != nil || len(sk) != 1 || !reflect.DeepEqual(sk[0].Versions[0].Models, want) {
+		t.Fatalf("skills %+v %v, want models %+v", sk, err, want)
 	}
 }

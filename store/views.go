@@ -217,11 +217,12 @@ type aggStateNoIDs struct {
 		aggregate.State
 		IDs skipJSON `json:"ids"`
 	} `json:"state"`
-	Calls      int     `json:"calls"`
-	Failed     int     `json:"failed"`
-	Tokens     *Tokens `json:"tokens,omitempty"`
-	Claims     int     `json:"claims,omitempty"`
-	OverClaims int     `json:"over_claims,omitempty"`
+	Calls      int         `json:"calls"`
+	Failed     int         `json:"failed"`
+	Tokens     *Tokens     `json:"tokens,omitempty"`
+	Models     []ModelRuns `json:"models,omitempty"`
+	Claims     int         `json:"claims,omitempty"`
+	OverClaims int         `json:"over_claims,omitempty"`
 }
 
 // versionsLite is versions without contents and window IDs: the same
