@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/client"
 )
 
 func init() {
@@ -53,7 +54,7 @@ func runDashboard(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, "The link logs one browser in, once, within %d minutes; run `sepad dashboard` again for another.\n", int(api.LoginTTL.Minutes()))
 	if *open {
-		return openBrowser(l, newClient(qf).home)
+		return openBrowser(l, client.New(qf.home, qf.config).Home())
 	}
 	return nil
 }
@@ -61,15 +62,15 @@ func runDashboard(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 // dashboardLogin asks the daemon on the socket for a login link. Without
 // a daemon there is no dashboard: the error says how to start one.
 func dashboardLogin(qf queryFlags) (*api.Login, []byte, error) {
-	c := newClient(qf)
-	body, status, err := c.postSocket("/v1/dashboard/login", nil)
-	if errors.Is(err, errNoAnswer) {
-		return nil, nil, fmt.Errorf("no sepad daemon answers on %s: the dashboard is served by the daemon.\nStart it with `sepad run` (or `sepad install --service`), then run `sepad dashboard` again", api.SocketPath(c.home))
+	c := client.New(qf.home, qf.config)
+	body, status, err := c.PostSocket("/v1/dashboard/login", nil)
+	if errors.Is(err, client.ErrNoAnswer) {
+		return nil, nil, fmt.Errorf("no sepad daemon answers on %s: the dashboard is served by the daemon.\nStart it with `sepad run` (or `sepad install --service`), then run `sepad dashboard` again", api.SocketPath(c.Home()))
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := answer(status, body); err != nil {
+	if _, err := client.Answer(status, body); err != nil {
 		return nil, nil, err
 	}
 	var l api.Login

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/spool"
 )
 
@@ -81,7 +82,7 @@ func flagValue(args []string, name string) string {
 // directory is.
 func (d *doctor) checkIngest(home string) {
 	up := false
-	if st, err := daemonStatus(home); err == nil {
+	if st, err := client.Status(home); err == nil {
 		up = true
 		if in := st.Daemon.Ingest; in != nil {
 			if in.Stalled {

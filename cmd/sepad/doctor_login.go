@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/config"
 )
 
@@ -23,7 +24,7 @@ func (d *doctor) checkMutatorLogin(home string, up bool) {
 	if cfg, err := config.Load(config.Path("")); err != nil || len(cfg.Mutation.Mutator) > 0 {
 		return // a command mutator brings its own credentials
 	}
-	st, err := daemonStatus(home)
+	st, err := client.Status(home)
 	if err != nil || st.Daemon.PID <= 0 {
 		return
 	}

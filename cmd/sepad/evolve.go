@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evolve"
 )
@@ -46,12 +47,12 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(v) > 0 {
 		path += "?" + v.Encode()
 	}
-	c := newClient(qf)
+	c := client.New(qf.home, qf.config)
 	defer c.Close()
 	if cfg, err := config.Load(config.Path(qf.config)); err == nil {
-		c.sock.Timeout = cfg.Mutation.MutatorTimeout + 2*time.Minute
+		c.SetTimeout(cfg.Mutation.MutatorTimeout + 2*time.Minute)
 	}
-	b, err := c.post(qf, path, nil)
+	b, err := c.Post(path, nil)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
 )
@@ -30,9 +31,9 @@ func runForget(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if !*yes {
 		return usageErrorf("forget removes %s's executions, versions, aggregates and decisions for good: add --yes", pos[0])
 	}
-	c := newClient(qf)
+	c := client.New(qf.home, qf.config)
 	defer c.Close()
-	b, err := c.post(qf, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/forget", nil)
+	b, err := c.Post("/v1/skills/"+pathArg(skillArgument(pos[0]))+"/forget", nil)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/render"
 )
@@ -91,11 +92,11 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(v) > 0 {
 		path += "?" + v.Encode()
 	}
-	c := newClient(qf)
+	c := client.New(qf.home, qf.config)
 	defer c.Close()
-	body, ctype, err := c.getTyped(qf, path)
+	body, ctype, err := c.GetTyped(path)
 	if err != nil {
-		if g != nil && isNotFound(err) {
+		if g != nil && client.IsNotFound(err) {
 			return &exitError{code: exitNothingToGate, err: fmt.Errorf("nothing to gate: %w", err)}
 		}
 		return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
@@ -56,12 +57,12 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err := importer.WriteRecords(&body, recs); err != nil {
 			return err
 		}
-		c := newClient(qf)
+		c := client.New(qf.home, qf.config)
 		defer c.Close()
-		if err := ensureDB(c.home); err != nil {
+		if err := ensureDB(c.Home()); err != nil {
 			return err
 		}
-		b, err := c.post(qf, "/v1/import", body.Bytes())
+		b, err := c.Post("/v1/import", body.Bytes())
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/query"
@@ -60,14 +61,14 @@ func importFacets(qf queryFlags, pos []string, dry bool, stdout io.Writer) error
 		return err
 	}
 	if !dry && len(writes) > 0 {
-		c := newClient(qf)
+		c := client.New(qf.home, qf.config)
 		defer c.Close()
 		for _, w := range writes {
 			body, err := json.Marshal(w.Input)
 			if err != nil {
 				return err
 			}
-			if _, err := c.post(qf, "/v1/executions/"+w.ID+"/label", body); err != nil {
+			if _, err := c.Post("/v1/executions/"+w.ID+"/label", body); err != nil {
 				return fmt.Errorf("label %s: %w", w.ID, err)
 			}
 		}

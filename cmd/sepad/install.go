@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/hooks/settings"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/prompt"
@@ -237,7 +238,7 @@ func printSecretHelp(stdout io.Writer) {
 // nextStep ends an install with what to do next when no daemon answers:
 // the hook only spools events, the daemon grades them.
 func nextStep(w io.Writer) {
-	if _, err := daemonStatus(spool.Home()); err == nil {
+	if _, err := client.Status(spool.Home()); err == nil {
 		return
 	}
 	fmt.Fprintln(w, "next: start the daemon: `sepad run` (in a terminal) or `sepad install --service` (now and at login); then `sepad doctor`")

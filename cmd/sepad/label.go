@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/reward"
@@ -61,9 +62,9 @@ func runLabel(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *skill != "" {
 		path += "?" + url.Values{"skill": {skillArgument(*skill)}}.Encode()
 	}
-	c := newClient(qf)
+	c := client.New(qf.home, qf.config)
 	defer c.Close()
-	b, err := c.post(qf, path, body)
+	b, err := c.Post(path, body)
 	if err != nil {
 		return err
 	}

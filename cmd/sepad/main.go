@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/render"
 )
 
@@ -132,7 +133,8 @@ func exitCode(stderr io.Writer, name string, err error) int {
 		}
 		return ee.code
 	}
-	if errors.Is(err, errUsage) {
+	var bad *client.BadRequest // the API's 400: how the command was called
+	if errors.Is(err, errUsage) || errors.As(err, &bad) {
 		fmt.Fprintf(stderr, "sepad %s: %v (see `sepad help %s`)\n", name, err, name)
 		return exitUsage
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
 )
@@ -32,11 +33,11 @@ func runPrune(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *before == "" {
 		return usageErrorf("give --before (e.g. --before 90d)")
 	}
-	c := newClient(qf)
+	c := client.New(qf.home, qf.config)
 	defer c.Close()
 	if !*yes {
 		// Say how much it would remove before asking for --yes.
-		b, err := c.post(qf, "/v1/prune?"+url.Values{"before": {*before}, "dry_run": {"1"}}.Encode(), nil)
+		b, err := c.Post("/v1/prune?"+url.Values{"before": {*before}, "dry_run": {"1"}}.Encode(), nil)
 		if err != nil {
 			return err
 		}
@@ -46,7 +47,7 @@ func runPrune(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return usageErrorf("%s", render.Pruned(&p, true))
 	}
-	b, err := c.post(qf, "/v1/prune?"+url.Values{"before": {*before}}.Encode(), nil)
+	b, err := c.Post("/v1/prune?"+url.Values{"before": {*before}}.Encode(), nil)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/service"
 	"github.com/sepad/sepad/spool"
@@ -37,8 +38,8 @@ func runReload(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if h == "" {
 		h = spool.Home()
 	}
-	st, err := daemonStatus(h)
-	if errors.Is(err, errNoAnswer) {
+	st, err := client.Status(h)
+	if errors.Is(err, client.ErrNoAnswer) {
 		return fmt.Errorf("no sepad daemon answers on %s: nothing to reload (a daemon reads its configuration when it starts: sepad run, or sepad install --service)", api.SocketPath(h))
 	}
 	if err != nil {
@@ -63,7 +64,7 @@ func runReload(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 func awaitReload(w io.Writer, home string, prev int) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		st, err := daemonStatus(home)
+		st, err := client.Status(home)
 		if err == nil && st.Daemon.Reload != nil && st.Daemon.Reload.Seq > prev {
 			return printReload(w, st.Daemon.Reload)
 		}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/daemon"
 )
 
@@ -56,7 +57,7 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(daemonMemoryLimit)
 	}
-	if err := alreadyRunning(o.Home); err != nil {
+	if err := client.AlreadyRunning(o.Home); err != nil {
 		return err // at once, naming the running daemon (already.go)
 	}
 	d, err := daemon.Open(ctx, o)
@@ -68,7 +69,7 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if errors.Is(err, api.ErrNotLoopback) {
 			return usageErrorf("%v", err)
 		}
-		return lockedByDaemon(o.Home, err)
+		return client.LockedByDaemon(o.Home, err)
 	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)

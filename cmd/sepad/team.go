@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/daemon"
 	"github.com/sepad/sepad/render"
@@ -74,7 +75,7 @@ func teamInit(ctx context.Context, cfg *config.Config, stdout io.Writer) error {
 // teamStatus reports what the daemon's shipper last wrote and reaches
 // the database itself.
 func teamStatus(ctx context.Context, cfg *config.Config, home string, asJSON bool, stdout io.Writer) error {
-	doc, err := team.ReadReport(ctx, daemon.TeamConfig(cfg), home, directLockTimeout)
+	doc, err := team.ReadReport(ctx, daemon.TeamConfig(cfg), home, client.DirectLockTimeout)
 	if err != nil {
 		return err
 	}

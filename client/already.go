@@ -1,4 +1,4 @@
-package main
+package client
 
 import (
 	"context"
@@ -12,38 +12,39 @@ import (
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
-// errAlreadyRunning: `sepad run` found another daemon on the same state
+// ErrAlreadyRunning: `sepad run` found another daemon on the same state
 // directory.
-var errAlreadyRunning = errors.New("sepad is already running")
+var ErrAlreadyRunning = errors.New("sepad is already running")
 
-// alreadyRunning asks the socket of home whether a daemon serves it, and
+// AlreadyRunning asks the socket of home whether a daemon serves it, and
 // if one does returns an error naming its pid and start time, at once
 // (without waiting for the database lock).
-func alreadyRunning(home string) error {
+func AlreadyRunning(home string) error {
 	if home == "" {
 		home = spool.Home()
 	}
-	st, err := daemonStatus(home)
-	if errors.Is(err, errNoAnswer) {
+	st, err := Status(home)
+	if errors.Is(err, ErrNoAnswer) {
 		return nil // nobody answers: the lock decides
 	}
 	if err != nil {
-		return fmt.Errorf("%w: a daemon answers on %s; stop it first, or start this one with another --home", errAlreadyRunning, api.SocketPath(home))
+		return fmt.Errorf("%w: a daemon answers on %s; stop it first, or start this one with another --home", ErrAlreadyRunning, api.SocketPath(home))
 	}
 	return fmt.Errorf("%w (pid %d, since %s) on %s; stop it first, or start this one with another --home",
-		errAlreadyRunning, st.Daemon.PID, fmtTime(st.Daemon.Started), home)
+		ErrAlreadyRunning, st.Daemon.PID, render.Time(st.Daemon.Started), home)
 }
 
-// errNotDaemon: something answers on the socket, but not a daemon's status.
-var errNotDaemon = errors.New("the socket answers, but not with a running daemon's status")
+// ErrNotDaemon: something answers on the socket, but not a daemon's status.
+var ErrNotDaemon = errors.New("the socket answers, but not with a running daemon's status")
 
-// daemonStatus asks the socket of home for the daemon's status, at once:
-// errNoAnswer when nobody listens, errNotDaemon for another answer.
-func daemonStatus(home string) (*query.Status, error) {
+// Status asks the socket of home for the daemon's status, at once:
+// ErrNoAnswer when nobody listens, ErrNotDaemon for another answer.
+func Status(home string) (*query.Status, error) {
 	sock := api.SocketPath(home)
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -51,20 +52,20 @@ func daemonStatus(home string) (*query.Status, error) {
 		}}}
 	resp, err := c.Get("http://sepad/v1/status")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errNoAnswer, err)
+		return nil, fmt.Errorf("%w: %v", ErrNoAnswer, err)
 	}
 	defer resp.Body.Close()
 	var st query.Status
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&st) != nil || !st.Daemon.Running {
-		return nil, fmt.Errorf("%s: %w", sock, errNotDaemon)
+		return nil, fmt.Errorf("%s: %w", sock, ErrNotDaemon)
 	}
 	return &st, nil
 }
 
-// lockedByDaemon words a database lock held when no daemon answered the
+// LockedByDaemon words a database lock held when no daemon answered the
 // probe: another process holds it (a daemon starting, or one serving no
 // socket).
-func lockedByDaemon(home string, err error) error {
+func LockedByDaemon(home string, err error) error {
 	if !errors.Is(err, store.ErrLocked) {
 		return err
 	}
@@ -72,5 +73,5 @@ func lockedByDaemon(home string, err error) error {
 		home = spool.Home()
 	}
 	return fmt.Errorf("%w: another process holds %s (a daemon starting or stopping, or one that serves no socket); stop it first, or start this one with another --home",
-		errAlreadyRunning, filepath.Join(home, "sepa.db"))
+		ErrAlreadyRunning, filepath.Join(home, "sepa.db"))
 }

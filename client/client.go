@@ -1,11 +1,16 @@
-package main
+// Package client is how the CLI asks sepad: the daemon's API through its
+// socket when a daemon answers, else the same API handler over the
+// database opened in this process (read-only for queries; for writes, a
+// mutation engine of the CLI's own, configured as the daemon's), so both
+// paths give the same answer. It also asks the socket whether a daemon
+// runs at all (Status, AlreadyRunning).
+package client
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -24,36 +29,28 @@ import (
 	"github.com/sepad/sepad/store"
 )
 
-// queryFlags are the flags of every query command.
-type queryFlags struct {
-	home, config string
-	json         bool
-}
-
-func (q *queryFlags) add(fs *flag.FlagSet) {
-	fs.StringVar(&q.home, "home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
-	fs.StringVar(&q.config, "config", "", "configuration file, when reading the database directly (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
-	fs.BoolVar(&q.json, "json", false, "print the API's JSON document (docs/api.md)")
-}
-
-// directLockTimeout bounds the wait for the database lock when no daemon
+// DirectLockTimeout bounds the wait for the database lock when no daemon
 // answers: the daemon holds the lock for as long as it runs.
-const directLockTimeout = 200 * time.Millisecond
+const DirectLockTimeout = 200 * time.Millisecond
 
-// client answers API requests: from the daemon through its socket when one
-// answers, else from the database opened read-only in this process and
-// served by the same handler, so both give the same answer.
-type client struct {
-	home  string
-	sock  *http.Client
-	local http.Handler
-	db    *store.DB
+// Client answers API requests: from the daemon through its socket when
+// one answers, else from the database opened read-only in this process
+// and served by the same handler, so both give the same answer.
+type Client struct {
+	home string
+	// config is the configuration file the direct path reads ("": the
+	// default), as the daemon would.
+	config string
+	sock   *http.Client
+	local  http.Handler
+	db     *store.DB
 	// noDB is set when no database exists yet: only status can answer.
 	noDB bool
 }
 
-func newClient(f queryFlags) *client {
-	home := f.home
+// New returns a client of the daemon of home ("": spool.Home()); config
+// is the configuration file the direct path reads ("": the default).
+func New(home, config string) *Client {
 	if home == "" {
 		home = spool.Home()
 	}
@@ -68,36 +65,43 @@ func newClient(f queryFlags) *client {
 		},
 		DisableCompression: true,
 	}
-	return &client{home: home, sock: &http.Client{Transport: tr, Timeout: 5 * time.Minute}}
+	return &Client{home: home, config: config, sock: &http.Client{Transport: tr, Timeout: 5 * time.Minute}}
 }
 
-// errEmptyDB: the database file exists and is empty: a daemon is creating
+// SetTimeout bounds a request to the daemon (default 5 minutes):
+// `sepad evolve` waits for a mutator.
+func (c *Client) SetTimeout(d time.Duration) { c.sock.Timeout = d }
+
+// Home is the state directory asked, absolute.
+func (c *Client) Home() string { return c.home }
+
+// ErrEmptyDB: the database file exists and is empty: a daemon is creating
 // it (reading it now would try to initialise it).
-var errEmptyDB = errors.New("the database is empty: a daemon is starting, or stopped before it initialised the file")
+var ErrEmptyDB = errors.New("the database is empty: a daemon is starting, or stopped before it initialised the file")
 
-// errNoAnswer marks a socket nobody listens on (absent, stale, refused).
-var errNoAnswer = errors.New("no daemon answers on the socket")
+// ErrNoAnswer marks a socket nobody listens on (absent, stale, refused).
+var ErrNoAnswer = errors.New("no daemon answers on the socket")
 
-// get fetches path (with its query) and returns the body; an error answer
-// becomes an error carrying its message.
-func (c *client) get(f queryFlags, path string) ([]byte, error) {
-	body, _, err := c.getTyped(f, path)
+// Get fetches path (with its query) and returns the body; an error
+// answer becomes an error carrying its message.
+func (c *Client) Get(path string) ([]byte, error) {
+	body, _, err := c.GetTyped(path)
 	return body, err
 }
 
-// getTyped is get, with the answer's media type (text/plain for a table
+// GetTyped is Get, with the answer's media type (text/plain for a table
 // the API rendered, application/json otherwise).
-func (c *client) getTyped(f queryFlags, path string) ([]byte, string, error) {
+func (c *Client) GetTyped(path string) ([]byte, string, error) {
 	if c.local == nil {
 		r, err := c.viaSocket(path)
 		if err == nil {
 			return r.answer()
 		}
-		if !errors.Is(err, errNoAnswer) {
+		if !errors.Is(err, ErrNoAnswer) {
 			return nil, "", err
 		}
-		if err := c.openDirect(f); err != nil {
-			if !errors.Is(err, store.ErrLocked) && !errors.Is(err, errEmptyDB) {
+		if err := c.openDirect(); err != nil {
+			if !errors.Is(err, store.ErrLocked) && !errors.Is(err, ErrEmptyDB) {
 				return nil, "", err
 			}
 			// Locked and no socket: a daemon may be starting (it takes the
@@ -106,14 +110,14 @@ func (c *client) getTyped(f queryFlags, path string) ([]byte, string, error) {
 			// when the file is still empty (a daemon is initialising it,
 			// which takes seconds on a loaded machine).
 			tries := 10
-			if errors.Is(err, errEmptyDB) {
+			if errors.Is(err, ErrEmptyDB) {
 				tries = 50
 			}
 			for i := 0; i < tries; i++ {
 				time.Sleep(100 * time.Millisecond)
 				if r, serr := c.viaSocket(path); serr == nil {
 					return r.answer()
-				} else if !errors.Is(serr, errNoAnswer) {
+				} else if !errors.Is(serr, ErrNoAnswer) {
 					return nil, "", serr
 				}
 			}
@@ -140,16 +144,16 @@ type reply struct {
 }
 
 func (r reply) answer() ([]byte, string, error) {
-	body, err := answer(r.status, r.body)
+	body, err := Answer(r.status, r.body)
 	return body, r.ctype, err
 }
 
-func (c *client) viaSocket(path string) (reply, error) {
+func (c *Client) viaSocket(path string) (reply, error) {
 	resp, err := c.sock.Get("http://sepad" + path)
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return reply{}, fmt.Errorf("%w: %v", errNoAnswer, err)
+			return reply{}, fmt.Errorf("%w: %v", ErrNoAnswer, err)
 		}
 		return reply{}, fmt.Errorf("ask the daemon on %s: %w", api.SocketPath(c.home), err)
 	}
@@ -163,8 +167,8 @@ func (c *client) viaSocket(path string) (reply, error) {
 
 // openDirect opens the database read-only, with the aggregate options of
 // the configuration, as the daemon would compute them.
-func (c *client) openDirect(f queryFlags) error {
-	cfg, err := config.Load(config.Path(f.config))
+func (c *Client) openDirect() error {
+	cfg, err := config.Load(config.Path(c.config))
 	if err != nil {
 		return err
 	}
@@ -173,9 +177,9 @@ func (c *client) openDirect(f queryFlags) error {
 	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		c.noDB = true
 	} else if err == nil && fi.Size() == 0 {
-		return fmt.Errorf("%s: %w", path, errEmptyDB)
+		return fmt.Errorf("%s: %w", path, ErrEmptyDB)
 	} else {
-		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: directLockTimeout, Aggregate: daemon.AggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
+		db, err := store.Open(path, store.Options{ReadOnly: true, LockTimeout: DirectLockTimeout, Aggregate: daemon.AggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
 		if errors.Is(err, store.ErrLocked) {
 			return &lockedError{db: path, sock: api.SocketPath(c.home)}
 		}
@@ -202,16 +206,22 @@ func (e *lockedError) Error() string {
 func (e *lockedError) Unwrap() error { return store.ErrLocked }
 
 // Close releases the database when it was opened.
-func (c *client) Close() error {
+func (c *Client) Close() error {
 	if c.db != nil {
 		return c.db.Close()
 	}
 	return nil
 }
 
-// answer turns an API answer into the body or an error: 400 is a usage
-// error (exit 2), others exit 1.
-func answer(status int, body []byte) ([]byte, error) {
+// BadRequest is a 400 answer: the API's words without their "bad
+// request: " label. The CLI exits 2 for it, as for its own usage errors.
+type BadRequest struct{ Msg string }
+
+func (e *BadRequest) Error() string { return e.Msg }
+
+// Answer turns an API answer into the body or an error: 400 is a
+// *BadRequest, others an *APIError.
+func Answer(status int, body []byte) ([]byte, error) {
 	if status == http.StatusOK {
 		return body, nil
 	}
@@ -221,9 +231,9 @@ func answer(status int, body []byte) ([]byte, error) {
 	}
 	if status == http.StatusBadRequest {
 		// The API's words without its "bad request: " label.
-		return nil, usageErrorf("%s", strings.TrimPrefix(e.Error, query.ErrBadRequest.Error()+": "))
+		return nil, &BadRequest{Msg: strings.TrimPrefix(e.Error, query.ErrBadRequest.Error()+": ")}
 	}
-	return nil, &apiError{status: status, msg: e.Error}
+	return nil, &APIError{Status: status, Msg: e.Error}
 }
 
 // recorder is the in-process ResponseWriter of the direct path.
@@ -246,12 +256,12 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.body.Write(b)
 }
 
-// fetch runs one query, asking the daemon or else the database, decodes
-// the answer into v and returns the raw JSON document.
-func fetch(f queryFlags, path string, v any) ([]byte, error) {
-	c := newClient(f)
+// Fetch runs one query, asking the daemon of home or else its database,
+// decodes the answer into v and returns the raw JSON document.
+func Fetch(home, config, path string, v any) ([]byte, error) {
+	c := New(home, config)
 	defer c.Close()
-	body, err := c.get(f, path)
+	body, err := c.Get(path)
 	if err != nil {
 		return nil, err
 	}
@@ -264,39 +274,16 @@ func fetch(f queryFlags, path string, v any) ([]byte, error) {
 	return body, nil
 }
 
-// printJSON prints an API document indented, for --json.
-func printJSON(w io.Writer, body []byte) error {
-	var b bytes.Buffer
-	if err := json.Indent(&b, body, "", "  "); err != nil {
-		return fmt.Errorf("malformed answer: %w", err)
-	}
-	_, err := w.Write(b.Bytes())
-	return err
+// APIError is an error answer of the API other than 400.
+type APIError struct {
+	Status int
+	Msg    string
 }
 
-// skillArgument turns a path to an existing prompt file into the absolute
-// path skills are keyed by; names and PROJECT#name pass unchanged.
-func skillArgument(s string) string {
-	if strings.ContainsRune(s, os.PathSeparator) && !strings.Contains(s, "#") {
-		if fi, err := os.Stat(s); err == nil && fi.Mode().IsRegular() {
-			if abs, err := filepath.Abs(s); err == nil {
-				return abs
-			}
-		}
-	}
-	return s
-}
+func (e *APIError) Error() string { return e.Msg }
 
-// apiError is an error answer of the API other than 400.
-type apiError struct {
-	status int
-	msg    string
-}
-
-func (e *apiError) Error() string { return e.msg }
-
-// isNotFound reports a 404 answer (no such skill, version, execution).
-func isNotFound(err error) bool {
-	var ae *apiError
-	return errors.As(err, &ae) && ae.status == http.StatusNotFound
+// IsNotFound reports a 404 answer (no such skill, version, execution).
+func IsNotFound(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
 }

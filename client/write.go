@@ -1,9 +1,8 @@
-package main
+package client
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +21,7 @@ import (
 	"github.com/sepad/sepad/store"
 )
 
-// post sends a write (accept, reject, rollback, propose) to the daemon
+// Post sends a write (accept, reject, rollback, propose) to the daemon
 // through its socket: the daemon applies it with its own mutation engine,
 // in its order, so there is never a second writer. When no daemon
 // answers, the CLI does what a daemon would: it opens the database for
@@ -30,26 +29,26 @@ import (
 // as they are now, as a daemon does when it starts), and applies the
 // write with the same handler. Both paths give the same answer and leave
 // the same state.
-func (c *client) post(f queryFlags, path string, body []byte) ([]byte, error) {
-	b, status, err := c.postSocket(path, body)
+func (c *Client) Post(path string, body []byte) ([]byte, error) {
+	b, status, err := c.PostSocket(path, body)
 	if err == nil {
-		return answer(status, b)
+		return Answer(status, b)
 	}
-	if !errors.Is(err, errNoAnswer) {
+	if !errors.Is(err, ErrNoAnswer) {
 		return nil, err
 	}
-	h, done, err := c.openWrite(f)
+	h, done, err := c.openWrite()
 	if err != nil {
-		if !errors.Is(err, store.ErrLocked) && !errors.Is(err, errEmptyDB) {
+		if !errors.Is(err, store.ErrLocked) && !errors.Is(err, ErrEmptyDB) {
 			return nil, err
 		}
 		// Locked and no socket: a daemon may be starting. A refused
 		// connection sent nothing, so asking again is safe.
 		for i := 0; i < 10; i++ {
 			time.Sleep(100 * time.Millisecond)
-			if b, status, serr := c.postSocket(path, body); serr == nil {
-				return answer(status, b)
-			} else if !errors.Is(serr, errNoAnswer) {
+			if b, status, serr := c.PostSocket(path, body); serr == nil {
+				return Answer(status, b)
+			} else if !errors.Is(serr, ErrNoAnswer) {
 				return nil, serr
 			}
 		}
@@ -62,15 +61,17 @@ func (c *client) post(f queryFlags, path string, body []byte) ([]byte, error) {
 	}
 	rec := &recorder{header: http.Header{}}
 	h.ServeHTTP(rec, req)
-	return answer(rec.status, rec.body.Bytes())
+	return Answer(rec.status, rec.body.Bytes())
 }
 
-func (c *client) postSocket(path string, body []byte) ([]byte, int, error) {
+// PostSocket sends a write to the daemon only: ErrNoAnswer when none
+// answers.
+func (c *Client) PostSocket(path string, body []byte) ([]byte, int, error) {
 	resp, err := c.sock.Post("http://sepad"+path, "application/octet-stream", bytes.NewReader(body))
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return nil, 0, fmt.Errorf("%w: %v", errNoAnswer, err)
+			return nil, 0, fmt.Errorf("%w: %v", ErrNoAnswer, err)
 		}
 		return nil, 0, fmt.Errorf("ask the daemon on %s: %w", api.SocketPath(c.home), err)
 	}
@@ -86,8 +87,8 @@ func (c *client) postSocket(path string, body []byte) ([]byte, int, error) {
 // CLI's own, configured as the daemon's (the same configuration file and
 // write roots), and returns the API handler that applies writes with it.
 // done closes the engine and the database.
-func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
-	cfg, err := config.Load(config.Path(f.config))
+func (c *Client) openWrite() (http.Handler, func(), error) {
+	cfg, err := config.Load(config.Path(c.config))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,9 +96,9 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("no database at %s yet: the daemon has not run; start it (sepad run) and it will read the spool", path)
 	} else if err == nil && fi.Size() == 0 {
-		return nil, nil, fmt.Errorf("%s: %w", path, errEmptyDB)
+		return nil, nil, fmt.Errorf("%s: %w", path, ErrEmptyDB)
 	}
-	db, err := store.Open(path, store.Options{LockTimeout: directLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: daemon.AggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
+	db, err := store.Open(path, store.Options{LockTimeout: DirectLockTimeout, QuarantineMax: cfg.Collector.QuarantineMax, EventNames: cfg.Collector.EventNames, Aggregate: daemon.AggregateOptions(cfg), Rubric: scoring.Rubric(cfg)})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, nil, &lockedError{db: path, sock: api.SocketPath(c.home)}
 	}
@@ -128,32 +129,4 @@ func (c *client) openWrite(f queryFlags) (http.Handler, func(), error) {
 		}})
 	evo := daemon.NewEvolver(func() *config.Config { return cfg }, db, e, c.home, nil)
 	return api.NewHandler(api.Options{DB: db, Home: c.home, Engine: e, Import: col.Import, Evolver: evo}), done, nil
-}
-
-// write runs one write command: it posts to path (with body, for
-// propose) and prints the engine's record: its words, or with --json the
-// endpoint's document. Nothing applied (a conflict, auto_rollback off for
-// an automatic action) exits 1.
-func write(f queryFlags, path string, body []byte, stdout io.Writer) error {
-	c := newClient(f)
-	defer c.Close()
-	b, err := c.post(f, path, body)
-	if err != nil {
-		return err
-	}
-	var rec mutation.Record
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return fmt.Errorf("malformed answer: %w", err)
-	}
-	if f.json {
-		if err := printJSON(stdout, b); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintln(stdout, rec.Words)
-	}
-	if !rec.Applied {
-		return &exitError{code: exitFail, err: errors.New("nothing was changed")}
-	}
-	return nil
 }
