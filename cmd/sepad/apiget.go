@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"strings"
 )
@@ -17,10 +16,6 @@ func runAPIGet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("api", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad api PATH   e.g. sepad api /v1/skills/deploy/versions")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -23,10 +23,6 @@ func runExecutions(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	since := fs.String("since", "", "only executions since: RFC 3339 time, a date (2026-11-20) or a duration back from now (36h, 7d)")
 	limit := fs.Int("limit", query.DefaultLimit, "executions to list")
 	teamView := fs.Bool("team", false, "every machine's executions, from the team database (team.postgres; --skill takes a name)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad executions [--skill S] [--version V] [--grade G] [--since T] [--limit N] [--team] [--json]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

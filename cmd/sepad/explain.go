@@ -19,10 +19,6 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	var qf queryFlags
 	qf.add(fs)
 	skill := fs.String("skill", "", "with last: the newest execution of this skill (as `sepad label last --skill`)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad explain [EXECUTION_ID|last] [--skill S] [--json]   (an ID prefix of 4+ characters works; last, the default, is the newest execution)")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

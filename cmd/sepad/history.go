@@ -18,11 +18,6 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	var qf queryFlags
 	qf.add(fs)
 	limit := fs.Int("limit", query.DefaultLimit, "newest executions to show")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad history SKILL [--limit N] [--json]")
-		fmt.Fprintln(stderr, "SKILL is a name, PROJECT#name, or the prompt file's path; a name used in several projects must be qualified.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -17,10 +17,6 @@ func runQuarantine(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	var qf queryFlags
 	qf.add(fs)
 	limit := fs.Int("limit", query.DefaultLimit, "lines to list")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad quarantine [--limit N] [--json]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

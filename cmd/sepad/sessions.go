@@ -17,10 +17,6 @@ func runSessions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	var qf queryFlags
 	qf.add(fs)
 	limit := fs.Int("limit", query.DefaultLimit, "sessions to list")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad sessions [--limit N] [--json]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/sepad/sepad/query"
@@ -16,10 +15,6 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("status", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad status [--json]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
