@@ -36,6 +36,7 @@ type view struct {
 // the tables were drawn in cmd/sepad: the move changed no byte.
 func views(t *testing.T) []view {
 	var (
+		grades     = query.Grades{RubricVersion: "4.1.0", MinSamples: 5, Grades: []query.GradeRow{filled[query.GradeRow](t, 1), filled[query.GradeRow](t, 2), {Skill: "review", Project: "/q/shop", Version: 1, Hash: "unknown"}}}
 		versions   = filled[query.SkillVersions](t, 1)
 		history    = filled[query.History](t, 1)
 		execs      = []query.ExecRow{filled[query.ExecRow](t, 1), filled[query.ExecRow](t, 2)}
@@ -82,6 +83,9 @@ func views(t *testing.T) []view {
 	valid.Groups[0].Rows = append(valid.Groups[0].Rows, validity.Row{Signal: validity.Total, N: 12, Successes: 6, Failures: 6, AUC: fp(1), SE: fp(0), MeanSuccess: fp(90), MeanFailure: fp(40), Verdict: "the score follows success closely"})
 	valid.Groups[1].Rows[0].AUC = nil
 	return []view{
+		{"grades", func(w io.Writer) { Grades(w, &grades, false) }},
+		{"grades-all", func(w io.Writer) { Grades(w, &grades, true) }},
+		{"grades-none", func(w io.Writer) { Grades(w, &query.Grades{}, false) }},
 		{"versions", func(w io.Writer) { Versions(w, &versions) }},
 		{"history", func(w io.Writer) { History(w, &history) }},
 		{"executions", func(w io.Writer) { Executions(w, execs) }},
@@ -158,7 +162,7 @@ func TestViews(t *testing.T) {
 				t.Fatal(err)
 			}
 			if b.String() != string(want) {
-				t.Errorf("got:\n%s\nwant (%s):\n%s", b.String(), path, want)
+				t.Errorf("got:\n%s\nwant (%s; after a change of the view meant, go test ./render -update rewrites it):\n%s", b.String(), path, want)
 			}
 		})
 	}
