@@ -22,7 +22,7 @@ func openAPI(ctx context.Context, d *Daemon, f Options) (io.Closer, error) {
 	}
 	m := api.NewMetrics(api.MetricsOptions{DB: d.db, Home: d.home})
 	d.onCommit = append(d.onCommit, m.OnCommit)
-	registerIngestMetrics(m.Registry(), func() query.Ingest { return ingestHealth(d.col) })
+	registerIngestMetrics(m.Registry(), d.col.Health)
 	registerBuildInfo(m.Registry())
 	registerTeamMetrics(m.Registry(), d.team)
 	srv := api.New(api.Options{
@@ -30,7 +30,7 @@ func openAPI(ctx context.Context, d *Daemon, f Options) (io.Closer, error) {
 		Home:     d.home,
 		HTTPAddr: f.HTTP,
 		Daemon: query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
-			IngestFunc: func() query.Ingest { return ingestHealth(d.col) }, Build: ptrTo(query.ReadBuild()),
+			IngestFunc: d.col.Health, Build: ptrTo(query.ReadBuild()),
 			ReloadFunc: d.lastReload.Load},
 		Metrics: m,
 		Engine:  d.mut, // the write endpoints: no second writer

@@ -7,19 +7,12 @@ import (
 	"github.com/sepad/sepad/query"
 )
 
-// ingestHealth is the collector's health as status and doctor show it.
-func ingestHealth(c *collector.Collector) query.Ingest {
-	h := c.Health()
-	return query.Ingest{Stalled: h.Stalled, Since: h.Since, LastError: h.LastError, Attempts: h.Attempts,
-		NextRetry: h.NextRetry, PendingLines: h.PendingLines, Stalls: h.Stalls, FailedCommits: h.FailedCommits}
-}
-
 // registerIngestMetrics adds the daemon's commit health to its metrics:
 // whether ingestion is stalled on a full disk, how many commits failed,
 // and the lines held meanwhile (docs/api.md). in is the collector's
-// health (ingestHealth), or the wait for room to open the database
+// health (Collector.Health), or the wait for room to open the database
 // (waitstore.go).
-func registerIngestMetrics(reg *prometheus.Registry, in func() query.Ingest) {
+func registerIngestMetrics(reg *prometheus.Registry, in func() collector.Health) {
 	reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "sepad_ingest_stalled",
 			Help: "1 while the store refuses commits because its file system is full: the daemon holds what it read and retries with backoff."},

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
@@ -39,8 +40,8 @@ func openStoreWaiting(ctx context.Context, d *Daemon, path string, o store.Optio
 		"db", path, "err", err)
 	var mu sync.Mutex
 	now := time.Now().UTC()
-	in := query.Ingest{Stalled: true, Since: now, LastError: err.Error(), Attempts: 1, Stalls: 1, FailedCommits: 1}
-	ingest := func() query.Ingest {
+	in := collector.Health{Stalled: true, Since: now, LastError: err.Error(), Attempts: 1, Stalls: 1, FailedCommits: 1}
+	ingest := func() collector.Health {
 		mu.Lock()
 		defer mu.Unlock()
 		return in

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
@@ -409,11 +410,13 @@ type Daemon struct {
 	Started time.Time `json:"started,omitzero"`
 	Socket  string    `json:"socket,omitempty"`
 	HTTP    string    `json:"http"` // "" without --http
-	// Ingest is the running daemon's ingestion health, filled by GetStatus
-	// from IngestFunc.
-	Ingest *Ingest `json:"ingest,omitempty"`
+	// Ingest is the running daemon's ingestion health (the collector's:
+	// whether its commits succeed; while the file system holding the
+	// database is full it holds the lines it read, reads no more, and
+	// retries with backoff), filled by GetStatus from IngestFunc.
+	Ingest *collector.Health `json:"ingest,omitempty"`
 	// IngestFunc, when set, reports whether the daemon's commits succeed.
-	IngestFunc func() Ingest `json:"-"`
+	IngestFunc func() collector.Health `json:"-"`
 	// Build is the daemon's binary (sepad version).
 	Build *Build `json:"build,omitempty"`
 	// Reload is what the daemon's last reload (SIGHUP, `sepad reload`)
@@ -438,28 +441,6 @@ type Reload struct {
 	// Error is why the file was refused (the previous configuration is
 	// kept).
 	Error string `json:"error,omitempty"`
-}
-
-// Ingest is the daemon's ingestion health: whether its commits succeed.
-// While the file system holding the database is full, the daemon holds
-// the lines it read, reads no more, and retries with backoff; it catches
-// up by itself once there is room.
-type Ingest struct {
-	// Stalled is set while commits fail for lack of space.
-	Stalled bool `json:"stalled"`
-	// Since is when the current stall began.
-	Since time.Time `json:"since,omitzero"`
-	// LastError is the last failed commit's error.
-	LastError string `json:"last_error,omitempty"`
-	// Attempts are the failed attempts of the current stall; NextRetry is
-	// when the next one is due.
-	Attempts  int64     `json:"attempts,omitempty"`
-	NextRetry time.Time `json:"next_retry,omitzero"`
-	// PendingLines are read and held for the next commit.
-	PendingLines int `json:"pending_lines"`
-	// Stalls and FailedCommits count since the daemon started.
-	Stalls        int64 `json:"stalls"`
-	FailedCommits int64 `json:"failed_commits"`
 }
 
 // Status is GET /v1/status and `sepad status`.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/hooks/settings"
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/spool"
@@ -177,7 +178,7 @@ func (d *doctor) checkFiles(home string) {
 
 // checkDaemon asks the daemon's socket for /healthz.
 func (d *doctor) checkDaemon(home string) bool {
-	sock := filepath.Join(home, "sepad.sock")
+	sock := api.SocketPath(home)
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}}
