@@ -52,7 +52,7 @@ func (d *Dashboard) execution(r *http.Request) (any, error) {
 	if !x.Execution.Complete {
 		complete = "no"
 	}
-	p.Facts = []fact{{"skill", x.Execution.Skill}, {"project", x.Execution.Project}, {"session", x.Execution.SessionID},
+	p.Facts = []fact{{"skill", query.DisplayName(x.Execution.Skill)}, {"project", x.Execution.Project}, {"session", x.Execution.SessionID},
 		{"complete", complete}, {"rubric", x.Score.RubricVersion}, {"aggregate", x.Aggregate.In}}
 	if x.AgentID != "" {
 		p.Facts = append(p.Facts, fact{"agent", x.AgentID})

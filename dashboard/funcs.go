@@ -2,11 +2,13 @@ package dashboard
 
 import (
 	"fmt"
-	"github.com/sepad/sepad/render"
 	"html/template"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 // funcs are the templates' formatting helpers.
@@ -26,6 +28,10 @@ var funcs = template.FuncMap{
 		return fmt.Sprintf("%+.1f", *f)
 	},
 	"usd": usd,
+	// display is the name people read for a skill ("CLAUDE.md" for
+	// "_session").
+	"display":    query.DisplayName,
+	"displayKey": query.DisplayKey,
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "–"

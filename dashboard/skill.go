@@ -26,7 +26,10 @@ type versionCol struct {
 
 type skillPage struct {
 	base
-	Skill    query.SkillRef
+	Skill query.SkillRef
+	// Covers lists, for CLAUDE.md (the session's base prompt), the
+	// instruction files its version in force covers.
+	Covers   []string
 	Versions []versionCol
 	// Signals names the signals of any version, in order, for the
 	// side-by-side table.
@@ -130,7 +133,7 @@ func (d *Dashboard) skill(r *http.Request) (any, error) {
 		return nil, err
 	}
 	key = h.Skill.Key
-	p := &skillPage{base: d.base(r, h.Skill.Name), Skill: h.Skill, Executions: h.Executions, Total: h.Total}
+	p := &skillPage{base: d.base(r, h.Skill.Display), Skill: h.Skill, Executions: h.Executions, Total: h.Total}
 	means, err := query.SignalMeans(d.o.DB, key, 50)
 	if err != nil {
 		return nil, err
@@ -139,6 +142,9 @@ func (d *Dashboard) skill(r *http.Request) (any, error) {
 	seenSig := map[string]bool{}
 	for _, v := range h.Versions {
 		seqOf[v.Hash] = v.Version
+		if v.Current {
+			p.Covers = v.Files
+		}
 		col := versionCol{GradeRow: v, Marker: legendMarker(v.Version), StatusText: statusText(&v), Signals: means[v.Hash]}
 		for _, m := range col.Signals {
 			if !seenSig[m.Signal] {

@@ -337,7 +337,7 @@ func (w *replay) grades() error {
 			if g == "" {
 				g = "-"
 			}
-			fmt.Fprintf(tw, "%s\tv%d %s\t%s\t%d\t%.2f\t%s\t%s\t%s\n", sk.Name, v.Seq, v.Hash[:min(7, len(v.Hash))], status, v.Aggregate.N, v.Aggregate.Value, g, delta, grade.Advice())
+			fmt.Fprintf(tw, "%s\tv%d %s\t%s\t%d\t%.2f\t%s\t%s\t%s\n", sk.Display(), v.Seq, v.Hash[:min(7, len(v.Hash))], status, v.Aggregate.N, v.Aggregate.Value, g, delta, grade.Advice())
 		}
 	}
 	return tw.Flush()

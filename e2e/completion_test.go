@@ -29,7 +29,7 @@ func TestCompletionSkillNames(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bash: %v\n%s", err, out)
 	}
-	if got := strings.Join(strings.Fields(string(out)), " "); got != "_session deploy review triage" {
+	if got := strings.Join(strings.Fields(string(out)), " "); got != "CLAUDE.md deploy review triage" {
 		t.Errorf("skill names offered: %q", got)
 	}
 	d.stop(t)

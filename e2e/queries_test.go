@@ -306,7 +306,7 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 
 	// Spot checks of what the tables say.
 	g := up["grades"]
-	for _, want := range []string{"SKILL", "ADVICE", "deploy", "shop", "blog", "triage", "review", "_session"} {
+	for _, want := range []string{"SKILL", "ADVICE", "deploy", "shop", "blog", "triage", "review", "CLAUDE.md"} {
 		contains(t, g.stdout, want)
 	}
 	contains(t, up["grades --all-versions"].stdout, "v2 bbbbbbbb *")

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/store"
@@ -124,8 +125,11 @@ func (e *Evolver) Running(key string) bool {
 
 // prepared is an attempt ready to send.
 type prepared struct {
-	sk      *store.Skill
-	cur     *store.Version
+	sk  *store.Skill
+	cur *store.Version
+	// text is the file's text at cur, which the mutator is shown: cur's
+	// content, or for CLAUDE.md the project file's (mutation.SessionText).
+	text    []byte
 	attempt Attempt
 	request string
 	// held are the eval cases the request held out: the gate runs them.
@@ -145,7 +149,15 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 		}
 	}
 	if cur == nil || !cur.ContentKnown {
-		return nil, &mutation.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("the text of %s's version in force was never seen: nothing to mutate", sk.Name)}
+		return nil, &mutation.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("the text of %s's version in force was never seen: nothing to mutate", sk.Display())}
+	}
+	text := cur.Content
+	if sk.Name == execution.SessionSkill {
+		// Its versions are manifests: the one file offered is the
+		// project's CLAUDE.md, which sepad may write.
+		if text, err = mutation.SessionText(e.o.DB, sk, cur); err != nil {
+			return nil, err
+		}
 	}
 	xs, err := e.o.DB.Executions(store.Filter{SkillKey: key, Version: cur.Hash, Limit: e.o.Evidence})
 	if err != nil {
@@ -179,10 +191,10 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 		grade = "ungraded"
 	}
 	file := filepath.Base(sk.Path)
-	if sk.Kind == "session" || sk.Path == "" {
+	if sk.Name == execution.SessionSkill || sk.Path == "" {
 		file = "CLAUDE.md"
 	}
-	base, err := e.baseline(key, sk, cur)
+	base, err := e.baseline(key, sk, cur, text)
 	if err != nil {
 		return nil, err
 	}
@@ -192,10 +204,10 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 	}
 	cases, held := suiteCases(sk.Path)
 	po := e.o.Proposal
-	req, err := Build(Input{Rejected: rejected, Cases: cases, HeldOut: len(held), Skill: sk.Name, File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: cur.Content,
+	req, err := Build(Input{Rejected: rejected, Cases: cases, HeldOut: len(held), Skill: sk.Display(), File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: text,
 		Choice: choice, Signals: sigs, Runs: Worst(xs, WorstRuns), Best: Best(xs, BestRuns, WorstRuns),
 		MinBytes: int(po.MinRatio*float64(len(base)) + 0.999), MaxBytes: int(po.MaxRatio * float64(len(base))),
-		EditBytes: Budget(cur.Content, e.editBudget())})
+		EditBytes: Budget(text, e.editBudget())})
 	if err != nil {
 		return nil, err
 	}
@@ -203,22 +215,28 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 		Strategy: choice.Strategy, Risk: choice.Risk, By: choice.By, Reason: choice.Reason, Weights: choice.Weights,
 		Seed: seed, Draw: draw, U: u, Signals: sigs, History: history(stats), BaseScore: round4(agg.Value), BaseGrade: grade, BaseN: agg.N,
 		RequestBytes: len(req), Auto: ro.Auto}
-	return &prepared{sk: sk, cur: cur, attempt: a, request: req, held: held}, nil
+	return &prepared{sk: sk, cur: cur, text: text, attempt: a, request: req, held: held}, nil
 }
 
 // baseline is the text proposals are checked against: the baseline's,
-// else the version in force's.
-func (e *Evolver) baseline(key string, sk *store.Skill, cur *store.Version) ([]byte, error) {
+// else the version in force's (text).
+func (e *Evolver) baseline(key string, sk *store.Skill, cur *store.Version, text []byte) ([]byte, error) {
 	st, err := mutation.Statuses(e.o.DB, key)
 	if err != nil {
 		return nil, err
 	}
 	for _, v := range sk.Versions {
-		if st[v.Hash] == mutation.StatusBaseline && v.ContentKnown {
+		if st[v.Hash] != mutation.StatusBaseline || !v.ContentKnown || v.Hash == cur.Hash {
+			continue
+		}
+		if sk.Name != execution.SessionSkill {
 			return v.Content, nil
 		}
+		if b, err := mutation.SessionText(e.o.DB, sk, &v); err == nil {
+			return b, nil
+		}
 	}
-	return cur.Content, nil
+	return text, nil
 }
 
 // highRisk refuses a third high-risk mutation in 24 hours.
@@ -284,13 +302,13 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	}
 	// A mutator costs money: ask none for a file sepad may not write.
 	if err := e.o.Engine.Writable(p.sk); err != nil {
-		return Attempt{}, fmt.Errorf("evolve %s: %w", p.sk.Name, err)
+		return Attempt{}, fmt.Errorf("evolve %s: %w", p.sk.Display(), err)
 	}
 	mut := e.o.Mutator(p.sk.Name)
 	a.Mutator = mut.Name()
 	if ro.Auto {
 		e.notify(p.sk, fmt.Sprintf("sepad is evolving %s v%d (%s, %.1f over %d runs) with strategy %s (%s risk): %s. Turn off: mutation.evolve: off",
-			p.sk.Name, p.cur.Seq, a.BaseGrade, a.BaseScore, a.BaseN, a.Strategy, a.Risk, a.Reason), now)
+			p.sk.Display(), p.cur.Seq, a.BaseGrade, a.BaseScore, a.BaseN, a.Strategy, a.Risk, a.Reason), now)
 	}
 	e.o.Logger.Info("evolve", "skill", p.sk.Name, "version", fmt.Sprintf("v%d", p.cur.Seq), "strategy", a.Strategy, "by", a.By, "mutator", a.Mutator, "auto", ro.Auto)
 	mctx, cancel := context.WithTimeout(ctx, e.timeout())
@@ -307,7 +325,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 			merr = fmt.Errorf("%w: %v", ErrMutator, merr)
 		}
 		a.Outcome, a.Rule, a.Error = OutcomeFailed, RuleMutatorFailed, merr.Error()
-		a.Words = fmt.Sprintf("evolve %s with %s: %s; nothing changed", p.sk.Name, a.Strategy, merr.Error())
+		a.Words = fmt.Sprintf("evolve %s with %s: %s; nothing changed", p.sk.Display(), a.Strategy, merr.Error())
 		return a, e.record(p.sk, &a, ro.Auto)
 	}
 	text, perr := e.bound(p, &a, ans.Text)
@@ -323,11 +341,11 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	switch {
 	case errors.As(perr, &refusal):
 		a.Outcome, a.Rule, a.Error = OutcomeRefused, refusal.Rule, perr.Error()
-		a.Words = fmt.Sprintf("evolve %s with %s: the mutator's answer was %s; nothing changed", p.sk.Name, a.Strategy, perr.Error())
+		a.Words = fmt.Sprintf("evolve %s with %s: the mutator's answer was %s; nothing changed", p.sk.Display(), a.Strategy, perr.Error())
 		return a, e.record(p.sk, &a, ro.Auto)
 	case perr != nil:
 		a.Outcome, a.Rule, a.Error = OutcomeFailed, RuleMutatorFailed, perr.Error()
-		a.Words = fmt.Sprintf("evolve %s with %s: the proposal failed: %v; nothing changed", p.sk.Name, a.Strategy, perr)
+		a.Words = fmt.Sprintf("evolve %s with %s: the proposal failed: %v; nothing changed", p.sk.Display(), a.Strategy, perr)
 		if err := e.record(p.sk, &a, ro.Auto); err != nil {
 			return a, err
 		}
@@ -346,7 +364,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 		edits = fmt.Sprintf("; %d edits, %d of %d bytes allowed: %s", len(a.Edits), a.ChangedBytes, a.AllowedBytes, editWords(a.Edits))
 	}
 	a.Words = fmt.Sprintf("evolved %s v%d → v%d with strategy %s (%s risk, %s: %s)%s%s%s; v%d is the candidate. Undo: sepad rollback %s --to v%d",
-		p.sk.Name, a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.By, a.Reason, costWords(a), edits, gate, a.ToSeq, p.sk.Name, a.FromSeq)
+		p.sk.Display(), a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.By, a.Reason, costWords(a), edits, gate, a.ToSeq, p.sk.Display(), a.FromSeq)
 	return a, e.record(p.sk, &a, ro.Auto)
 }
 
@@ -357,13 +375,13 @@ func (e *Evolver) bound(p *prepared, a *Attempt, answer []byte) ([]byte, error) 
 	text := Unwrap(answer)
 	if edits, ok := ParseEdits(answer); ok {
 		a.Edits = edits
-		t, err := ApplyEdits(p.cur.Content, edits)
+		t, err := ApplyEdits(p.text, edits)
 		if err != nil {
 			return nil, err
 		}
 		text = t
 	}
-	changed, allowed, err := checkBudget(p.cur.Content, text, e.editBudget())
+	changed, allowed, err := checkBudget(p.text, text, e.editBudget())
 	a.ChangedBytes, a.AllowedBytes = changed, allowed
 	return text, err
 }

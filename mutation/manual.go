@@ -43,7 +43,7 @@ func (e *Engine) ManualRollback(key, to string) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	if err := pinnedRefusal(sk.Name, st); err != nil {
+	if err := pinnedRefusal(sk.Display(), st); err != nil {
 		return Record{}, err
 	}
 	if plugin, ok := prompt.PluginOf(sk.Path, e.opts.ClaudeDir); ok && sk.Kind != "session" {
@@ -148,9 +148,15 @@ func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte,
 		}
 		return Record{}, err
 	}
-	hash := Hash(content)
-	v, err := e.db.PutVersion(store.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path},
-		store.Version{Hash: hash, Content: content, ContentKnown: true, FirstSeen: h.Now, Source: "proposal"})
+	nv := store.Version{Hash: Hash(content), Content: content, ContentKnown: true}
+	if sk.Kind == prompt.KindSession {
+		if nv, err = e.sessionProposal(sk, cur, content); err != nil {
+			return Record{}, err
+		}
+	}
+	nv.FirstSeen, nv.Source = h.Now, "proposal"
+	hash := nv.Hash
+	v, err := e.db.PutVersion(store.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path}, nv)
 	if err != nil {
 		return Record{}, err
 	}
@@ -201,7 +207,7 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 	if err != nil {
 		return proposalCheck{}, err
 	}
-	if err := pinnedRefusal(sk.Name, st); err != nil {
+	if err := pinnedRefusal(sk.Display(), st); err != nil {
 		return proposalCheck{}, err
 	}
 	base, cur := baseAndCurrent(sk, st)
@@ -214,6 +220,28 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 	if base != nil {
 		c.Baseline, c.BaselineContent = base.Hash, base.Content
 	}
+	var curText []byte // the text a mutator was shown
+	if cur != nil && cur.ContentKnown {
+		curText = cur.Content
+	}
+	if sk.Kind == prompt.KindSession {
+		// CLAUDE.md: the project file's text, not the manifests
+		// (session_propose.go).
+		if cur == nil {
+			return proposalCheck{}, &RefusalError{"unknown_content", "no version of " + sk.Display() + " is known yet: nothing to propose against"}
+		}
+		var err error
+		if curText, err = SessionText(e.db, sk, cur); err != nil {
+			return proposalCheck{}, err
+		}
+		c.BaselineContent = curText
+		if base != nil && base != cur {
+			if b, err := SessionText(e.db, sk, base); err == nil {
+				c.BaselineContent = b
+			}
+		}
+		c.Candidate = sessionVersionOf(sk, cur, content)
+	}
 	if err := CheckProposal(c.BaselineContent, content, h, po); err != nil {
 		return proposalCheck{}, err
 	}
@@ -223,8 +251,8 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 		return proposalCheck{}, err
 	}
 	from := c.BaselineContent
-	if cur != nil && cur.ContentKnown {
-		from = cur.Content
+	if curText != nil {
+		from = curText
 	}
 	if err := checkRejected(rs, from, content); err != nil {
 		return proposalCheck{}, err
@@ -346,7 +374,7 @@ func (e *Engine) ProposalLimits(key string, po ProposalOptions) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := pinnedRefusal(sk.Name, st); err != nil {
+	if err := pinnedRefusal(sk.Display(), st); err != nil {
 		return nil, err
 	}
 	base, cur := baseAndCurrent(sk, st)

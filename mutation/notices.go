@@ -32,7 +32,7 @@ func notice(r *Record, n *noteCtx) string {
 	if n == nil || n.target == nil || r.Rule == "manual" {
 		return ""
 	}
-	name, from, to := n.sk.Name, n.from, n.target
+	name, from, to := n.sk.Display(), n.from, n.target
 	reason := noticeReason(n)
 	switch {
 	case r.Applied:

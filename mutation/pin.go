@@ -51,7 +51,7 @@ func (e *Engine) Pin(key, version string) (Record, error) {
 	case version == "":
 		target = cur
 	case target == nil:
-		return Record{}, &RefusalError{"no_target", fmt.Sprintf("no version %q of %s", version, sk.Name)}
+		return Record{}, &RefusalError{"no_target", fmt.Sprintf("no version %q of %s", version, sk.Display())}
 	}
 	if cur == nil || cur.Hash != target.Hash {
 		if cur == nil {
@@ -75,7 +75,7 @@ func (e *Engine) Pin(key, version string) (Record, error) {
 	}
 	rec := Record{Kind: KindPin, SkillKey: key, Skill: sk.Name, Rule: "pin", To: target.Hash, Applied: true,
 		Words: fmt.Sprintf("%s pinned to v%d (%s): sepad will not rewrite %s or decide about its versions until `sepad unpin %s`",
-			sk.Name, target.Seq, target.Hash, skillFile(sk), sk.Name)}
+			sk.Display(), target.Seq, target.Hash, skillFile(sk), sk.Display())}
 	return rec, e.record(rec)
 }
 
@@ -88,7 +88,7 @@ func (e *Engine) Unpin(key string) (Record, error) {
 		return Record{}, err
 	}
 	if st.Pinned == "" {
-		return Record{}, &RefusalError{"not_pinned", sk.Name + " is not pinned"}
+		return Record{}, &RefusalError{"not_pinned", sk.Display() + " is not pinned"}
 	}
 	from := st.Pinned
 	st.Pinned = ""
@@ -96,7 +96,7 @@ func (e *Engine) Unpin(key string) (Record, error) {
 		return Record{}, err
 	}
 	rec := Record{Kind: KindUnpin, SkillKey: key, Skill: sk.Name, Rule: "unpin", From: from, Applied: true,
-		Words: fmt.Sprintf("%s unpinned: sepad decides about its versions again", sk.Name)}
+		Words: fmt.Sprintf("%s unpinned: sepad decides about its versions again", sk.Display())}
 	return rec, e.record(rec)
 }
 

@@ -93,7 +93,9 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if from.Hash == st.Candidate {
 		st.Candidate = ""
 	}
-	if sk.Kind == prompt.KindSession && (from.Source == store.SourceManifest || target.Source == store.SourceManifest) {
+	_, fromManifest := store.ManifestFiles(from)
+	_, toManifest := store.ManifestFiles(target)
+	if sk.Kind == prompt.KindSession && (fromManifest || toManifest) {
 		return e.rollbackSession(sk, st, from, target, rec, prefix, words, mark, rule == "manual")
 	}
 	if !e.isPromptFile(path) {
@@ -124,7 +126,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		// A person wrote this version: tell them, never rewrite it.
 		rec.Kind = KindWouldRollBack
 		rec.Words = fmt.Sprintf("%sv%d is a person's edit, so it is not rewritten (mutation.rollback_edits: ask): would roll back %s; run `sepad rollback %s --to v%d` to do it, or `sepad pin %s` to keep it",
-			prefix, from.Seq, words, sk.Name, target.Seq, sk.Name)
+			prefix, from.Seq, words, sk.Display(), target.Seq, sk.Display())
 		e.log.Warn("would roll back a person's edit", "skill", sk.Name, "file", path, "rule", rule)
 		return e.record(rec)
 	}

@@ -122,12 +122,13 @@ func (e *Engine) rollbackSession(sk *store.Skill, st *SkillState, from, target *
 		return e.record(rec)
 	}
 	o := e.optsFor(sk.Name)
-	if !manual && o.RollbackEdits != RollbackEditsAuto {
-		// Instruction files are people's edits (nothing tells a
-		// mutator's from a person's in a manifest): tell, never rewrite.
+	if !manual && personal(from.Source) && o.RollbackEdits != RollbackEditsAuto {
+		// A manifest seen in a session is a person's edit (nothing
+		// else tells who changed a file): tell, never rewrite. A
+		// mutator's proposal (session_propose.go) is not.
 		rec.Kind = KindWouldRollBack
 		rec.Words = fmt.Sprintf("%sv%d is a person's edit, so it is not rewritten (mutation.rollback_edits: ask): would roll back %s (%s)%s; run `sepad rollback %s` to do it, or `sepad pin %s` to keep it",
-			prefix, from.Seq, words, strings.Join(paths(todo), ", "), leftWords(left), sk.Name, sk.Name)
+			prefix, from.Seq, words, strings.Join(paths(todo), ", "), leftWords(left), sk.Display(), sk.Display())
 		return e.record(rec)
 	}
 	if !manual && !o.AutoRollback {

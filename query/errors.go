@@ -22,15 +22,16 @@ func unknownSkill(arg string, all []store.Skill) error {
 	var near, rest []string
 	low := strings.ToLower(arg)
 	for _, s := range all {
-		if seen[s.Name] {
+		name := s.Display()
+		if seen[name] {
 			continue
 		}
-		seen[s.Name] = true
-		n := strings.ToLower(s.Name)
+		seen[name] = true
+		n := strings.ToLower(name)
 		if n != "" && (strings.Contains(n, low) || strings.Contains(low, n)) {
-			near = append(near, s.Name)
+			near = append(near, name)
 		} else {
-			rest = append(rest, s.Name)
+			rest = append(rest, name)
 		}
 	}
 	sort.Strings(near)

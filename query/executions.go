@@ -116,7 +116,7 @@ func execTime(s *store.Scored) time.Time {
 }
 
 func execRow(s *store.Scored, seq int) ExecRow {
-	r := ExecRow{ID: s.Exec.ID, SessionID: s.Exec.SessionID, SkillKey: s.SkillKey, Skill: s.Exec.Skill,
+	r := ExecRow{ID: s.Exec.ID, SessionID: s.Exec.SessionID, SkillKey: s.SkillKey, Skill: s.Exec.Skill, Display: store.DisplayName(s.Exec.Skill),
 		Project: s.Exec.Project, Version: seq, Hash: s.Version, Time: execTime(s).UTC(),
 		Calls: len(s.Exec.Calls), Failed: s.Exec.Failures(), Complete: s.Exec.Complete, Grade: string(s.Result.Grade),
 		Usage: s.Exec.Usage, UsageReason: s.Exec.UsageReason}
@@ -260,6 +260,7 @@ func SkillHistory(db *store.DB, r HistoryRequest) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
+	AttachFiles(db, rows)
 	h := &History{Skill: refOf(sk), Versions: rows, Limit: r.Limit, Total: sk.Executions}
 	var ex []ExecRow
 	var seqOf []uint64

@@ -43,7 +43,7 @@ func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "skill %q is ambiguous: it names %d skills; qualify it as PROJECT#name, or give one of these keys (a prompt file path or PROJECT#name):", e.Arg, len(e.Candidates))
 	for _, c := range e.Candidates {
-		fmt.Fprintf(&b, "\n  %s", c.Key)
+		fmt.Fprintf(&b, "\n  %s", DisplayKey(c.Key))
 	}
 	return b.String()
 }
@@ -52,8 +52,11 @@ func (e *AmbiguousError) Error() string {
 type SkillRef struct {
 	// Key is the skill's identity: its prompt file when known, else
 	// PROJECT#name.
-	Key     string `json:"key"`
-	Name    string `json:"name"`
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	// Display is the name people read: "CLAUDE.md" for the session's
+	// base prompt (Name "_session"), else Name (DisplayName).
+	Display string `json:"display"`
 	Kind    string `json:"kind"`
 	Project string `json:"project"`
 	Path    string `json:"path"`
@@ -85,8 +88,14 @@ const (
 type GradeRow struct {
 	SkillKey string `json:"skill_key"`
 	Skill    string `json:"skill"`
-	Kind     string `json:"kind"`
-	Project  string `json:"project"`
+	// Display is the skill's name as people read it (DisplayName).
+	Display string `json:"display"`
+	Kind    string `json:"kind"`
+	Project string `json:"project"`
+	// Files are, for a version of the session's base prompt (CLAUDE.md),
+	// the instruction files it covers: the files its sessions loaded at
+	// their start (AttachFiles).
+	Files []string `json:"files,omitempty"`
 	// Version is the sequence number (1 = first seen), Hash the content
 	// hash ("unknown" when no execution said which version ran).
 	Version int    `json:"version"`
@@ -183,6 +192,7 @@ type ExecRow struct {
 	SessionID string `json:"session_id"`
 	SkillKey  string `json:"skill_key"`
 	Skill     string `json:"skill"`
+	Display   string `json:"display"`
 	Project   string `json:"project"`
 	// Version is the version's sequence number (0 when unknown), Hash its
 	// content hash.

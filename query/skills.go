@@ -83,7 +83,7 @@ func sortSkills(ss []store.Skill) {
 }
 
 func refOf(s *store.Skill) SkillRef {
-	return SkillRef{Key: s.Key, Name: s.Name, Kind: s.Kind, Project: s.Project, Path: s.Path}
+	return SkillRef{Key: s.Key, Name: s.Name, Display: s.Display(), Kind: s.Kind, Project: s.Project, Path: s.Path}
 }
 
 // Resolve returns the one skill arg names, ErrNotFound when none, and an
@@ -112,7 +112,7 @@ func resolveAll(db *store.DB, arg string) ([]store.Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss := matchSkills(all, arg)
+	ss := matchSkills(all, store.SkillArg(arg))
 	if len(ss) == 0 {
 		return nil, unknownSkill(arg, all) // names the known skills (errors.go)
 	}
@@ -174,6 +174,7 @@ func ListGrades(db *store.DB, r GradesRequest) (*Grades, error) {
 			out.Grades = append(out.Grades, *c)
 		}
 	}
+	AttachFiles(db, out.Grades)
 	return out, nil
 }
 
@@ -183,6 +184,7 @@ func GetSkill(db *store.DB, arg string) (*SkillDetail, error) {
 	if err != nil {
 		return nil, err
 	}
+	AttachFiles(db, rows)
 	o := db.AggregateOptions()
 	d := &SkillDetail{RubricVersion: db.Rubric(), MinSamples: minSamples(o), Skill: SkillInfo{
 		SkillRef: refOf(sk), Executions: sk.Executions, LastSeen: timePtr(sk.LastSeen), VersionCount: sk.VersionCount,
@@ -196,6 +198,7 @@ func ListVersions(db *store.DB, arg string) (*SkillVersions, error) {
 	if err != nil {
 		return nil, err
 	}
+	AttachFiles(db, rows)
 	o := db.AggregateOptions()
 	return &SkillVersions{RubricVersion: db.Rubric(), MinSamples: minSamples(o), Skill: refOf(sk), Versions: rows}, nil
 }
@@ -259,7 +262,7 @@ func versionRows(sk *store.Skill) []GradeRow {
 	for i := range vs {
 		v := &vs[i]
 		a := v.Aggregate
-		r := GradeRow{SkillKey: sk.Key, Skill: sk.Name, Kind: sk.Kind, Project: sk.Project,
+		r := GradeRow{SkillKey: sk.Key, Skill: sk.Name, Display: sk.Display(), Kind: sk.Kind, Project: sk.Project,
 			Version: v.Seq, Hash: v.Hash, Current: v.Hash == current, Status: statuses[i], N: a.N,
 			FailRate: round4(v.FailRate), FirstSeen: timePtr(v.FirstSeen), OverClaims: v.OverClaims, Claims: v.Claims,
 			Source: v.Source, Parent: v.Parent, ContentKnown: v.ContentKnown, Tokens: tokensOf(v.Tokens), Models: modelsOf(v.Models)}

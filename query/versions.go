@@ -23,6 +23,10 @@ type VersionContent struct {
 	// Content is then "".
 	ContentKnown bool   `json:"content_known"`
 	Content      string `json:"content"`
+	// Files are, for a version of CLAUDE.md (the session's base prompt,
+	// whose Content is its manifest: one "path  hash" line per file),
+	// the instruction files it covers with their text (session_text.go).
+	Files []FileText `json:"files,omitempty"`
 }
 
 // Diff is GET /v1/skills/{skill}/diff?from=A&to=B and `sepad diff
@@ -37,6 +41,9 @@ type Diff struct {
 	// Edits is the mutator's edit list when `sepad evolve` wrote To
 	// from From with one (docs/evolve.md, "Bounded edits").
 	Edits []DiffEdit `json:"edits,omitempty"`
+	// Files are, between two versions of CLAUDE.md, the instruction
+	// files that differ and their diffs (Hunks are then the manifests').
+	Files []FileDiff `json:"files,omitempty"`
 }
 
 // DiffEdit is one edit of a mutator's list, as the evolve attempt
@@ -88,6 +95,9 @@ func GetVersion(db *store.DB, arg, version string) (*VersionContent, error) {
 	if v.ContentKnown {
 		out.Content = string(v.Content)
 	}
+	if out.Files, err = manifestTexts(db, sk.Project, v); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -114,7 +124,11 @@ func GetDiff(db *store.DB, arg, from, to string) (*Diff, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Diff{Skill: a.Skill, From: a.Version, To: b.Version, Hunks: Hunks(splitLines(a.Content), splitLines(b.Content)), Edits: edits}, nil
+	d := &Diff{Skill: a.Skill, From: a.Version, To: b.Version, Hunks: Hunks(splitLines(a.Content), splitLines(b.Content)), Edits: edits}
+	if a.Files != nil && b.Files != nil {
+		d.Files = fileDiffs(a.Files, b.Files)
+	}
+	return d, nil
 }
 
 // evolveEdits is the edit list of the evolve attempt that wrote to from

@@ -28,9 +28,9 @@ func Decisions(w io.Writer, ds []query.Decision, verbose bool) {
 		if !r.Applied {
 			applied = " (not applied)"
 		}
-		head := strings.TrimRight(fmt.Sprintf("%s  %-8s %s", Time(d.Time), r.Skill, KindWords(r.Kind)), " ")
+		head := strings.TrimRight(fmt.Sprintf("%s  %-8s %s", Time(d.Time), query.DisplayName(r.Skill), KindWords(r.Kind)), " ")
 		if verbose {
-			head = strings.TrimRight(fmt.Sprintf("%s  %-8s %-15s %-26s", Time(d.Time), r.Skill, r.Kind, r.Rule), " ")
+			head = strings.TrimRight(fmt.Sprintf("%s  %-8s %-15s %-26s", Time(d.Time), query.DisplayName(r.Skill), r.Kind, r.Rule), " ")
 		}
 		fmt.Fprintf(w, "%s%s\n    %s\n", head, applied, r.Words)
 		if verbose && r.Decision != nil {
@@ -95,8 +95,17 @@ func Diff(w io.Writer, d *query.Diff) {
 			fmt.Fprintln(w)
 		}
 	}
-	fmt.Fprintf(w, "--- %s v%d (%s)\n+++ %s v%d (%s)\n", d.Skill.Name, d.From.Version, d.From.Hash, d.Skill.Name, d.To.Version, d.To.Hash)
-	for _, h := range d.Hunks {
+	name := query.DisplayName(d.Skill.Name)
+	if d.Files != nil {
+		fileDiffs(w, d, name)
+		return
+	}
+	fmt.Fprintf(w, "--- %s v%d (%s)\n+++ %s v%d (%s)\n", name, d.From.Version, d.From.Hash, name, d.To.Version, d.To.Hash)
+	hunks(w, d.Hunks)
+}
+
+func hunks(w io.Writer, hs []query.Hunk) {
+	for _, h := range hs {
 		fmt.Fprintf(w, "@@ -%s +%s @@\n", hunkRange(h.FromLine, h.FromCount), hunkRange(h.ToLine, h.ToCount))
 		for _, l := range h.Lines {
 			fmt.Fprintf(w, "%s%s\n", l.Op, l.Text)
@@ -110,4 +119,30 @@ func hunkRange(line, count int) string {
 		return fmt.Sprint(line)
 	}
 	return fmt.Sprintf("%d,%d", line, count)
+}
+
+// fileDiffs prints the diff of two CLAUDE.md versions file by file: a
+// unified diff per instruction file that differs, an added or removed
+// file against nothing.
+func fileDiffs(w io.Writer, d *query.Diff, name string) {
+	fmt.Fprintf(w, "# %s v%d (%s) → v%d (%s): %s changed\n", name, d.From.Version, d.From.Hash, d.To.Version, d.To.Hash, Plural(len(d.Files), "instruction file", "instruction files"))
+	for _, f := range d.Files {
+		from, to := "a/"+f.Label, "b/"+f.Label
+		switch {
+		case f.FromHash == "":
+			from = "/dev/null"
+		case f.ToHash == "":
+			to = "/dev/null"
+		}
+		fmt.Fprintf(w, "--- %s\tv%d %s\n+++ %s\tv%d %s\n", from, d.From.Version, OrDash(f.FromHash), to, d.To.Version, OrDash(f.ToHash))
+		switch f.Unknown {
+		case "both":
+			fmt.Fprintln(w, "# sepad never read either text of this file: only its hashes differ")
+		case "from":
+			fmt.Fprintf(w, "# sepad never read this file's text in v%d: only its hashes differ\n", d.From.Version)
+		case "to":
+			fmt.Fprintf(w, "# sepad never read this file's text in v%d: only its hashes differ\n", d.To.Version)
+		}
+		hunks(w, f.Hunks)
+	}
 }

@@ -15,7 +15,7 @@ import (
 func Explain(w io.Writer, e *query.Explain) {
 	x := &e.Execution
 	fmt.Fprintf(w, "execution  %s\n", x.ID)
-	fmt.Fprintf(w, "skill      %s (%s)  %s\n", x.Skill, OrDash(x.Project), x.SkillKey)
+	fmt.Fprintf(w, "skill      %s (%s)  %s\n", query.DisplayName(x.Skill), OrDash(x.Project), query.DisplayKey(x.SkillKey))
 	fmt.Fprintf(w, "version    %s\n", Version(x.Version, x.Hash))
 	fmt.Fprintf(w, "session    %s", x.SessionID)
 	if e.AgentID != "" {

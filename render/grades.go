@@ -38,7 +38,7 @@ func Grades(w io.Writer, doc *query.Grades, all bool) {
 		}
 		// One string per row, not Fprintf's boxed arguments: on 1,000
 		// rows the formatting cost as much as the decoding.
-		cells = append(cells[:0], r.Skill, pl[r.Project], ver, Status(r), strconv.Itoa(r.N),
+		cells = append(cells[:0], query.DisplayName(r.Skill), pl[r.Project], ver, Status(r), strconv.Itoa(r.N),
 			Score(r.Aggregate), Grade(r.Grade), Change(r.Change), Score(r.LastScore), Tokens(r.Tokens, r.TokenChange))
 		if all {
 			cells = append(cells, OverClaims(r))
@@ -55,6 +55,7 @@ func Grades(w io.Writer, doc *query.Grades, all bool) {
 		io.WriteString(tw, line.String())
 	}
 	tw.Flush()
+	Covers(w, doc.Grades, pl)
 	Pending(w, doc.Grades)
 	Models(w, doc.Grades, false)
 	Evals(w, doc.Grades)
@@ -88,7 +89,7 @@ func OverClaims(r *query.GradeRow) string {
 func Pending(w io.Writer, rows []query.GradeRow) {
 	for i := range rows {
 		if r := &rows[i]; r.Pending != "" {
-			fmt.Fprintf(w, "%s: %s\n", r.Skill, r.Pending)
+			fmt.Fprintf(w, "%s: %s\n", query.DisplayName(r.Skill), r.Pending)
 		}
 	}
 }
@@ -106,7 +107,25 @@ func Evals(w io.Writer, rows []query.GradeRow) {
 			fmt.Fprintln(w)
 			first = false
 		}
-		fmt.Fprintf(w, "%s v%d %s %s over %d runs · %s\n", r.Skill, r.Version, Score(r.Aggregate), Grade(r.Grade), r.N, r.Evals.Summary)
+		fmt.Fprintf(w, "%s v%d %s %s over %d runs · %s\n", query.DisplayName(r.Skill), r.Version, Score(r.Aggregate), Grade(r.Grade), r.N, r.Evals.Summary)
+	}
+}
+
+// Covers says, under a table, which instruction files each CLAUDE.md row
+// (the session's base prompt) covers: "CLAUDE.md v2 (proj) covers
+// CLAUDE.md, docs/guide.md, /home/me/.claude/CLAUDE.md". A version listed
+// twice (every version of one skill) is named once per version.
+func Covers(w io.Writer, rows []query.GradeRow, projects map[string]string) {
+	for i := range rows {
+		r := &rows[i]
+		if len(r.Files) == 0 {
+			continue
+		}
+		where := ""
+		if p := projects[r.Project]; p != "" && p != "-" {
+			where = " (" + p + ")"
+		}
+		fmt.Fprintf(w, "%s v%d%s covers %s\n", query.DisplayName(r.Skill), r.Version, where, strings.Join(r.Files, ", "))
 	}
 }
 
@@ -135,6 +154,7 @@ type tableRow struct {
 	Pending     string            `json:"pending,omitempty"`
 	OverClaims  int               `json:"over_claims"`
 	Evals       *query.EvalRow    `json:"evals,omitempty"`
+	Files       []string          `json:"files,omitempty"`
 }
 
 // DecodeGrades decodes GET /v1/skills into the fields of its rows that
@@ -150,7 +170,7 @@ func DecodeGrades(body []byte) (*query.Grades, error) {
 	}
 	g := &query.Grades{RubricVersion: doc.RubricVersion, MinSamples: doc.MinSamples, Grades: make([]query.GradeRow, len(doc.Grades))}
 	for i, r := range doc.Grades {
-		g.Grades[i] = query.GradeRow{Skill: r.Skill, Project: r.Project, Version: r.Version, Hash: r.Hash, Current: r.Current,
+		g.Grades[i] = query.GradeRow{Skill: r.Skill, Project: r.Project, Files: r.Files, Version: r.Version, Hash: r.Hash, Current: r.Current,
 			Status: r.Status, N: r.N, Aggregate: r.Aggregate, Grade: r.Grade, Advice: r.Advice, Change: r.Change, LastScore: r.LastScore,
 			Tokens: r.Tokens, TokenChange: r.TokenChange, NeededMore: r.NeededMore, Pending: r.Pending, OverClaims: r.OverClaims, Evals: r.Evals}
 	}

@@ -14,7 +14,7 @@ import (
 
 // Versions writes `sepad versions SKILL`: one row per version.
 func Versions(w io.Writer, doc *query.SkillVersions) {
-	fmt.Fprintf(w, "%s (%s)  %s\n", doc.Skill.Name, OrDash(doc.Skill.Project), doc.Skill.Key)
+	fmt.Fprintf(w, "%s (%s)  %s\n", query.DisplayName(doc.Skill.Name), OrDash(doc.Skill.Project), query.DisplayKey(doc.Skill.Key))
 	tw := Table(w)
 	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tTOKENS/RUN\tFIRST SEEN")
 	for _, r := range doc.Versions {
@@ -43,7 +43,7 @@ func Executions(w io.Writer, xs []query.ExecRow) {
 	tw := Table(w)
 	fmt.Fprintln(tw, "TIME\tEXECUTION\tSKILL\tPROJECT\tVERSION\tSCORE\tGRADE\tCALLS\tFAILED\tDURATION")
 	for _, x := range xs {
-		skill := x.Skill
+		skill := query.DisplayName(x.Skill)
 		if !x.Complete {
 			skill += " (incomplete)"
 		}
@@ -56,7 +56,7 @@ func Executions(w io.Writer, xs []query.ExecRow) {
 // History writes `sepad history SKILL`: a sparkline of the scores, then
 // the executions grouped by version.
 func History(w io.Writer, h *query.History) {
-	fmt.Fprintf(w, "%s (%s)  %s\n", h.Skill.Name, OrDash(h.Skill.Project), h.Skill.Key)
+	fmt.Fprintf(w, "%s (%s)  %s\n", query.DisplayName(h.Skill.Name), OrDash(h.Skill.Project), query.DisplayKey(h.Skill.Key))
 	fmt.Fprintf(w, "%d executions, newest %d shown; %d versions\n", h.Total, len(h.Executions), len(h.Versions))
 	if len(h.Executions) == 0 {
 		return
@@ -107,7 +107,7 @@ func Sessions(w io.Writer, ss []query.Session) error {
 	tw := Table(w)
 	fmt.Fprintln(tw, "SESSION\tPROJECT\tFIRST\tLAST\tEXECUTIONS\tSKILLS")
 	for _, s := range ss {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, pl[s.Project], TimePtr(s.First), TimePtr(s.Last), s.Executions, Clip(strings.Join(s.Skills, ", "), 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, pl[s.Project], TimePtr(s.First), TimePtr(s.Last), s.Executions, Clip(strings.Join(displayNames(s.Skills), ", "), 60))
 	}
 	return tw.Flush()
 }
@@ -124,4 +124,32 @@ func Strategies(w io.Writer, ss []evolve.StrategyStat) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t$%.4f\t%.2f\n", s.Strategy, s.Risk, s.Uses, s.Failed, s.Decided, s.Improvements, delta, s.CostUSD, s.Weight)
 	}
 	return tw.Flush()
+}
+
+// displayNames are the names people read for skill names ("CLAUDE.md"
+// for "_session").
+func displayNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = query.DisplayName(n)
+	}
+	return out
+}
+
+// Files prints a CLAUDE.md version as the text of each instruction
+// file it covers, under a "==> file (hash) <==" line, as head(1) does
+// for several files.
+func Files(w io.Writer, doc *query.VersionContent) {
+	fmt.Fprintf(w, "# %s v%d (%s): the %s its sessions loaded\n", query.DisplayName(doc.Skill.Name), doc.Version.Version, doc.Version.Hash, Plural(len(doc.Files), "instruction file", "instruction files"))
+	for _, f := range doc.Files {
+		fmt.Fprintf(w, "\n==> %s (%s) <==\n", f.Label, f.Hash)
+		if !f.ContentKnown {
+			fmt.Fprintln(w, "(sepad never read this file while it held this text: it reads a project's files once the project is installed or trusted, and the files of your Claude Code directory)")
+			continue
+		}
+		io.WriteString(w, f.Content)
+		if f.Content != "" && !strings.HasSuffix(f.Content, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
 }

@@ -53,7 +53,7 @@ func StatusView(w io.Writer, s *query.Status) {
 	fmt.Fprintf(w, "events       %s\n", strings.Join(parts, ", "))
 	fmt.Fprintf(w, "lag          %d events, %s\n", s.LagEvents, Bytes(s.LagBytes))
 	for _, u := range s.Undecided {
-		fmt.Fprintf(w, "undecided    %s (%s): needs about %s\n", u.Skill, OrDash(u.Project), words.MoreRuns(u.NeededMore))
+		fmt.Fprintf(w, "undecided    %s (%s): needs about %s\n", query.DisplayName(u.Skill), OrDash(u.Project), words.MoreRuns(u.NeededMore))
 	}
 	if len(s.Notices) > 0 {
 		fmt.Fprintf(w, "notices      %d pending, shown at the next Claude Code session in their project (sepad notices)\n", len(s.Notices))

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -86,10 +87,19 @@ func (db *DB) InstructionFile(path, hash string) ([]byte, bool, error) {
 }
 
 // ManifestFiles returns the files a _session version's manifest lists;
-// false when the version is not a session manifest.
+// false when the version is not a session manifest. A version a mutator
+// proposed (or a rollback wrote) for CLAUDE.md is recorded as the
+// manifest it makes (mutation, session_propose.go); one written before
+// that holds CLAUDE.md's text, which does not parse as a manifest.
 func ManifestFiles(v *Version) ([]execution.InstructionFile, bool) {
-	if v == nil || v.Source != SourceManifest || !v.ContentKnown {
+	if v == nil || !v.ContentKnown || v.Source != SourceManifest && !strings.HasSuffix(v.SkillKey, "#"+execution.SessionSkill) {
 		return nil, false
 	}
 	return event.ParseManifest(string(v.Content))
+}
+
+// Manifest returns the text and version of the manifest of files (sorted
+// by path, as a session's is): what a _session version holds.
+func Manifest(files []InstructionFile) (text, version string) {
+	return event.ManifestText(files), event.ManifestVersion(files)
 }

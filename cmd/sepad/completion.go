@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 )
 
@@ -40,9 +41,9 @@ func runCompletion(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 		}
 		seen := map[string]bool{}
 		for _, r := range doc.Grades {
-			if !seen[r.Skill] {
-				seen[r.Skill] = true
-				fmt.Fprintln(stdout, r.Skill)
+			if name := query.DisplayName(r.Skill); !seen[name] {
+				seen[name] = true
+				fmt.Fprintln(stdout, name)
 			}
 		}
 		return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/scoring"
+	"github.com/sepad/sepad/store"
 )
 
 // exitNothingToGate is the exit status of a --fail-under gate that had
@@ -25,8 +26,9 @@ type gateRow struct {
 	grade                   fitness.Grade
 }
 
-// pseudoSkill reports names sepad makes up (_session: the instruction
-// files of a session), which a gate leaves out unless they are named.
+// pseudoSkill reports names sepad makes up (_session, which people read
+// as CLAUDE.md: the instruction files of a session), which a gate leaves
+// out unless they are named.
 func pseudoSkill(name string) bool { return strings.HasPrefix(name, "_") }
 
 // judge applies the gate: exit 1 naming each row below it, exit 3 when
@@ -40,7 +42,7 @@ func (g *gate) judge(rows []gateRow, named bool, minSamples int) error {
 		}
 	}
 	if len(sel) == 0 {
-		return &exitError{code: exitNothingToGate, err: errors.New("nothing to gate: no skill matches (pseudo-skills such as _session count only when named)")}
+		return &exitError{code: exitNothingToGate, err: errors.New("nothing to gate: no skill matches (CLAUDE.md, the instruction files of a session, counts only when named)")}
 	}
 	var bad []string
 	graded := 0
@@ -50,7 +52,7 @@ func (g *gate) judge(rows []gateRow, named bool, minSamples int) error {
 		}
 		graded++
 		if g.fails(r.grade, r.value) {
-			bad = append(bad, fmt.Sprintf("%s (%s) %s: %.2f %s", r.skill, orDash(r.project), r.version, r.value, r.grade))
+			bad = append(bad, fmt.Sprintf("%s (%s) %s: %.2f %s", query.DisplayName(r.skill), orDash(r.project), r.version, r.value, r.grade))
 		}
 	}
 	if graded == 0 {
@@ -151,6 +153,7 @@ func scoreGate(g *gate, rep *scoring.Report, skill string, o aggregate.Options) 
 // skillSelected matches --skill against an execution: its name, its
 // prompt file, or PROJECT#name (PROJECT the project or its last elements).
 func skillSelected(arg string, x scoring.Execution) bool {
+	arg = store.SkillArg(arg) // CLAUDE.md is _session
 	if arg == x.Skill || (x.SkillPath != "" && arg == x.SkillPath) {
 		return true
 	}

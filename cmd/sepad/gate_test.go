@@ -22,7 +22,7 @@ func TestGateJudge(t *testing.T) {
 		msg   string
 	}{
 		{"graded at the threshold pass; _session is left out", rows, false, 0, ""},
-		{"_session counts when named", rows[1:2], true, 1, "1 skill below B:\n  _session (-) v1: 40.00 F"},
+		{"_session counts when named", rows[1:2], true, 1, "1 skill below B:\n  CLAUDE.md (-) v1: 40.00 F"},
 		{"nothing matches", nil, false, exitNothingToGate, "nothing to gate: no skill matches"},
 		{"only _session, not named", rows[1:2], false, exitNothingToGate, "no skill matches"},
 		{"nothing graded", rows[2:], false, exitNothingToGate, "1 skill selected, none graded yet (a version is graded from 3 scored executions)"},
@@ -54,6 +54,7 @@ func TestScoreFailUnder(t *testing.T) {
 		{[]string{"--fail-under", "B", "--skill", "deploy"}, 0, ""},
 		{[]string{"--fail-under", "95", "--skill", "deploy"}, 1, "1 skill below 95:\n  deploy "},
 		{[]string{"--fail-under", "B", "--skill", "_session"}, 0, ""},
+		{[]string{"--fail-under", "B", "--skill", "CLAUDE.md"}, 0, ""},
 		{[]string{"--fail-under", "B", "--skill", "nope"}, exitNothingToGate, "nothing to gate: no skill matches"},
 		{[]string{"--fail-under", "B", "--config", strict}, exitNothingToGate, "none graded yet"},
 		{[]string{"--skill", "deploy"}, exitUsage, "give --fail-under too"},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -40,7 +41,11 @@ func runShow(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if !doc.ContentKnown {
 		return fmt.Errorf("v%d (%s) of %s was named by executions, but sepad never read the file while it held it: its content is unknown",
-			doc.Version.Version, doc.Version.Hash, doc.Skill.Name)
+			doc.Version.Version, doc.Version.Hash, query.DisplayName(doc.Skill.Name))
+	}
+	if doc.Files != nil {
+		render.Files(stdout, &doc)
+		return nil
 	}
 	_, err = io.WriteString(stdout, doc.Content)
 	return err
