@@ -65,6 +65,19 @@ func views(t *testing.T) []view {
 	explain.Calls = append(explain.Calls, query.CallRow{Index: 2, Tool: "Bash", Status: "ok", Retry: true, Source: "transcript"})
 	diff.Edits = append(diff.Edits, query.DiffEdit{Op: "add", Text: "added"})
 	diff.Hunks[0].FromCount, diff.Hunks[0].ToCount = 1, 1
+	// CLAUDE.md's diff is per file (an added, a removed, a changed file,
+	// one whose text is unknown); a prompt file's has no Files.
+	claudeMD := diff
+	claudeMD.Skill.Name, claudeMD.Edits = "_session", nil
+	claudeMD.Files = []query.FileDiff{
+		{Path: "/p/CLAUDE.md", Label: "CLAUDE.md", FromHash: "aaaa", ToHash: "bbbb", Hunks: diff.Hunks},
+		{Path: "/p/docs/new.md", Label: "docs/new.md", ToHash: "cccc", Hunks: []query.Hunk{{ToLine: 1, ToCount: 1, Lines: []query.DiffLine{{Op: "+", Text: "new"}}}}},
+		{Path: "/p/docs/old.md", Label: "docs/old.md", FromHash: "dddd", Hunks: []query.Hunk{}, Unknown: "from"},
+	}
+	diff.Files = nil
+	show := query.VersionContent{Skill: query.SkillRef{Name: "_session"}, Version: query.GradeRow{Version: 2, Hash: "abcdef123456"}, ContentKnown: true,
+		Files: []query.FileText{{Label: "~/.claude/CLAUDE.md", Hash: "1111", ContentKnown: true, Content: "# User\nBe brief.\n"},
+			{Label: "CLAUDE.md", Hash: "2222", ContentKnown: true, Content: "# Project"}, {Label: "/elsewhere/CLAUDE.md", Hash: "3333"}}}
 	status.Spool = append(status.Spool, query.SpoolFile{File: "gone.jsonl", Size: -1})
 	unscored := query.Explain{}
 	unscored.Aggregate.In = "unscored"
@@ -96,6 +109,8 @@ func views(t *testing.T) []view {
 		{"quarantine", func(w io.Writer) { Quarantine(w, &quarantine) }},
 		{"notices", func(w io.Writer) { Notices(w, notices) }},
 		{"diff", func(w io.Writer) { Diff(w, &diff) }},
+		{"diff-claude-md", func(w io.Writer) { Diff(w, &claudeMD) }},
+		{"show-claude-md", func(w io.Writer) { Files(w, &show) }},
 		{"strategies", func(w io.Writer) { Strategies(w, strategies) }},
 		{"import", func(w io.Writer) { Import(w, imp, false) }},
 		{"import-dry", func(w io.Writer) { Import(w, imp, true) }},
