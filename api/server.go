@@ -90,8 +90,9 @@ type Options struct {
 	MaxCompute int
 	// Now is the clock for relative times (?since=36h). Default time.Now.
 	Now func() time.Time
-	// Team, when set (team.postgres), reads the dashboard's team page.
-	Team func(ctx context.Context) (*dashboard.TeamView, error)
+	// Team, when set (team.postgres), reads the dashboard's team page
+	// and the skill pages' team section.
+	Team dashboard.Team
 	// Logger receives request errors. Default: discard.
 	Logger *slog.Logger
 	// ShutdownGrace is how long Close lets requests in flight finish

@@ -39,7 +39,7 @@ func openAPI(ctx context.Context, d *Daemon, f Options) (io.Closer, error) {
 		Hook:    &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField},
 		Cache:   true,
 		Logger:  d.logger,
-		Team:    teamView(d),
+		Team:    teamReader(d),
 	})
 	if err := srv.Open(ctx); err != nil {
 		return nil, err // api.ErrNotLoopback: sepad run says it is a usage error

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/dashboard"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/team"
 )
@@ -69,36 +71,93 @@ func registerTeamMetrics(reg *prometheus.Registry, sh *team.Shipper) {
 	)
 }
 
-// teamView reads the dashboard's team page from the team database (nil
-// without team.postgres): a connection per page, as the CLI's.
-func teamView(d *Daemon) func(ctx context.Context) (*dashboard.TeamView, error) {
+// teamDashboard reads the dashboard's team views from the team database:
+// a connection per page, as the CLI's (each page one connect and, for the
+// grades, one round trip).
+type teamDashboard struct {
+	d *Daemon
+	// resolve finds a skill's team identity, as the shipper does.
+	resolve *team.Resolver
+}
+
+// teamReader is the dashboard's team reader (nil without team.postgres).
+func teamReader(d *Daemon) dashboard.Team {
 	if d.team == nil {
 		return nil
 	}
-	return func(ctx context.Context) (*dashboard.TeamView, error) {
-		cfg := d.cfg.Load()
-		db, err := team.Open(ctx, TeamConfig(cfg))
-		if err != nil {
-			return nil, err
-		}
-		defer db.Close()
-		g, err := db.Grades(ctx, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: AggregateOptions(cfg)})
-		if err != nil {
-			return nil, err
-		}
-		ds, err := db.TeamDecisions(ctx, "", 50)
-		if err != nil {
-			return nil, err
-		}
-		v := &dashboard.TeamView{Machines: g.Machines}
-		for _, r := range g.Grades {
-			v.Rows = append(v.Rows, dashboard.TeamRow{Skill: r.Skill, Kind: r.Kind, Repository: r.Repository, Path: r.Path,
-				Version: r.Version, Hash: r.Hash, Grade: r.Grade, Aggregate: r.Aggregate, N: r.N, Machines: r.Machines, Spread: r.Spread})
-		}
-		for _, x := range ds {
-			v.Decisions = append(v.Decisions, dashboard.TeamDecisionRow{Time: x.Time, Skill: x.PromptID, Baseline: x.Baseline,
-				Candidate: x.Candidate, Outcome: x.Outcome, Words: x.Words, DecidedBy: x.DecidedBy, Machines: x.Machines})
-		}
-		return v, nil
+	uh, _ := os.UserHomeDir()
+	return &teamDashboard{d: d, resolve: &team.Resolver{ClaudeDir: prompt.ConfigDirFrom(os.Getenv, uh)}}
+}
+
+func (t *teamDashboard) open(ctx context.Context) (*team.DB, team.GradesOptions, error) {
+	cfg := t.d.cfg.Load()
+	db, err := team.Open(ctx, TeamConfig(cfg))
+	return db, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: AggregateOptions(cfg)}, err
+}
+
+// View is the team page.
+func (t *teamDashboard) View(ctx context.Context) (*dashboard.TeamView, error) {
+	db, o, err := t.open(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer db.Close()
+	g, err := db.Grades(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := db.TeamDecisions(ctx, "", 50)
+	if err != nil {
+		return nil, err
+	}
+	v := &dashboard.TeamView{Machines: g.Machines}
+	for _, r := range g.Grades {
+		v.Rows = append(v.Rows, dashboard.TeamRow{Skill: r.Skill, Kind: r.Kind, Repository: r.Repository, Path: r.Path,
+			Version: r.Version, Hash: r.Hash, Grade: r.Grade, Aggregate: r.Aggregate, N: r.N, Machines: r.Machines, Spread: r.Spread})
+	}
+	v.Decisions = teamDecisionRows(ds)
+	return v, nil
+}
+
+// Skill is a skill page's team section: the prompt this machine's skill
+// is in the team store (its repository and path, else its kind and
+// name), every version pooled, each machine's part.
+func (t *teamDashboard) Skill(ctx context.Context, s query.SkillRef) (*dashboard.TeamSkill, error) {
+	p := t.resolve.Prompt(s.Kind, s.Name, s.Path, s.Project)
+	out := &dashboard.TeamSkill{Prompt: p.ID}
+	db, o, err := t.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	vs, err := db.Versions(ctx, p.ID, o)
+	if errors.Is(err, team.ErrNoPrompt) {
+		return out, nil // no machine shipped a run of it yet
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs.Versions {
+		tv := dashboard.TeamVersion{Version: v.Version, Hash: v.Hash, Current: v.Current, Grade: v.Grade, Aggregate: v.Aggregate,
+			Mean: v.Mean, SD: v.SD, N: v.N, Machines: v.Machines, Spread: v.Spread}
+		for _, m := range v.PerMachine {
+			tv.PerMachine = append(tv.PerMachine, dashboard.TeamMachine{Machine: m.Machine, Person: m.Person, N: m.N, Mean: m.Mean, SD: m.SD, LastRun: m.LastRun})
+		}
+		out.Versions = append(out.Versions, tv)
+	}
+	ds, err := db.TeamDecisions(ctx, p.ID, 20)
+	if err != nil {
+		return nil, err
+	}
+	out.Decisions = teamDecisionRows(ds)
+	return out, nil
+}
+
+func teamDecisionRows(ds []team.TeamDecision) []dashboard.TeamDecisionRow {
+	var out []dashboard.TeamDecisionRow
+	for _, x := range ds {
+		out = append(out, dashboard.TeamDecisionRow{Time: x.Time, Skill: x.PromptID, Baseline: x.Baseline,
+			Candidate: x.Candidate, Outcome: x.Outcome, Words: x.Words, DecidedBy: x.DecidedBy, Machines: x.Machines})
+	}
+	return out
 }

@@ -8,7 +8,6 @@ package dashboard
 
 import (
 	"bytes"
-	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -52,9 +51,9 @@ type Options struct {
 	// Gate, when set, admits a page computation (it returns the release):
 	// the API's bound on concurrent views.
 	Gate func() (release func())
-	// Team, when set (team.postgres), reads the team's view for the team
-	// page (team.go); nil: no team page.
-	Team func(ctx context.Context) (*TeamView, error)
+	// Team, when set (team.postgres), reads the team's views for the
+	// team page and the skill pages' team section (team.go); nil: none.
+	Team Team
 }
 
 // Dashboard serves the pages. Stop ends its live streams.
@@ -98,7 +97,12 @@ func New(o Options) *Dashboard {
 	d.mux.Handle("GET "+Prefix+"static/", http.StripPrefix(Prefix+"static/", http.FileServerFS(static)))
 	d.mux.Handle("GET "+Prefix+"events", http.HandlerFunc(d.events))
 	d.page("GET "+Prefix+"{$}", "overview", d.overview)
-	d.page("GET "+Prefix+"skill", "skill", d.skill)
+	if o.Team != nil {
+		// Its team section changes with other machines' runs.
+		d.pageUncached("GET "+Prefix+"skill", "skill", d.skill)
+	} else {
+		d.page("GET "+Prefix+"skill", "skill", d.skill)
+	}
 	d.page("GET "+Prefix+"execution/{id}", "execution", d.execution)
 	if o.Team != nil {
 		d.pageUncached("GET "+Prefix+"team", "team", d.team)

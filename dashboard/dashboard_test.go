@@ -16,6 +16,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/store"
 )
 
@@ -291,8 +292,8 @@ func TestTeamPage(t *testing.T) {
 		Path: ".claude/skills/deploy/SKILL.md", Version: 2, Hash: "aaaaaaaaaaaa", Grade: "A", Aggregate: &agg, N: 41, Machines: 2, Spread: &spread}},
 		Decisions: []TeamDecisionRow{{Time: t0, Skill: "deploy", Baseline: "bbbbbbbbbbbb", Candidate: "aaaaaaaaaaaa", Outcome: "accept",
 			Words: "better <by> 6 points", DecidedBy: "0123456789abcdef", Machines: 2}}}
-	var fail error
-	d := New(Options{DB: db, Home: home, Cache: true, Team: func(context.Context) (*TeamView, error) { return view, fail }})
+	tm := &teamLiteral{view: view}
+	d := New(Options{DB: db, Home: home, Cache: true, Team: tm})
 	code, body := page(t, d, "/dashboard/team")
 	for _, want := range []string{`data-skill="deploy" data-machines="2"`, "github.com/acme/shop", `<td class="num runs">41</td>`,
 		"84.5", "3.2", "better &lt;by&gt; 6 points", `aria-current="page">Team</a>`, "2 machines have shipped"} {
@@ -309,7 +310,7 @@ func TestTeamPage(t *testing.T) {
 	if _, body := page(t, d, "/dashboard/team"); !strings.Contains(body, `<td class="num runs">42</td>`) {
 		t.Error("the team page was served from the local cache")
 	}
-	fail = fmt.Errorf("connection refused")
+	tm.err = fmt.Errorf("connection refused")
 	if code, body := page(t, d, "/dashboard/team"); code != 200 || !strings.Contains(body, "The team database cannot be read: connection refused") {
 		t.Errorf("team database away: %d %s", code, body)
 	}
@@ -319,6 +320,75 @@ func TestTeamPage(t *testing.T) {
 	}
 	if _, body := page(t, plain, "/dashboard/"); strings.Contains(body, ">Team</a>") {
 		t.Error("a Team link without team.postgres")
+	}
+}
+
+// teamLiteral is a team database's answers, given as literals (the
+// daemon's reader of package team is tested against PostgreSQL in e2e).
+type teamLiteral struct {
+	view  *TeamView
+	skill *TeamSkill
+	err   error
+	asked []query.SkillRef
+}
+
+func (l *teamLiteral) View(context.Context) (*TeamView, error) { return l.view, l.err }
+func (l *teamLiteral) Skill(_ context.Context, s query.SkillRef) (*TeamSkill, error) {
+	l.asked = append(l.asked, s)
+	return l.skill, l.err
+}
+
+// A skill's page has a team section with team.postgres: each version over
+// every machine (this machine's vN beside the team's), each machine's
+// part, the team's decisions, escaped; read at each visit, not from the
+// local cache; the database away is a message on a page that still
+// works; without team.postgres there is no section.
+func TestSkillPageTeam(t *testing.T) {
+	db, home := testDB(t)
+	agg, mean, sd, spread, m1, m2 := 84.5, 83.0, 9.5, 4.25, 81.0, 85.25
+	last := t0.Add(time.Hour)
+	tm := &teamLiteral{skill: &TeamSkill{Prompt: "github.com/acme/shop:.claude/skills/deploy/SKILL.md",
+		Versions: []TeamVersion{
+			{Version: 3, Hash: "cccccccccccc", Current: true, N: 2, Machines: 1, PerMachine: []TeamMachine{{Machine: "m1m1m1m1m1", N: 2}}},
+			{Version: 2, Hash: "bbbbbbbbbbbb", Grade: "A", Aggregate: &agg, Mean: &mean, SD: &sd, N: 41, Machines: 2, Spread: &spread,
+				PerMachine: []TeamMachine{{Machine: "m1m1m1m1m1", Person: "p1p1p1p1p1", N: 20, Mean: &m1, LastRun: &last}, {Machine: "m2m2m2m2m2", N: 21, Mean: &m2}}}},
+		Decisions: []TeamDecisionRow{{Time: t0, Baseline: "aaaaaaaaaaaa", Candidate: "bbbbbbbbbbbb", Outcome: "reject",
+			Words: "worse <by> 6 points", DecidedBy: "0123456789abcdef", Machines: 2}}}}
+	d := New(Options{DB: db, Home: home, Cache: true, Team: tm})
+	code, body := page(t, d, "/dashboard/skill?key="+deployPath)
+	if code != 200 {
+		t.Fatalf("skill page: %d %s", code, body)
+	}
+	for _, want := range []string{`id="team"`, "github.com/acme/shop:.claude/skills/deploy/SKILL.md",
+		`<tr data-hash="bbbbbbbbbbbb" data-machines="2" data-n="41">`, "team v2 <code>bbbbbbb</code>", "<td>v2</td>", "84.5", "83.0", "9.5",
+		`<td class="num spread">4.2</td>`, `<tr data-hash="bbbbbbbbbbbb" data-machine="m2m2m2m2m2" data-n="21">`, "85.2", "2026-11-20 10:00:00 UTC",
+		`<tr data-hash="cccccccccccc" data-machines="1" data-n="2">`, "(newest run)", "worse &lt;by&gt; 6 points", "<strong>reject</strong>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("skill page's team section lacks %q", want)
+		}
+	}
+	// The team's v3 is no version of this machine's: no local name.
+	if i := strings.Index(body, `data-hash="cccccccccccc" data-machines`); i < 0 || !strings.Contains(body[i:i+300], "<td>–</td>") {
+		t.Error("team v3 has a local version name")
+	}
+	if len(tm.asked) != 1 || tm.asked[0].Key != deployPath || tm.asked[0].Path != deployPath || tm.asked[0].Name != "deploy" {
+		t.Errorf("the team reader was asked for %+v", tm.asked)
+	}
+	tm.skill.Versions[1].N = 42
+	if _, body := page(t, d, "/dashboard/skill?key="+deployPath); !strings.Contains(body, `data-machines="2" data-n="42"`) {
+		t.Error("the skill page was served from the local cache")
+	}
+	tm.err = fmt.Errorf("connection refused")
+	if code, body := page(t, d, "/dashboard/skill?key="+deployPath); code != 200 || !strings.Contains(body, "The team database cannot be read: connection refused") ||
+		!strings.Contains(body, `id="versions"`) {
+		t.Errorf("team database away: %d %s", code, body)
+	}
+	tm.err, tm.skill = nil, &TeamSkill{Prompt: "skill/deploy"}
+	if _, body := page(t, d, "/dashboard/skill?key="+deployPath); !strings.Contains(body, "No machine has shipped a run of <code>skill/deploy</code>") {
+		t.Error("a prompt the team store does not hold")
+	}
+	if _, body := page(t, New(Options{DB: db, Home: home}), "/dashboard/skill?key="+deployPath); strings.Contains(body, `id="team"`) {
+		t.Error("a team section without team.postgres")
 	}
 }
 

@@ -45,6 +45,9 @@ type skillPage struct {
 	// Strategies is `sepad strategies SKILL`: nil when the skill was
 	// never evolved.
 	Strategies []evolve.StrategyStat
+	// Team is the skill's runs on every machine (team.postgres); nil
+	// without a team database.
+	Team *teamSkill
 }
 
 // decisionRow is one mutation engine decision, in words.
@@ -166,6 +169,7 @@ func (d *Dashboard) skill(r *http.Request) (any, error) {
 		marks = append(marks, chartMark{Time: dr.Time, Label: dr.Outcome, Words: dr.Words})
 	}
 	p.Chart = scoreChart(h.Executions, h.Versions, marks)
+	p.Team = d.teamSkill(r, h.Skill, seqOf)
 	stats, err := evolve.Stats(d.o.DB, key)
 	if err != nil {
 		return nil, err

@@ -95,7 +95,7 @@ ORDER BY first_seen DESC, hash LIMIT 1`, promptID, cand).Scan(&base)
 		}
 		td := &TeamDecision{PromptID: promptID, Candidate: cand, Baseline: base, Outcome: d.Outcome, Reason: d.Reason,
 			Delta: d.Delta, BaselineN: len(b), CandidateN: len(c), Machines: machines, Spread: spread,
-			Words:     d.Words + fmt.Sprintf(" (pooled over %d machines, each machine's level taken out)", machines),
+			Words:     d.Words + fmt.Sprintf(" (pooled over %s, each machine's level taken out)", plural(machines, "machine")),
 			DecidedBy: machine, Time: now.UTC()}
 		if _, err := tx.Exec(ctx, `INSERT INTO sepad_team_decisions (prompt_id, candidate, baseline, outcome, reason, delta,
 	baseline_n, candidate_n, machines, machine_spread, words, decided_by, time)
@@ -200,4 +200,12 @@ ORDER BY time DESC LIMIT $2`, skill, limit))
 		ds = []TeamDecision{}
 	}
 	return ds, err
+}
+
+// plural is "1 machine", "2 machines".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
