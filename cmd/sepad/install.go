@@ -269,7 +269,11 @@ func isExecutable(p string) bool {
 // notePluginToo says so when sepad's Claude Code plugin is enabled too:
 // both hooks then run for every event, and sepad keeps each event once.
 func notePluginToo(w io.Writer, project string) {
-	for _, p := range enabledSepadPlugin(project) {
+	configDir, err := prompt.ConfigDir()
+	if err != nil {
+		configDir = ""
+	}
+	for _, p := range settings.SepadPluginEnabled(configDir, project) {
 		fmt.Fprintf(w, "note: the sepad plugin (%s, enabled in %s) records every event too; with both, Claude Code runs two hooks per event and sepad keeps each event once. One is enough: `claude plugin disable %s` or `sepad uninstall %s` (docs/claude-code.md, \"Double installs\")\n",
 			p.ID, p.File, p.ID, "--project "+project)
 	}

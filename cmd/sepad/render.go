@@ -12,8 +12,6 @@ var (
 	fmtVersion   = render.Version
 	orDash       = render.OrDash
 	trimTrailing = render.TrimTrailing
-	fmtTime      = render.Time
-	fmtBytes     = render.Bytes
 )
 
 // pathArg escapes a skill argument as one URL path segment.

@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"context"
@@ -42,8 +42,9 @@ func TestDoctorChecksHTTPHook(t *testing.T) {
 		}
 	}
 	doctorOut := func() string {
-		_, out, _ := runInstallCmd(t, "doctor", "--project", proj, "--home", home)
-		return out
+		var out strings.Builder
+		Run(&out, proj, home)
+		return out.String()
 	}
 	install(dead)
 	t.Setenv("SEPAD_SECRET", "whatever")
