@@ -171,9 +171,13 @@ func safetyMin(o EngineOptions) int {
 // force and returns the rule that fired and the version to go back to.
 func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, vers map[string]*store.Version) (RollbackPlan, *store.Version) {
 	stat := func(v *store.Version) VersionStat {
-		return VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
+		s := VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
 			Graded: v.Aggregate.Graded && v.Aggregate.N >= o.GradeMin, Aggregate: v.Aggregate.Value,
 			FailRate: v.FailRate}
+		if smp, ok := e.samples[sk.Key+"\x00"+v.Hash]; ok {
+			s.Models = smp.modelNames() // the runs decideAt counted, as of this execution
+		}
+		return s
 	}
 	all := make([]VersionStat, 0, len(sk.Versions))
 	for _, v := range sk.Versions {

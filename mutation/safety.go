@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sepad/sepad/fitness"
 )
@@ -22,6 +23,25 @@ type VersionStat struct {
 	Aggregate float64
 	// FailRate is the share of the version's tool calls that failed.
 	FailRate float64
+	// Models are the models that answered the version's scored runs (nil
+	// when none is known).
+	Models []string
+}
+
+// shareModel reports whether two versions can be compared on their
+// scores: one of them names no model, or they have a model in common. A
+// model change is not a prompt change: a version that scores below one
+// run only on another model is not rolled back to it (docs/decisions.md).
+func shareModel(a, b VersionStat) bool {
+	if len(a.Models) == 0 || len(b.Models) == 0 {
+		return true
+	}
+	for _, m := range a.Models {
+		if slices.Contains(b.Models, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // Safety rules, as recorded in a decision's rule field.
@@ -85,7 +105,7 @@ func CheckSafety(cur VersionStat, versions []VersionStat, o SafetyOptions) (r Ro
 	// when a spool is replayed into a fresh store that never saw the old
 	// contents (the caller records that it cannot restore then).
 	usable := func(v VersionStat) bool {
-		return v.Hash != cur.Hash && v.Graded && fitness.GradeOf(v.Aggregate) != fitness.F
+		return v.Hash != cur.Hash && v.Graded && fitness.GradeOf(v.Aggregate) != fitness.F && shareModel(cur, v)
 	}
 	better := func(a, b *VersionStat) bool { // a beats b; ties go to the newer
 		return b == nil || a.Aggregate > b.Aggregate || a.Aggregate == b.Aggregate && a.Seq > b.Seq

@@ -1,6 +1,8 @@
 package mutation
 
 import (
+	"slices"
+
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
@@ -31,8 +33,10 @@ type versionSample struct {
 	// firstM and lastM are the models of first and last (the run's
 	// usage.Model()), in the same places.
 	firstM, lastM []string
-	// models counts the runs that named a model.
+	// models counts the runs that named a model, byModel the runs of
+	// each model.
 	models        int
+	byModel       map[string]int
 	calls, failed int
 	// overClaims counts the executions whose answer claimed more than
 	// their calls showed (package integrity).
@@ -63,6 +67,10 @@ func (v *versionSample) add(x *store.Scored) {
 	model := x.Exec.Usage.Model()
 	if model != "" {
 		v.models++
+		if v.byModel == nil {
+			v.byModel = map[string]int{}
+		}
+		v.byModel[model]++
 	}
 	switch {
 	case len(v.first) < v.keep:
@@ -115,6 +123,20 @@ func (v *versionSample) newestModels() []string {
 	for i := len(v.firstM) - 1; i >= 0; i-- {
 		out = append(out, v.firstM[i])
 	}
+	return out
+}
+
+// modelNames are the models of the version's runs, sorted (nil when none
+// named one).
+func (v *versionSample) modelNames() []string {
+	if len(v.byModel) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(v.byModel))
+	for m := range v.byModel {
+		out = append(out, m)
+	}
+	slices.Sort(out)
 	return out
 }
 
