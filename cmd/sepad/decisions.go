@@ -39,14 +39,8 @@ func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if len(pos) == 1 {
 		v.Set("skill", skillArgument(pos[0]))
 	}
-	var doc query.Decisions
-	body, err := fetch(qf, "/v1/decisions?"+v.Encode(), &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	render.Decisions(stdout, doc.Decisions, *verbose)
-	return nil
+	return view(qf, stdout, "/v1/decisions?"+v.Encode(), func(w io.Writer, d *query.Decisions) error {
+		render.Decisions(w, d.Decisions, *verbose)
+		return nil
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/url"
 
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 )
 
@@ -25,15 +24,6 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(pos) != 3 {
 		return usageErrorf("diff takes a SKILL and two versions (vN or a hash), e.g. sepad diff deploy v1 v2")
 	}
-	var doc query.Diff
 	v := url.Values{"from": {pos[1]}, "to": {pos[2]}}
-	body, err := fetch(qf, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/diff?"+v.Encode(), &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	render.Diff(stdout, &doc)
-	return nil
+	return view(qf, stdout, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/diff?"+v.Encode(), drawn(render.Diff))
 }

@@ -42,14 +42,8 @@ func runExecutions(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 			v.Set(k, s)
 		}
 	}
-	var doc query.Executions
-	body, err := fetch(qf, "/v1/executions?"+v.Encode(), &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	render.Executions(stdout, doc.Executions)
-	return nil
+	return view(qf, stdout, "/v1/executions?"+v.Encode(), func(w io.Writer, d *query.Executions) error {
+		render.Executions(w, d.Executions)
+		return nil
+	})
 }

@@ -49,16 +49,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 		id = list.Executions[0].ID
 	}
-	var doc query.Explain
-	body, err := fetch(qf, "/v1/executions/"+pathArg(id), &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	render.Explain(stdout, &doc)
-	return nil
+	return view(qf, stdout, "/v1/executions/"+pathArg(id), drawn(render.Explain))
 }
 
 // errNoExecutions: `explain last` with nothing recorded yet.

@@ -26,14 +26,5 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return usageErrorf("history takes one SKILL")
 	}
 	v := url.Values{"limit": {fmt.Sprint(*limit)}}
-	var doc query.History
-	body, err := fetch(qf, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/history?"+v.Encode(), &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	render.History(stdout, &doc)
-	return nil
+	return view(qf, stdout, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/history?"+v.Encode(), drawn(render.History))
 }

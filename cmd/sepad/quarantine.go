@@ -24,13 +24,5 @@ func runQuarantine(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	if len(pos) > 0 {
 		return usageErrorf("quarantine takes no arguments")
 	}
-	var doc query.Quarantine
-	body, err := fetch(qf, fmt.Sprintf("/v1/quarantine?limit=%d", *limit), &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	return render.Quarantine(stdout, &doc)
+	return view(qf, stdout, fmt.Sprintf("/v1/quarantine?limit=%d", *limit), render.Quarantine)
 }

@@ -24,13 +24,5 @@ func runSessions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if len(pos) > 0 {
 		return usageErrorf("sessions takes no arguments")
 	}
-	var doc query.Sessions
-	body, err := fetch(qf, fmt.Sprintf("/v1/sessions?limit=%d", *limit), &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	return render.Sessions(stdout, doc.Sessions)
+	return view(qf, stdout, fmt.Sprintf("/v1/sessions?limit=%d", *limit), func(w io.Writer, d *query.Sessions) error { return render.Sessions(w, d.Sessions) })
 }

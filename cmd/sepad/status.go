@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 )
 
@@ -22,14 +21,5 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(pos) > 0 {
 		return usageErrorf("status takes no arguments")
 	}
-	var doc query.Status
-	body, err := fetch(qf, "/v1/status", &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	render.StatusView(stdout, &doc)
-	return nil
+	return view(qf, stdout, "/v1/status", drawn(render.StatusView))
 }

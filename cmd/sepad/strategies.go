@@ -28,13 +28,5 @@ func runStrategies(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	if len(pos) == 1 {
 		path += "?" + url.Values{"skill": {skillArgument(pos[0])}}.Encode()
 	}
-	var doc api.StrategiesView
-	body, err := fetch(qf, path, &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	return render.Strategies(stdout, doc.Strategies)
+	return view(qf, stdout, path, func(w io.Writer, d *api.StrategiesView) error { return render.Strategies(w, d.Strategies) })
 }

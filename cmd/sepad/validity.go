@@ -34,13 +34,5 @@ func runValidity(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if len(pos) == 1 {
 		v.Set("skill", skillArgument(pos[0]))
 	}
-	var doc validity.Report
-	body, err := fetch(qf, "/v1/validity?"+v.Encode(), &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	return render.Validity(stdout, &doc)
+	return view(qf, stdout, "/v1/validity?"+v.Encode(), render.Validity)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 )
 
@@ -27,14 +26,5 @@ func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *teamView {
 		return teamVersions(qf, pos[0], stdout)
 	}
-	var doc query.SkillVersions
-	body, err := fetch(qf, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/versions", &doc)
-	if err != nil {
-		return err
-	}
-	if qf.json {
-		return printJSON(stdout, body)
-	}
-	render.Versions(stdout, &doc)
-	return nil
+	return view(qf, stdout, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/versions", drawn(render.Versions))
 }
