@@ -45,11 +45,6 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	all := fs.Bool("all-versions", false, "one row per version instead of one per skill")
 	failUnder := fs.String("fail-under", "", "exit 1 when a selected skill's current version grades below GRADE or scores below SCORE")
 	teamView := fs.Bool("team", false, "every machine's runs pooled, from the team database (team.postgres; docs/team.md)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad grades [SKILL] [--all-versions] [--fail-under GRADE|SCORE] [--team] [--json]")
-		fmt.Fprintln(stderr, "SKILL is a name (every project), PROJECT#name, or the prompt file's path.")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
