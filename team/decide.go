@@ -122,7 +122,7 @@ func recorded(ctx context.Context, q pgx.Tx, promptID, cand string) (*TeamDecisi
 // first, how many machines ran them, and the spread of the machines'
 // means (null with fewer than two).
 func pooledRuns(ctx context.Context, tx pgx.Tx, promptID, rubric, base, cand string, limit int) ([]Run, int, *float64, error) {
-	rows, err := tx.Query(ctx, `SELECT machine_id, version = $3, score FROM sepad_executions
+	rows, err := tx.Query(ctx, `SELECT machine_id, version = $3, score, COALESCE(array_to_string(models, '+'), '') FROM sepad_executions
 WHERE prompt_id = $1 AND rubric = $2 AND scored AND version IN ($3, $4)
 ORDER BY ended_at DESC NULLS LAST LIMIT $5`, promptID, rubric, cand, base, limit)
 	if err != nil {
@@ -137,7 +137,7 @@ ORDER BY ended_at DESC NULLS LAST LIMIT $5`, promptID, rubric, cand, base, limit
 	per := map[string]*acc{}
 	for rows.Next() {
 		var r Run
-		if err := rows.Scan(&r.Machine, &r.Candidate, &r.Score); err != nil {
+		if err := rows.Scan(&r.Machine, &r.Candidate, &r.Score, &r.Model); err != nil {
 			return nil, 0, nil, err
 		}
 		runs = append(runs, r)

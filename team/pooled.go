@@ -8,15 +8,21 @@ package team
 // much as versions. Adjust removes each machine's own level: a run
 // counts as its difference from its machine's mean over both versions,
 // plus the grand mean, and a machine that ran only one version is left
-// out (its level cannot be told from the version's effect). The
-// sequential test then reads the adjusted scores as it reads one
-// machine's.
+// out (its level cannot be told from the version's effect). A model is
+// treated the same way: the level taken out is that of the run's machine
+// on the run's model, so a candidate that ran on a stronger model is not
+// credited with the model's points. The sequential test then reads the
+// adjusted scores as it reads one machine's.
 
 // Run is one scored run of a version on a machine.
 type Run struct {
 	Machine   string
 	Candidate bool
 	Score     float64
+	// Model names the model that answered the run (execution.Usage.Model;
+	// "" unknown). A model moves scores as a machine does: each (machine,
+	// model) pair's level is taken out alike (issue 37 item 3).
+	Model string
 }
 
 // Adjust returns the baseline's and the candidate's scores with each
@@ -32,10 +38,10 @@ func Adjust(runs []Run) (base, cand []float64) {
 	var grand float64
 	var used int
 	for _, r := range runs {
-		a := per[r.Machine]
+		a := per[r.Machine+"\x00"+r.Model]
 		if a == nil {
 			a = &acc{}
-			per[r.Machine] = a
+			per[r.Machine+"\x00"+r.Model] = a
 		}
 		a.sum += r.Score
 		a.n++
@@ -56,7 +62,7 @@ func Adjust(runs []Run) (base, cand []float64) {
 	}
 	grand /= float64(used)
 	for _, r := range runs {
-		a := per[r.Machine]
+		a := per[r.Machine+"\x00"+r.Model]
 		if !a.has[0] || !a.has[1] {
 			continue
 		}

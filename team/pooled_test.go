@@ -15,7 +15,7 @@ func TestAdjust(t *testing.T) {
 	// Machine a is 20 points above machine b; each ran both versions,
 	// the same level: adjusted, the versions agree. Machine c ran only
 	// the candidate and is left out.
-	runs := []Run{{"a", true, 90}, {"b", false, 70}, {"a", false, 90}, {"b", true, 70}, {"c", true, 10}}
+	runs := []Run{{"a", true, 90, ""}, {"b", false, 70, ""}, {"a", false, 90, ""}, {"b", true, 70, ""}, {"c", true, 10, ""}}
 	base, cand := Adjust(runs)
 	if len(base) != 2 || len(cand) != 2 {
 		t.Fatalf("base %v cand %v", base, cand)
@@ -25,8 +25,37 @@ func TestAdjust(t *testing.T) {
 			t.Fatalf("adjusted scores %v %v, want all 80", base, cand)
 		}
 	}
-	if b, c := Adjust([]Run{{"a", true, 1}}); b != nil || c != nil {
+	if b, c := Adjust([]Run{{"a", true, 1, ""}}); b != nil || c != nil {
 		t.Fatal("one version only: nothing to compare")
+	}
+}
+
+// TestAdjustTakesModelOut (issue 37 item 3): one machine, both versions
+// on both models, the candidate mostly on opus, 10 points above sonnet,
+// with no prompt effect: adjusted per machine and model, the versions
+// agree; adjusted per machine alone, the candidate gains the model's
+// points.
+func TestAdjustTakesModelOut(t *testing.T) {
+	var runs []Run
+	add := func(cand bool, model string, n int, score float64) {
+		for i := 0; i < n; i++ {
+			runs = append(runs, Run{Machine: "a", Candidate: cand, Score: score, Model: model})
+		}
+	}
+	add(false, "sonnet", 8, 70)
+	add(false, "opus", 2, 80)
+	add(true, "sonnet", 2, 70)
+	add(true, "opus", 8, 80)
+	mean := func(xs []float64) float64 { m, _ := decide.MeanSD(xs); return m }
+	b, c := Adjust(runs)
+	if len(b) != 10 || len(c) != 10 || math.Abs(mean(c)-mean(b)) > 1e-9 {
+		t.Fatalf("per machine and model: %v against %v", c, b)
+	}
+	for i := range runs {
+		runs[i].Model = ""
+	}
+	if b, c := Adjust(runs); mean(c)-mean(b) < 5 {
+		t.Fatalf("per machine alone the model's points should show: %v against %v", c, b)
 	}
 }
 
