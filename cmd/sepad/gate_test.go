@@ -7,37 +7,6 @@ import (
 	"testing"
 )
 
-func TestGateJudge(t *testing.T) {
-	b := &gate{grade: "B", text: "B"}
-	rows := []gateRow{
-		{skill: "deploy", version: "v2", graded: true, value: 81, grade: "B"},
-		{skill: "_session", version: "v1", graded: true, value: 40, grade: "F"},
-		{skill: "triage", version: "v1"}, // ungraded
-	}
-	for _, c := range []struct {
-		name  string
-		rows  []gateRow
-		named bool
-		code  int
-		msg   string
-	}{
-		{"graded at the threshold pass; _session is left out", rows, false, 0, ""},
-		{"_session counts when named", rows[1:2], true, 1, "1 skill below B:\n  CLAUDE.md (-) v1: 40.00 F"},
-		{"nothing matches", nil, false, exitNothingToGate, "nothing to gate: no skill matches"},
-		{"only _session, not named", rows[1:2], false, exitNothingToGate, "no skill matches"},
-		{"nothing graded", rows[2:], false, exitNothingToGate, "1 skill selected, none graded yet (a version is graded from 3 scored executions)"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			err := b.judge(c.rows, c.named, 3)
-			var w strings.Builder
-			code := exitCode(&w, "grades", err)
-			if code != c.code || !strings.Contains(w.String(), c.msg) {
-				t.Errorf("exit %d, %q; want %d with %q", code, w.String(), c.code, c.msg)
-			}
-		})
-	}
-}
-
 // sepad score --fail-under gates recorded sessions (the demo's logs: a
 // good deploy, an F-graded review, and _session).
 func TestScoreFailUnder(t *testing.T) {

@@ -2,14 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/sepad/sepad/client"
-	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/gate"
 	"github.com/sepad/sepad/render"
 )
 
@@ -17,25 +17,27 @@ func init() {
 	register("grades", "grade of every skill's current version (or every version); --fail-under gates CI", runGrades)
 }
 
-// gate is a --fail-under threshold: a grade or a score.
-type gate struct {
-	grade fitness.Grade
-	score float64
-	text  string
+// parseGate reads --fail-under: a bad value is a usage error.
+func parseGate(s string) (*gate.Gate, error) {
+	g, err := gate.Parse(s)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	return g, nil
 }
 
-func parseGate(s string) (*gate, error) {
-	if s == "" {
-		return nil, nil
+// gateExit gives a gate's verdict its exit status: 1 below it, 3 when
+// there was nothing to judge.
+func gateExit(err error) error {
+	var f *gate.Failed
+	if !errors.As(err, &f) {
+		return err
 	}
-	if g, err := fitness.ParseGrade(s); err == nil {
-		return &gate{grade: g, text: string(g)}, nil
+	code := exitFail
+	if f.Nothing {
+		code = exitNothingToGate
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || f > 100 {
-		return nil, usageErrorf("--fail-under %q: want a grade (A+, A, B, C, D, F) or a score from 0 to 100", s)
-	}
-	return &gate{score: f, text: strconv.FormatFloat(f, 'f', -1, 64)}, nil
+	return &exitError{code: code, err: err}
 }
 
 func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -120,5 +122,5 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if g == nil {
 		return nil
 	}
-	return checkGate(g, doc, len(pos) == 1)
+	return gateExit(g.Grades(doc, len(pos) == 1))
 }

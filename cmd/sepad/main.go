@@ -29,6 +29,10 @@ const (
 	exitOK    = 0
 	exitFail  = 1 // the command ran and failed (unreadable file, gate failed)
 	exitUsage = 2 // bad flags or arguments
+	// exitNothingToGate: a --fail-under gate had nothing to judge (no
+	// skill matched, or none is graded): a CI job must not pass because
+	// nothing was measured.
+	exitNothingToGate = 3
 )
 
 // errUsage marks errors caused by how the command was called.

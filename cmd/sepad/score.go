@@ -65,7 +65,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil || g == nil {
 		return err
 	}
-	return scoreGate(g, rep, *gateSkill, daemon.AggregateOptions(cfg))
+	return gateExit(g.Scores(rep, *gateSkill, daemon.AggregateOptions(cfg)))
 }
 
 func printScoreTable(w io.Writer, rep *scoring.Report, explain bool) {

@@ -1,8 +1,12 @@
-package main
+// Package gate is the --fail-under gate of `sepad grades` and `sepad
+// score` for CI: a grade or a score as the bar, each skill's version in
+// force judged against it, nothing measured never passing.
+package gate
 
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sepad/sepad/aggregate"
@@ -13,13 +17,43 @@ import (
 	"github.com/sepad/sepad/store"
 )
 
-// exitNothingToGate is the exit status of a --fail-under gate that had
-// nothing to judge: no skill matched, or none of those that did is graded.
-// A CI job must not pass because nothing was measured.
-const exitNothingToGate = 3
+// Gate is a --fail-under threshold: a grade or a score.
+type Gate struct {
+	grade fitness.Grade
+	score float64
+	text  string
+}
 
-// gateRow is one skill's version in force, as a gate judges it.
-type gateRow struct {
+// ErrThreshold: --fail-under is neither a grade nor a score.
+var ErrThreshold = errors.New("want a grade (A+, A, B, C, D, F) or a score from 0 to 100")
+
+// Parse reads a --fail-under value: nil for "".
+func Parse(s string) (*Gate, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if g, err := fitness.ParseGrade(s); err == nil {
+		return &Gate{grade: g, text: string(g)}, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 100 {
+		return nil, fmt.Errorf("--fail-under %q: %w", s, ErrThreshold)
+	}
+	return &Gate{score: f, text: strconv.FormatFloat(f, 'f', -1, 64)}, nil
+}
+
+// Failed is a gate's verdict against the work: skills below it (exit 1),
+// or Nothing to judge (exit 3: no skill matched, or none of those that
+// did is graded; a CI job must not pass because nothing was measured).
+type Failed struct {
+	Nothing bool
+	msg     string
+}
+
+func (e *Failed) Error() string { return e.msg }
+
+// row is one skill's version in force, as a gate judges it.
+type row struct {
 	skill, project, version string
 	graded                  bool
 	value                   float64
@@ -34,15 +68,15 @@ func pseudoSkill(name string) bool { return strings.HasPrefix(name, "_") }
 // judge applies the gate: exit 1 naming each row below it, exit 3 when
 // there is nothing to judge, nil when every graded row passes. named says
 // the user selected skills by name (pseudo-skills then count).
-func (g *gate) judge(rows []gateRow, named bool, minSamples int) error {
-	var sel []gateRow
+func (g *Gate) judge(rows []row, named bool, minSamples int) error {
+	var sel []row
 	for _, r := range rows {
 		if named || !pseudoSkill(r.skill) {
 			sel = append(sel, r)
 		}
 	}
 	if len(sel) == 0 {
-		return &exitError{code: exitNothingToGate, err: errors.New("nothing to gate: no skill matches (CLAUDE.md, the instruction files of a session, counts only when named)")}
+		return &Failed{Nothing: true, msg: "nothing to gate: no skill matches (CLAUDE.md, the instruction files of a session, counts only when named)"}
 	}
 	var bad []string
 	graded := 0
@@ -52,59 +86,60 @@ func (g *gate) judge(rows []gateRow, named bool, minSamples int) error {
 		}
 		graded++
 		if g.fails(r.grade, r.value) {
-			bad = append(bad, fmt.Sprintf("%s (%s) %s: %.2f %s", query.DisplayName(r.skill), orDash(r.project), r.version, r.value, r.grade))
+			bad = append(bad, fmt.Sprintf("%s (%s) %s: %.2f %s", query.DisplayName(r.skill), render.OrDash(r.project), r.version, r.value, r.grade))
 		}
 	}
 	if graded == 0 {
-		return &exitError{code: exitNothingToGate, err: fmt.Errorf("nothing to gate: %s selected, none graded yet (a version is graded from %d scored executions)",
+		return &Failed{Nothing: true, msg: fmt.Sprintf("nothing to gate: %s selected, none graded yet (a version is graded from %d scored executions)",
 			render.Plural(len(sel), "skill", "skills"), minSamples)}
 	}
 	if len(bad) > 0 {
-		return &exitError{code: exitFail, err: fmt.Errorf("%s below %s:\n  %s", render.Plural(len(bad), "skill", "skills"), g.text, strings.Join(bad, "\n  "))}
+		return &Failed{msg: fmt.Sprintf("%s below %s:\n  %s", render.Plural(len(bad), "skill", "skills"), g.text, strings.Join(bad, "\n  "))}
 	}
 	return nil
 }
 
-// below reports whether a graded row is under the gate. Ungraded versions
+// Below reports whether a graded row is under the gate. Ungraded versions
 // are never below: there is not enough evidence either way.
-func (g *gate) below(r *query.GradeRow) bool {
+func (g *Gate) Below(r *query.GradeRow) bool {
 	if r.Grade == "" || r.Aggregate == nil {
 		return false
 	}
 	return g.fails(fitness.Grade(r.Grade), *r.Aggregate)
 }
 
-func (g *gate) fails(grade fitness.Grade, value float64) bool {
+func (g *Gate) fails(grade fitness.Grade, value float64) bool {
 	if g.grade != "" {
 		return grade.Rank() < g.grade.Rank()
 	}
 	return value < g.score
 }
 
-// checkGate judges the current versions of a grades answer.
-func checkGate(g *gate, doc *query.Grades, named bool) error {
-	var rows []gateRow
+// Grades judges the current versions of a grades answer; named says
+// the user selected skills by name.
+func (g *Gate) Grades(doc *query.Grades, named bool) error {
+	var rows []row
 	for _, r := range doc.Grades {
 		if !r.Current {
 			continue
 		}
-		row := gateRow{skill: r.Skill, project: r.Project, version: fmtVersion(r.Version, r.Hash), graded: r.Grade != "" && r.Aggregate != nil}
-		if row.graded {
-			row.value, row.grade = *r.Aggregate, fitness.Grade(r.Grade)
+		x := row{skill: r.Skill, project: r.Project, version: render.Version(r.Version, r.Hash), graded: r.Grade != "" && r.Aggregate != nil}
+		if x.graded {
+			x.value, x.grade = *r.Aggregate, fitness.Grade(r.Grade)
 		}
-		rows = append(rows, row)
+		rows = append(rows, x)
 	}
 	return g.judge(rows, named, doc.MinSamples)
 }
 
-// scoreGate judges the executions `sepad score` read: per skill (its
+// Scores judges the executions `sepad score` read: per skill (its
 // prompt file, else PROJECT#name), the version its last execution ran,
 // aggregated as the daemon would (trimmed, recency-weighted, graded from
 // aggregate.min_samples scores). skill, when set, selects the skills of
 // that name, PROJECT#name or path.
-func scoreGate(g *gate, rep *scoring.Report, skill string, o aggregate.Options) error {
+func (g *Gate) Scores(rep *scoring.Report, skill string, o aggregate.Options) error {
 	type acc struct {
-		row    gateRow
+		row    row
 		scores []float64 // oldest first, of row.version
 	}
 	byKey := map[string]*acc{}
@@ -124,14 +159,14 @@ func scoreGate(g *gate, rep *scoring.Report, skill string, o aggregate.Options) 
 			order = append(order, key)
 		}
 		if a.row.skill == "" || a.row.version != x.SkillVersion {
-			a.row = gateRow{skill: x.Skill, project: x.Project, version: x.SkillVersion}
+			a.row = row{skill: x.Skill, project: x.Project, version: x.SkillVersion}
 			a.scores = nil
 		}
 		if x.Scored && x.Score != nil {
 			a.scores = append(a.scores, *x.Score)
 		}
 	}
-	var rows []gateRow
+	var rows []row
 	for _, k := range order {
 		a := byKey[k]
 		newest := make([]float64, len(a.scores))
