@@ -93,3 +93,12 @@ func TeamStatus(w io.Writer, doc *team.Report) {
 		fmt.Fprintf(w, "database  reachable, schema version %d is newer than this sepad's %d: upgrade sepad\n", doc.Database.Schema, team.SchemaVersion)
 	}
 }
+
+// TeamSchema says what `sepad team init` did to the schema.
+func TeamSchema(w io.Writer, from, to int) {
+	if from == to {
+		fmt.Fprintf(w, "team database schema is version %d: up to date\n", to)
+	} else {
+		fmt.Fprintf(w, "team database schema upgraded from version %d to %d\n", from, to)
+	}
+}

@@ -124,6 +124,7 @@ func views(t *testing.T) []view {
 		{"team-versions", func(w io.Writer) { TeamVersions(w, &tversions) }},
 		{"team-executions", func(w io.Writer) { TeamExecutions(w, &texecs) }},
 		{"team-decisions", func(w io.Writer) { TeamDecisions(w, tdecisions) }},
+		{"team-init", func(w io.Writer) { TeamSchema(w, 3, 3); TeamSchema(w, 1, 3) }},
 		{"team-status", func(w io.Writer) { TeamStatus(w, &treport) }},
 		{"team-status-unreachable", func(w io.Writer) { TeamStatus(w, &tunreachable) }},
 		{"help-rollback", func(w io.Writer) { CommandHelp(w, "rollback", "restore an earlier version", fs) }},

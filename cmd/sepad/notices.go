@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/sepad/sepad/query"
@@ -30,12 +28,7 @@ func runNotices(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if qf.json {
-		b, err := json.MarshalIndent(map[string]any{"notices": st.Notices}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
+		return printIndented(stdout, map[string]any{"notices": st.Notices})
 	}
 	render.Notices(stdout, st.Notices)
 	return nil

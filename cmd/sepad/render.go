@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/url"
 
@@ -38,4 +39,11 @@ func drawn[T any](draw func(io.Writer, *T)) func(io.Writer, *T) error {
 		draw(w, doc)
 		return nil
 	}
+}
+
+// printIndented prints v as indented JSON.
+func printIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"time"
 
@@ -64,11 +62,7 @@ func teamInit(ctx context.Context, cfg *config.Config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if from == to {
-		fmt.Fprintf(stdout, "team database schema is version %d: up to date\n", to)
-	} else {
-		fmt.Fprintf(stdout, "team database schema upgraded from version %d to %d\n", from, to)
-	}
+	render.TeamSchema(stdout, from, to)
 	return nil
 }
 
@@ -109,13 +103,6 @@ func teamQuery[T any](qf queryFlags, stdout io.Writer, ask func(context.Context,
 		return printIndented(stdout, v)
 	}
 	return text(stdout, v)
-}
-
-// printIndented prints v as indented JSON.
-func printIndented(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // teamGrades is `sepad grades --team`: every machine's runs pooled.

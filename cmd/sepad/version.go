@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -26,9 +25,7 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	b := query.ReadBuild()
 	if *asJSON {
-		out, _ := json.MarshalIndent(b, "", "  ")
-		_, err := fmt.Fprintf(stdout, "%s\n", out)
-		return err
+		return printIndented(stdout, b)
 	}
 	_, err = fmt.Fprintf(stdout, "sepad %s\n", b)
 	return err
