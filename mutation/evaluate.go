@@ -173,7 +173,7 @@ func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, ve
 	stat := func(v *store.Version) VersionStat {
 		s := VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
 			Graded: v.Aggregate.Graded && v.Aggregate.N >= o.GradeMin, Aggregate: v.Aggregate.Value,
-			FailRate: v.FailRate}
+			FailRate: v.FailRate, Mutator: v.Source == "proposal"}
 		if smp, ok := e.samples[sk.Key+"\x00"+v.Hash]; ok {
 			s.Models = smp.modelNames() // the runs decideAt counted, as of this execution
 		}

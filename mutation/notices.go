@@ -65,6 +65,8 @@ func noticeReason(n *noteCtx) string {
 	// Which version it goes back to, and why that one (issue 36 item 5).
 	which := ""
 	switch {
+	case from.Parent != "" && from.Parent == to.Hash && from.Source == "proposal":
+		which = ", the version the mutator made v" + fmt.Sprint(from.Seq) + " from,"
 	case from.Parent != "" && from.Parent == to.Hash:
 		which = ", the version v" + fmt.Sprint(from.Seq) + " was made from,"
 	case strings.Contains(n.why, "the best earlier version"):
@@ -72,8 +74,17 @@ func noticeReason(n *noteCtx) string {
 	case strings.Contains(n.why, "the best version"):
 		which = ", the best version,"
 	}
+	if i := strings.Index(n.why, "(its parent v"); i >= 0 && which != "" {
+		if j := strings.IndexByte(n.why[i:], ')'); j > 0 {
+			which = strings.TrimSuffix(which, ",") + " " + n.why[i:i+j+1] + ","
+		}
+	}
+	grade := string(fitness.GradeOf(ta.Value))
+	if !ta.Graded {
+		grade = "not graded yet"
+	}
 	s := fmt.Sprintf("v%d scored %.1f (%s) over %d runs; v%d%s held %.1f (%s)", from.Seq, fa.Value, fitness.GradeOf(fa.Value), fa.N,
-		to.Seq, which, ta.Value, fitness.GradeOf(ta.Value))
+		to.Seq, which, ta.Value, grade)
 	if from.FailRate > 0.5 && !strings.Contains(n.why, "(F)") {
 		s += fmt.Sprintf("; %.0f%% of v%d's tool calls failed", 100*from.FailRate, from.Seq)
 	}

@@ -26,6 +26,9 @@ type VersionStat struct {
 	// Models are the models that answered the version's scored runs (nil
 	// when none is known).
 	Models []string
+	// Mutator is set for a version a mutator wrote (sepad evolve, sepad
+	// propose): one that got worse is undone, back to its parent.
+	Mutator bool
 }
 
 // shareModel reports whether two versions can be compared on their
@@ -47,10 +50,13 @@ func shareModel(a, b VersionStat) bool {
 // Safety rules, as recorded in a decision's rule field.
 const (
 	// RuleGradeF: the version is graded F: back to its parent when that is
-	// graded above F, else to the best earlier version graded above F.
+	// graded above F (a mutator's version: when it is not graded F), else
+	// to the best earlier version graded above F.
 	RuleGradeF = "grade_f"
 	// RuleBelowRatio: the version's aggregate fell below ratio × the best
-	// version's: back to the best.
+	// version's: back to its parent when that is above F and not below the
+	// ratio itself (a mutator's version: when it is not graded F), else to
+	// the best.
 	RuleBelowRatio = "below_ratio_of_best"
 	// RuleFailRate: the version's executions fail too many tool calls: back
 	// to its parent.
@@ -123,24 +129,51 @@ func CheckSafety(cur VersionStat, versions []VersionStat, o SafetyOptions) (r Ro
 			bestEarlier = v
 		}
 	}
-	if o.RollbackOnF && curGrade == fitness.F && bestEarlier != nil {
-		// Back to the version cur was made from when it is fit: the best
-		// earlier version may be one a person rolled away from on purpose
-		// (issue 36 item 5). Otherwise the best earlier version above F.
+	// A version that got worse goes back to the version it was made from
+	// when that is fit: the best (earlier) version may be one a person
+	// rolled away from on purpose (issue 36 item 5). A mutator's version
+	// is undone whenever its parent is not graded F, graded yet or not.
+	parent := parentOf(cur, versions)
+	if parent != nil && (parent.Hash == cur.Hash || parent.Seq > cur.Seq) {
+		parent = nil
+	}
+	parentFit := func(floor float64) bool {
+		switch {
+		case parent == nil:
+			return false
+		case !parent.Graded:
+			return cur.Mutator
+		case fitness.GradeOf(parent.Aggregate) == fitness.F:
+			return false
+		}
+		return cur.Mutator || parent.Aggregate >= floor && shareModel(cur, *parent)
+	}
+	parentWords := fmt.Sprintf("its parent, the version v%d was made from", cur.Seq)
+	if cur.Mutator {
+		parentWords = fmt.Sprintf("its parent, the version the mutator made v%d from", cur.Seq)
+	}
+	if o.RollbackOnF && curGrade == fitness.F && (bestEarlier != nil || parentFit(0)) {
 		target, which := bestEarlier, "the best earlier version above F"
-		if parent := parentOf(cur, versions); parent != nil && usable(*parent) && parent.Seq < cur.Seq {
-			target, which = parent, "its parent, the version it was made from"
+		if parentFit(0) {
+			target, which = parent, parentWords
 		} else if parent != nil {
 			which += fmt.Sprintf(" (its parent v%d is not graded above F)", parent.Seq)
 		}
 		return RollbackPlan{Rule: RuleGradeF, From: cur.Hash, Target: target.Hash,
-			Words: fmt.Sprintf("v%d scored %.2f (F) over %d runs (a version graded F, below 50, with at least %d runs goes back): back to v%d, %s, which held %.2f (%s) over %d runs",
-				cur.Seq, cur.Aggregate, cur.N, max(o.MinSamples, 1), target.Seq, which, target.Aggregate, fitness.GradeOf(target.Aggregate), target.N)}, true
+			Words: fmt.Sprintf("v%d scored %.2f (F) over %d runs (a version graded F, below 50, with at least %d runs goes back): back to v%d, %s, which held %s",
+				cur.Seq, cur.Aggregate, cur.N, max(o.MinSamples, 1), target.Seq, which, held(target))}, true
 	}
 	if o.RollbackRatio > 0 && best != nil && cur.Aggregate < o.RollbackRatio*best.Aggregate {
-		return RollbackPlan{Rule: RuleBelowRatio, From: cur.Hash, Target: best.Hash,
-			Words: fmt.Sprintf("v%d scored %.2f over %d runs, below %.2f × %.2f = %.2f (a version below rollback_ratio times the best version's score goes back): back to v%d, the best version, which held %.2f (%s) over %d runs",
-				cur.Seq, cur.Aggregate, cur.N, o.RollbackRatio, best.Aggregate, o.RollbackRatio*best.Aggregate, best.Seq, best.Aggregate, fitness.GradeOf(best.Aggregate), best.N)}, true
+		floor := o.RollbackRatio * best.Aggregate
+		target, which := best, "the best version"
+		if parentFit(floor) {
+			target, which = parent, parentWords
+		} else if parent != nil && parent.Hash != best.Hash {
+			which += fmt.Sprintf(" (its parent v%d is not graded above F and at least %.2f)", parent.Seq, floor)
+		}
+		return RollbackPlan{Rule: RuleBelowRatio, From: cur.Hash, Target: target.Hash,
+			Words: fmt.Sprintf("v%d scored %.2f over %d runs, below %.2f × %.2f = %.2f, the best version v%d's score times rollback_ratio: back to v%d, %s, which held %s",
+				cur.Seq, cur.Aggregate, cur.N, o.RollbackRatio, best.Aggregate, floor, best.Seq, target.Seq, which, held(target))}, true
 	}
 	if o.RollbackFailRate < 1 && cur.FailRate > o.RollbackFailRate && cur.Parent != "" {
 		for i := range versions {
@@ -153,6 +186,15 @@ func CheckSafety(cur VersionStat, versions []VersionStat, o SafetyOptions) (r Ro
 		}
 	}
 	return RollbackPlan{}, false
+}
+
+// held is what a version held: "70.00 (B) over 10 runs", or its runs
+// while it is not graded yet.
+func held(v *VersionStat) string {
+	if !v.Graded {
+		return fmt.Sprintf("%.2f over %d runs (not graded yet)", v.Aggregate, v.N)
+	}
+	return fmt.Sprintf("%.2f (%s) over %d runs", v.Aggregate, fitness.GradeOf(v.Aggregate), v.N)
 }
 
 // parentOf is cur's parent among versions, nil when it is not there.

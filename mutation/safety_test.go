@@ -18,6 +18,8 @@ func TestCheckSafety(t *testing.T) {
 	off := func(mod func(*SafetyOptions)) SafetyOptions { o := on; mod(&o); return o }
 	ungraded := v(4, 20, 0.9)
 	ungraded.Graded = false
+	ungradedV := func(seq int, agg float64) VersionStat { s := v(seq, agg, 0); s.Graded = false; return s }
+	mutator := func(s VersionStat) VersionStat { s.Mutator = true; return s }
 	cases := []struct {
 		name     string
 		cur      VersionStat
@@ -34,7 +36,7 @@ func TestCheckSafety(t *testing.T) {
 		// A parent graded above F wins over a better earlier version: that
 		// one may be what a person rolled away from (issue 36 item 5).
 		{"grade_f_to_parent", v(3, 40, 0), []VersionStat{v(1, 95, 0), v(2, 70, 0), v(3, 40, 0)}, on,
-			RuleGradeF, "v2", []string{"back to v2, its parent, the version it was made from", "70.00"}},
+			RuleGradeF, "v2", []string{"back to v2, its parent, the version v3 was made from", "70.00"}},
 		{"grade_f_skips_later_versions", v(2, 40, 0), []VersionStat{v(1, 60, 0), v(2, 40, 0), v(3, 95, 0)}, on,
 			RuleGradeF, "v1", nil},
 		{"grade_f_skips_earlier_f", v(3, 40, 0), []VersionStat{v(1, 60, 0), v(2, 45, 0)}, on, RuleGradeF, "v1", nil},
@@ -42,8 +44,21 @@ func TestCheckSafety(t *testing.T) {
 		// rule takes the best version there is.
 		{"grade_f_nothing_earlier", v(1, 40, 0), []VersionStat{v(1, 40, 0), v(2, 45, 0), v(3, 70, 0)}, on, RuleBelowRatio, "v3", nil},
 		{"grade_f_off_ratio_fires", v(3, 45, 0), []VersionStat{v(1, 80, 0), v(2, 60, 0)}, off(func(o *SafetyOptions) { o.RollbackOnF = false }),
-			RuleBelowRatio, "v1", []string{"45.00", "0.70", "80.00", "56.00"}},
-		{"ratio", v(3, 55, 0), []VersionStat{v(1, 80, 0), v(2, 60, 0)}, on, RuleBelowRatio, "v1", nil},
+			RuleBelowRatio, "v2", []string{"45.00", "0.70", "80.00", "56.00", "the best version v1's"}},
+		// Below the ratio: back to the parent when it is fit, not to the
+		// best, which a person may have rolled away from (issue 36 item 5).
+		{"ratio_to_parent", v(3, 55, 0), []VersionStat{v(1, 80, 0), v(2, 60, 0)}, on, RuleBelowRatio, "v2",
+			[]string{"back to v2, its parent, the version v3 was made from, which held 60.00 (C)"}},
+		{"ratio_parent_below_too", v(3, 50, 0), []VersionStat{v(1, 80, 0), v(2, 52, 0)}, on, RuleBelowRatio, "v1",
+			[]string{"back to v1, the best version (its parent v2 is not graded above F and at least 56.00)"}},
+		// A mutator's version is undone: back to its parent, graded or
+		// not, unless that is graded F.
+		{"mutator_f_to_ungraded_parent", mutator(v(3, 40, 0)), []VersionStat{v(1, 95, 0), ungradedV(2, 70)}, on, RuleGradeF, "v2",
+			[]string{"back to v2, its parent, the version the mutator made v3 from, which held 70.00 over 10 runs (not graded yet)"}},
+		{"mutator_ratio_to_parent_below", mutator(v(3, 50, 0)), []VersionStat{v(1, 90, 0), v(2, 55, 0)}, on, RuleBelowRatio, "v2", nil},
+		{"mutator_parent_f", mutator(v(3, 40, 0)), []VersionStat{v(1, 90, 0), v(2, 45, 0)}, on, RuleGradeF, "v1",
+			[]string{"the best earlier version above F (its parent v2 is not graded above F)"}},
+		{"person_f_ungraded_parent", v(3, 40, 0), []VersionStat{v(1, 95, 0), ungradedV(2, 70)}, on, RuleGradeF, "v1", nil},
 		{"ratio_not_below", v(3, 57, 0), []VersionStat{v(1, 80, 0)}, on, "", "", nil},
 		{"ratio_off", v(3, 55, 0), []VersionStat{v(1, 80, 0)}, off(func(o *SafetyOptions) { o.RollbackRatio = 0 }), "", "", nil},
 		{"fail_rate_to_parent", v(3, 75, 0.6), []VersionStat{v(1, 90, 0), v(2, 70, 0)}, on, RuleFailRate, "v2", []string{"60%", "50%", "v2"}},
