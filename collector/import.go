@@ -82,7 +82,7 @@ func (c *Collector) runImport(recs []importer.Record) (importer.Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("import: %w", err)
 	}
-	unknown := importer.Unknown(recs)
+	unknown, failuresOnly := importer.Unknown(recs), importer.FailuresOnly(recs)
 	g := execution.NewGrouper(execution.Options{})
 	var b store.Batch
 	var xs []execution.Execution
@@ -135,6 +135,7 @@ func (c *Collector) runImport(recs []importer.Record) (importer.Report, error) {
 			cl := &x.Calls[j]
 			if cl.NoPost && unknown[x.SessionID+"\x00"+cl.ID] {
 				cl.NoPost, cl.Unknown = false, true
+				x.FailuresOnly = failuresOnly[x.SessionID]
 			}
 		}
 		rep.UnknownOutcome += x.UnknownOutcomes()

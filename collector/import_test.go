@@ -3,9 +3,11 @@ package collector
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/store"
 )
@@ -74,7 +76,7 @@ func TestImportFixtures(t *testing.T) {
 		t.Errorf("pre-only: %d unknown, %d failures; want 4 and 0", pre.Exec.UnknownOutcomes(), pre.Exec.Failures())
 	}
 	for _, sig := range pre.Result.Signals {
-		if sig.Signal == "tool_success" && sig.Present {
+		if sig.Signal == fitness.SignalToolSuccess && sig.Present {
 			t.Errorf("tool_success present with every outcome unknown: %+v", sig)
 		}
 	}
@@ -97,6 +99,62 @@ func TestImportFixtures(t *testing.T) {
 	}
 	if m := len(allExecutions(t, r.db)); m != n {
 		t.Errorf("second import changed the executions: %d -> %d", n, m)
+	}
+}
+
+// TestImportFailuresOnly: the crypto-like log records PreToolUse and
+// PostToolUseFailure but never PostToolUse. Its 2 logged failures fail,
+// its 6 other calls are of unknown outcome, and tool success is absent
+// with its reason (rubric 4.2.0): a rate over the known calls would be
+// 0/2 by construction (issue 33 items 11-12: muah1987/crypto read 0/4, F).
+// Imported beside it, a log that records successes keeps its rate.
+func TestImportFailuresOnly(t *testing.T) {
+	r := newRig(t, nil)
+	rep, err := r.c.Import(loadFixtures(t, "failures-only", "timestamped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := allExecutions(t, r.db)
+	var only []store.Scored
+	for _, x := range xs {
+		if x.Exec.SessionID == "5e1f0a2b-cccc-4ddd-8eee-222222222222" {
+			only = append(only, x)
+		}
+	}
+	if len(only) != 1 {
+		t.Fatalf("%d executions of the failures-only session, want 1: %v", len(only), keys(xs))
+	}
+	x := only[0]
+	if !x.Exec.FailuresOnly || x.Exec.Failures() != 2 || x.Exec.UnknownOutcomes() != 6 {
+		t.Fatalf("failures_only %v, %d failures, %d unknown; want true, 2 and 6", x.Exec.FailuresOnly, x.Exec.Failures(), x.Exec.UnknownOutcomes())
+	}
+	want := "the log records failures only: tool success unknown (2 failed calls, 6 of unknown outcome)"
+	for _, sig := range x.Result.Signals {
+		switch sig.Signal {
+		case fitness.SignalToolSuccess:
+			if sig.Present || sig.Detail != want {
+				t.Errorf("tool success present %v, %q; want absent, %q", sig.Present, sig.Detail, want)
+			}
+		case fitness.SignalErrorRate:
+			if !sig.Present || x.Result.Errors.ToolFailures != 2 {
+				t.Errorf("error_rate %+v with %d tool failures; want present with the 2 logged", sig, x.Result.Errors.ToolFailures)
+			}
+		}
+	}
+	if !x.Result.Scored || x.Result.RubricVersion != fitness.RubricVersion {
+		t.Errorf("unscored or under rubric %q", x.Result.RubricVersion)
+	}
+	fix := xs["0b8c1d2e-aaaa-4bbb-8ccc-111111111111/_session/run the tests and fix what fails"]
+	if fix.Exec.FailuresOnly {
+		t.Error("a log that records successes marked failures-only")
+	}
+	for _, sig := range fix.Result.Signals {
+		if sig.Signal == fitness.SignalToolSuccess && (!sig.Present || !strings.HasPrefix(sig.Detail, "3/3 tool calls succeeded")) {
+			t.Errorf("timestamped log: tool success %+v, want present, 3/3", sig)
+		}
+	}
+	if rep.UnknownOutcome != 6 {
+		t.Errorf("report: %d calls of unknown outcome, want 6", rep.UnknownOutcome)
 	}
 }
 

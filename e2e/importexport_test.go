@@ -84,3 +84,36 @@ func TestImportExportThroughDaemon(t *testing.T) {
 		t.Errorf("csv file: %v\n%s", err, b)
 	}
 }
+
+// TestImportFailuresOnlyExplain: a log that records failures but never a
+// success (PostToolUseFailure, no PostToolUse) gives no tool-success rate,
+// and explain says why in words: before rubric 4.2.0 its 2 logged failures
+// read 0/2, an F-sized hole from a log that could not show a success.
+func TestImportFailuresOnlyExplain(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"SEPA_HOME=" + home, "SEPA_CONFIG=", "XDG_CONFIG_HOME=" + filepath.Join(home, "noconfig")}
+	logs := filepath.Join("..", "testdata", "import", "failures-only", "logs")
+	if out, errOut, code := sepad(t, env, nil, "import", logs); code != 0 {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+	}
+	rows, errOut, code := sepad(t, env, nil, "export", "--format", "jsonl")
+	var row struct {
+		ID string `json:"id"`
+	}
+	if code != 0 || strings.Count(rows, "\n") != 1 || json.Unmarshal([]byte(rows), &row) != nil {
+		t.Fatalf("export: exit %d, want 1 row\n%s%s", code, rows, errOut)
+	}
+	ex, errOut, code := sepad(t, env, nil, "explain", row.ID)
+	if code != 0 {
+		t.Fatalf("explain: exit %d\n%s", code, errOut)
+	}
+	var line string
+	for _, l := range strings.Split(ex, "\n") {
+		if strings.Contains(l, "tool_success_rate") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "absent") || !strings.Contains(line, "the log records failures only: tool success unknown (2 failed calls, 6 of unknown outcome)") {
+		t.Errorf("explain's tool_success_rate row: %q; want it absent with the reason in\n%s", line, ex)
+	}
+}

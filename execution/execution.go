@@ -166,6 +166,12 @@ type Execution struct {
 	// Origin is "import" for an execution built from logs read by `sepad
 	// import`, "" for one from sepad's own spool.
 	Origin string `json:"origin,omitempty"`
+	// FailuresOnly is set on an imported execution whose session's log
+	// records tool failures (PostToolUseFailure) but never a success
+	// (PostToolUse), when some of its calls are of unknown outcome: the
+	// calls whose outcome is known are then its failures alone, a biased
+	// sample, so the rubric leaves tool success out (docs/rubric.md).
+	FailuresOnly bool `json:"failures_only,omitempty"`
 }
 
 // Key returns the identity of the skill measured: the prompt file when

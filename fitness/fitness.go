@@ -20,7 +20,7 @@ import (
 // weights of the optional signals (RubricFor gives it for others). Bump it
 // whenever a change could change a score: aggregates never mix rubric
 // versions.
-const RubricVersion = "4.1.0"
+const RubricVersion = "4.2.0"
 
 // Signal names, in rubric order. Other tools parse them: keep them.
 const (
@@ -287,6 +287,15 @@ func toolSuccess(x *execution.Execution, v *judgement) Signal {
 	unknown := x.UnknownOutcomes()
 	if n == unknown {
 		s.Detail = fmt.Sprintf("the outcome of all %d tool calls is unknown (the log has no post events for them)", n)
+		return s
+	}
+	// A log that records failures but no success (rubric 4.2.0) knows the
+	// outcome of its failed calls alone: a rate over them would be 0 by
+	// construction, whatever the calls of unknown outcome did.
+	if unknown > 0 && x.FailuresOnly {
+		f := v.failures()
+		s.Detail = fmt.Sprintf("the log records failures only: tool success unknown (%d failed %s, %d of unknown outcome)",
+			f, plural(f, "call", "calls"), unknown)
 		return s
 	}
 	// Calls the permission layer refused (PermissionDenied) are not the

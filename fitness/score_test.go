@@ -393,3 +393,56 @@ func TestStopFailureIsEvidenceAgainst(t *testing.T) {
 		t.Errorf("API error %.2f vs answer %.2f: the failure must cost at least 15 points", bad.Score, ok.Score)
 	}
 }
+
+// TestFailuresOnlyLog: an imported log that records failures but never a
+// success knows the outcome of its failed calls alone, so a rate over the
+// known calls would be 0 whatever the others did. Tool success is then
+// absent, with its reason; error_rate still counts the logged failures.
+// A log that records successes too keeps its rate over the known calls,
+// and a run whose every call is known keeps it even in such a log.
+func TestFailuresOnlyLog(t *testing.T) {
+	unknown := func(cs []execution.ToolCall, n int) []execution.ToolCall {
+		for i := 0; i < n; i++ {
+			cs = append(cs, execution.ToolCall{Name: "Read", Unknown: true})
+		}
+		return cs
+	}
+	cases := []struct {
+		name    string
+		x       execution.Execution
+		present bool
+		score   float64
+		detail  string
+	}{
+		// efficiency 1 - 8/15, error_rate 1 - 2/10, over 0.35:
+		// (0.20·0.4667 + 0.15·0.8) / 0.35.
+		{"failures_only", execution.Execution{Calls: unknown(calls(0, 2), 6), FailuresOnly: true}, false, 60.95,
+			"the log records failures only: tool success unknown (2 failed calls, 6 of unknown outcome)"},
+		// The same calls from a log that records successes: 0/2 over the
+		// known calls, (0 + 0.20·0.4667 + 0.15·0.8) / 0.70.
+		{"successes_logged", execution.Execution{Calls: unknown(calls(0, 2), 6)}, true, 30.48,
+			"0/2 tool calls succeeded (6 more of unknown outcome)"},
+		// Every call's failure logged: nothing is unknown, the rate is
+		// true: (0 + 0.20·(1 - 2/15) + 0.15·0.8) / 0.70.
+		{"every_call_known", execution.Execution{Calls: calls(0, 2), FailuresOnly: true}, true, 41.90,
+			"0/2 tool calls succeeded"},
+		// (0.20·(1 - 2/15) + 0.15·0.9) / 0.35.
+		{"one_failure", execution.Execution{Calls: unknown(calls(0, 1), 1), FailuresOnly: true}, false, 88.10,
+			"the log records failures only: tool success unknown (1 failed call, 1 of unknown outcome)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := Score(&c.x, medium)
+			s := signal(r, SignalToolSuccess)
+			if s.Present != c.present || s.Detail != c.detail {
+				t.Errorf("tool success present %v, %q; want %v, %q", s.Present, s.Detail, c.present, c.detail)
+			}
+			if !near(r.Score, c.score, 0.001) {
+				t.Errorf("score %v, want %v", r.Score, c.score)
+			}
+			if e := signal(r, SignalErrorRate); !e.Present || r.Errors.ToolFailures != c.x.Failures() {
+				t.Errorf("error_rate %+v, %d tool failures; want present with %d", e, r.Errors.ToolFailures, c.x.Failures())
+			}
+		})
+	}
+}

@@ -44,6 +44,11 @@ type Record struct {
 	// Unknown marks a PreToolUse without a post event in a part of its
 	// session the log holds no post events for: its outcome is unknown.
 	Unknown bool `json:"unknown,omitempty"`
+	// FailuresOnly is set with Unknown when the session's log records
+	// failures (PostToolUseFailure) but no success (PostToolUse): the
+	// session's calls of known outcome are its failures alone, so its
+	// executions get no tool-success rate (execution.FailuresOnly).
+	FailuresOnly bool `json:"failures_only,omitempty"`
 	// Key identifies the event for deduplication: session, event and
 	// tool_use_id, or, for an event without one, the payload's hash, the
 	// file's name and the place in it. Set by Prepare.

@@ -155,6 +155,9 @@ func TestUnknownSpan(t *testing.T) {
 	if !u["s\x00early"] || !u["s\x00late"] || u["s\x00inside"] || len(u) != 2 {
 		t.Errorf("unknown = %v, want early and late", u)
 	}
+	if s := FailuresOnly(recs); len(s) != 0 {
+		t.Errorf("failures-only sessions %v in a log that records a success", s)
+	}
 }
 
 // TestPairWithoutIDs: old logs pair Pre and Post by order, tool and

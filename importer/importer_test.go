@@ -66,6 +66,9 @@ func TestFailuresOnlyLog(t *testing.T) {
 	}
 	var pre, unknown, failures int
 	for _, r := range recs {
+		if r.FailuresOnly != r.Unknown {
+			t.Errorf("%s %s: unknown %v but failures_only %v: in a log of failures alone they go together", r.Event, r.ToolUseID, r.Unknown, r.FailuresOnly)
+		}
 		switch {
 		case r.Event == "PreToolUse":
 			pre++
@@ -78,6 +81,9 @@ func TestFailuresOnlyLog(t *testing.T) {
 	}
 	if pre != 8 || failures != 2 || unknown != 6 {
 		t.Fatalf("%d PreToolUse, %d failures logged, %d of unknown outcome; want 8, 2 and 6 (a failed call only where the log shows one)", pre, failures, unknown)
+	}
+	if s := FailuresOnly(recs); len(s) != 1 || !s["5e1f0a2b-cccc-4ddd-8eee-222222222222"] {
+		t.Errorf("failures-only sessions %v, want the one session", s)
 	}
 }
 

@@ -172,3 +172,16 @@ func Unknown(recs []Record) map[string]bool {
 	}
 	return m
 }
+
+// FailuresOnly returns the sessions whose log records tool failures but
+// no success (Record.FailuresOnly): their calls of known outcome are
+// failures alone.
+func FailuresOnly(recs []Record) map[string]bool {
+	m := map[string]bool{}
+	for _, r := range recs {
+		if r.FailuresOnly {
+			m[r.Session] = true
+		}
+	}
+	return m
+}

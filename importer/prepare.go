@@ -149,6 +149,7 @@ func madeUpID(k string, n int) string {
 // between them: they may have succeeded unlogged. A Pre outside that
 // span, or in a session without any PostToolUse, is of unknown outcome;
 // inside it, a Pre without a post event failed, as in sepad's own spool.
+// In a session of failures alone such a Pre is also FailuresOnly.
 func markUnknown(recs []Record) {
 	type span struct {
 		first, last   time.Time
@@ -188,8 +189,10 @@ func markUnknown(recs []Record) {
 		}
 		s := spans[r.Session]
 		switch {
-		case s == nil || s.successes == 0:
+		case s == nil:
 			r.Unknown = true
+		case s.successes == 0:
+			r.Unknown, r.FailuresOnly = true, true
 		case !r.Time.IsZero() && !s.first.IsZero():
 			r.Unknown = r.Time.Before(s.first) || r.Time.After(s.last)
 		default:
