@@ -153,6 +153,10 @@ type StrategyStat struct {
 func (l *skillLog) outcome(hash string) (decided, accepted bool, delta float64) {
 	for _, r := range l.records {
 		switch {
+		case r.Kind == mutation.KindDecision && r.To == hash && r.Decision != nil && r.Decision.Reason == decide.ReasonModelsSettled:
+			// Settled without a model in common with its baseline: the
+			// strategy's text was never compared, so it learns nothing.
+			return false, false, 0
 		case r.Kind == mutation.KindDecision && r.To == hash && r.Decision != nil && r.Decision.Outcome == decide.Accept:
 			return true, true, r.Decision.Delta
 		case r.From == hash && r.Decision != nil && (r.Kind == mutation.KindRollback || r.Kind == mutation.KindWouldRollBack || r.Kind == mutation.KindConflict):
