@@ -161,6 +161,47 @@ func (db *DB) OutboxAdvanceDecisions(name string, seq uint64) error {
 	})
 }
 
+// OutboxSend is one round of consumer name (the team shipper, the
+// OpenTelemetry exporter): up to max executions after its cursor go to
+// sendExecutions, then the decisions after its decision cursor to
+// sendDecisions (each skipped when there is nothing to send), and each
+// cursor moves only after its send returned nil, that is after the other
+// side took the batch. It returns how many executions were sent: max
+// means more may wait.
+func (db *DB) OutboxSend(name string, max int, sendExecutions func([]Scored) error, sendDecisions func([]Decision) error) (int, error) {
+	st, err := db.Outbox(name)
+	if err != nil {
+		return 0, err
+	}
+	xs, err := db.OutboxNext(st.Cursor, max)
+	if err != nil {
+		return 0, err
+	}
+	if len(xs) > 0 {
+		if err := sendExecutions(xs); err != nil {
+			return 0, err
+		}
+		if err := db.OutboxAdvance(name, xs[len(xs)-1].Seq, len(xs)); err != nil {
+			return 0, err
+		}
+	}
+	if st.LastDecision > st.DecisionCursor {
+		ds, err := db.OutboxDecisions(st.DecisionCursor)
+		if err != nil {
+			return len(xs), err
+		}
+		if len(ds) > 0 {
+			if err := sendDecisions(ds); err != nil {
+				return len(xs), err
+			}
+			if err := db.OutboxAdvanceDecisions(name, ds[len(ds)-1].Seq); err != nil {
+				return len(xs), err
+			}
+		}
+	}
+	return len(xs), nil
+}
+
 func (db *DB) setOutbox(name string, fn func(*outboxRecord)) error {
 	if db.opts.ReadOnly {
 		return fmt.Errorf("outbox %q: database opened read-only", name)

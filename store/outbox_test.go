@@ -86,3 +86,59 @@ func TestOutboxCursor(t *testing.T) {
 		t.Fatalf("decisions after the cursor: %v", ds)
 	}
 }
+
+// OutboxSend moves a consumer's cursors only past what its sends took: a
+// refused batch is offered again, whole, and each consumer has its own
+// cursors.
+func TestOutboxSend(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "sepa.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := &Batch{}
+	for j := 0; j < 7; j++ {
+		b.Executions = append(b.Executions, scored(fmt.Sprintf("a%011d", j), "deploy", "aaaaaaaaaaaa", 70, t0.Add(time.Duration(j)*time.Minute)))
+	}
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutDecision("k", t0, map[string]string{"x": "y"}); err != nil {
+		t.Fatal(err)
+	}
+	refuse := fmt.Errorf("refused")
+	var got []string
+	var decisions int
+	take := func(xs []Scored) error {
+		for _, x := range xs {
+			got = append(got, x.Exec.ID)
+		}
+		return nil
+	}
+	takeD := func(ds []Decision) error { decisions += len(ds); return nil }
+	// Refused executions: nothing moves, the decisions wait behind them.
+	if n, err := db.OutboxSend("a", 5, func([]Scored) error { return refuse }, takeD); err != refuse || n != 0 || decisions != 0 {
+		t.Fatalf("refused: %d %v, %d decisions", n, err, decisions)
+	}
+	// Refused decisions: the executions' cursor moved, the decisions' not.
+	if n, err := db.OutboxSend("a", 5, take, func([]Decision) error { return refuse }); err != refuse || n != 5 {
+		t.Fatalf("decisions refused: %d %v", n, err)
+	}
+	if st, _ := db.Outbox("a"); st.Cursor != 5 || st.Shipped != 5 || st.DecisionCursor != 0 {
+		t.Fatalf("after a refused decision: %+v", st)
+	}
+	if n, err := db.OutboxSend("a", 5, take, takeD); err != nil || n != 2 || decisions != 1 {
+		t.Fatalf("the rest: %d %v, %d decisions", n, err, decisions)
+	}
+	if n, err := db.OutboxSend("a", 5, take, takeD); err != nil || n != 0 || decisions != 1 {
+		t.Fatalf("nothing left: %d %v, %d decisions", n, err, decisions)
+	}
+	if len(got) != 7 || got[0] != "a00000000000" || got[6] != "a00000000006" {
+		t.Fatalf("sent %v, want the 7 executions once each, in order", got)
+	}
+	// Another consumer starts from the beginning.
+	if st, _ := db.Outbox("b"); st.Cursor != 0 || st.Pending != 7 {
+		t.Fatalf("consumer b: %+v", st)
+	}
+}

@@ -245,55 +245,33 @@ func (s *Shipper) shipOnce(ctx context.Context) (full bool, err error) {
 			return false, err
 		}
 	}
-	st, err := s.db.Outbox(OutboxName)
-	if err != nil {
-		return false, err
-	}
-	xs, err := s.db.OutboxNext(st.Cursor, s.o.Batch)
-	if err != nil {
-		return false, err
-	}
 	now := s.o.Clock.Now()
 	prompts := map[string]bool{}
-	if len(xs) > 0 {
+	// PostgreSQL commits each batch before the outbox's cursor moves: a
+	// crash between the two ships the batch again, and ON CONFLICT DO
+	// NOTHING keeps each row once.
+	n, err := s.db.OutboxSend(OutboxName, s.o.Batch, func(xs []store.Scored) error {
 		b := &pgx.Batch{}
 		if err := s.src.queueExecutions(b, xs, now, prompts); err != nil {
-			return false, err
+			return err
 		}
-		if err := s.send(ctx, b, now); err != nil {
-			return false, err
+		return s.send(ctx, b, now)
+	}, func(ds []store.Decision) error {
+		b := &pgx.Batch{}
+		if err := s.src.queueDecisions(b, ds, now); err != nil {
+			return err
 		}
-		// PostgreSQL committed: only now does the cursor move. A crash
-		// here ships the batch again, and ON CONFLICT DO NOTHING keeps
-		// each row once.
-		if err := s.db.OutboxAdvance(OutboxName, xs[len(xs)-1].Seq, len(xs)); err != nil {
-			return false, err
-		}
-	}
-	if st.LastDecision > st.DecisionCursor {
-		ds, err := s.db.OutboxDecisions(st.DecisionCursor)
-		if err != nil {
-			return false, err
-		}
-		if len(ds) > 0 {
-			b := &pgx.Batch{}
-			if err := s.src.queueDecisions(b, ds, now); err != nil {
-				return false, err
-			}
-			if err := s.send(ctx, b, now); err != nil {
-				return false, err
-			}
-			if err := s.db.OutboxAdvanceDecisions(OutboxName, ds[len(ds)-1].Seq); err != nil {
-				return false, err
-			}
-		}
+		return s.send(ctx, b, now)
+	})
+	if err != nil {
+		return false, err
 	}
 	if s.o.Decide != nil {
 		s.decide(ctx, prompts, now)
 	}
 	// The team's rejections are looked at after a batch, else once a
 	// minute: an idle machine's poll costs PostgreSQL nothing.
-	if s.o.Notify != nil && (len(xs) > 0 || now.Sub(s.noticed) >= time.Minute) {
+	if s.o.Notify != nil && (n > 0 || now.Sub(s.noticed) >= time.Minute) {
 		s.noticed = now
 		if err := s.notifyRejections(ctx); err != nil {
 			s.o.Logger.Warn("team notices failed", "err", err)
@@ -301,13 +279,13 @@ func (s *Shipper) shipOnce(ctx context.Context) (full bool, err error) {
 	}
 	s.mu.Lock()
 	s.status.Connected, s.status.LastError, s.status.LastErrorTime = true, "", nil
-	if len(xs) > 0 {
+	if n > 0 {
 		t := now.UTC()
 		s.status.LastShipped = &t
 	}
 	s.mu.Unlock()
 	s.refresh()
-	return len(xs) == s.o.Batch, nil
+	return n == s.o.Batch, nil
 }
 
 func (s *Shipper) send(ctx context.Context, b *pgx.Batch, now time.Time) error {

@@ -182,41 +182,16 @@ func (e *Exporter) run(ctx context.Context) {
 }
 
 func (e *Exporter) sendOnce(ctx context.Context) (bool, error) {
-	st, err := e.db.Outbox(OutboxName)
-	if err != nil {
-		return false, err
-	}
-	xs, err := e.db.OutboxNext(st.Cursor, e.o.Batch)
-	if err != nil {
-		return false, err
-	}
-	if len(xs) > 0 {
+	n, err := e.db.OutboxSend(OutboxName, e.o.Batch, func(xs []store.Scored) error {
 		for i := range xs {
 			e.logger.Emit(ctx, e.executionRecord(&xs[i]))
 		}
-		if err := e.exp.Export(ctx, e.coll.take()); err != nil {
-			return false, err
+		return e.exp.Export(ctx, e.coll.take())
+	}, func(ds []store.Decision) error {
+		for _, d := range ds {
+			e.logger.Emit(ctx, e.decisionRecord(d))
 		}
-		if err := e.db.OutboxAdvance(OutboxName, xs[len(xs)-1].Seq, len(xs)); err != nil {
-			return false, err
-		}
-	}
-	if st.LastDecision > st.DecisionCursor {
-		ds, err := e.db.OutboxDecisions(st.DecisionCursor)
-		if err != nil {
-			return false, err
-		}
-		if len(ds) > 0 {
-			for _, d := range ds {
-				e.logger.Emit(ctx, e.decisionRecord(d))
-			}
-			if err := e.exp.Export(ctx, e.coll.take()); err != nil {
-				return false, err
-			}
-			if err := e.db.OutboxAdvanceDecisions(OutboxName, ds[len(ds)-1].Seq); err != nil {
-				return false, err
-			}
-		}
-	}
-	return len(xs) == e.o.Batch, nil
+		return e.exp.Export(ctx, e.coll.take())
+	})
+	return n == e.o.Batch, err
 }
