@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 )
@@ -89,55 +87,16 @@ func TestDaemonMatchesScore(t *testing.T) {
 	for _, r := range recordings(t) {
 		t.Run(r.Version+"/"+r.Name, func(t *testing.T) {
 			want := score(t, filepath.Join(r.Dir, "events.jsonl"))
-			home := filepath.Join(t.TempDir(), "state")
-			if err := os.MkdirAll(home, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(filepath.Join(r.Dir, "events.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(home, "events.jsonl"), b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			// A session that never ended (2.1.197 sends no SessionEnd on
-			// Ctrl-C) closes at the idle timeout; `sepad score` closes it
-			// at the end of its input.
-			cfg := filepath.Join(home, "..", "config.yaml")
-			if err := os.WriteFile(cfg, []byte("collector:\n  idle_timeout: 1s\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			env := append(os.Environ(), "SEPA_CONFIG="+cfg, "XDG_CONFIG_HOME="+filepath.Join(home, "noconfig"), "SEPA_HOME="+home, "HOME="+filepath.Join(home, "nohome"))
-			cmd := exec.Command(sepadBin, "run", "--home", home, "--log-level", "info")
-			cmd.Env = env
-			var logBuf bytes.Buffer
-			cmd.Stderr = &logBuf
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			defer func() {
-				cmd.Process.Kill()
-				<-done
-			}()
-			var got []daemonExec
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				got = daemonExecutions(t, env, home)
-				if len(got) >= len(want) || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+			d := replayFiles(t, filepath.Join(r.Dir, "events.jsonl"))
+			d.waitStored(30*time.Second, func(xs []daemonExec) bool { return len(xs) >= len(want) })
 			time.Sleep(200 * time.Millisecond) // nothing more may arrive
-			got = daemonExecutions(t, env, home)
+			got := d.executions()
 			byID := map[string]daemonExec{}
 			for _, g := range got {
 				byID[g.ID] = g
 			}
 			if len(got) != len(want) {
-				t.Errorf("daemon stored %d executions, sepad score finds %d; its log:\n%s", len(got), len(want), logBuf.String())
+				t.Errorf("daemon stored %d executions, sepad score finds %d; its log:\n%s", len(got), len(want), d.log.String())
 			}
 			for _, w := range want {
 				g, ok := byID[w.ID]
@@ -149,42 +108,7 @@ func TestDaemonMatchesScore(t *testing.T) {
 					t.Errorf("execution %s: daemon score %v, sepad score %.2f", w.ID, g.Score, w.Score)
 				}
 			}
-			cmd.Process.Signal(os.Interrupt)
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-			}
-			if strings.Contains(logBuf.String(), "level=ERROR") {
-				t.Errorf("the daemon logged an error:\n%s", logBuf.String())
-			}
+			d.stop()
 		})
 	}
-}
-
-type daemonExec struct {
-	ID    string   `json:"id"`
-	Skill string   `json:"skill"`
-	Score *float64 `json:"score"`
-}
-
-func daemonExecutions(t *testing.T, env []string, home string) []daemonExec {
-	t.Helper()
-	cmd := exec.Command(sepadBin, "executions", "--json", "--limit", "10000", "--home", home)
-	cmd.Env = env
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	out, err := cmd.Output()
-	if err != nil {
-		if strings.Contains(errOut.String(), "usage") {
-			t.Fatalf("sepad executions: %v: %s", err, errOut.String())
-		}
-		return nil // the socket is not up yet
-	}
-	var doc struct {
-		Executions []daemonExec `json:"executions"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		t.Fatalf("sepad executions --json: %v\n%s", err, out)
-	}
-	return doc.Executions
 }

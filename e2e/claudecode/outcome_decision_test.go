@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -53,55 +52,28 @@ type decisionRecord struct {
 // returns the decisions it made on fix-tests (oldest first).
 func decideBetween(t *testing.T, first, second []string) []decisionRecord {
 	t.Helper()
-	home := filepath.Join(t.TempDir(), "state")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
 	// 10 runs of the baseline, then 40 of the candidate (max_samples 60
 	// settles any candidate before that).
-	spool := append(copies(t, "aaaaaaaa", 10, first...), copies(t, "bbbbbbbb", 40, second...)...)
-	if err := os.WriteFile(filepath.Join(home, "events.jsonl"), spool, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(home, "..", "config.yaml")
-	if err := os.WriteFile(cfg, []byte("collector:\n  idle_timeout: 1s\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "SEPA_CONFIG="+cfg, "XDG_CONFIG_HOME="+filepath.Join(home, "noconfig"), "SEPA_HOME="+home, "HOME="+filepath.Join(home, "nohome"))
-	cmd := exec.Command(sepadBin, "run", "--home", home, "--log-level", "warn")
-	cmd.Env = env
-	var logBuf bytes.Buffer
-	cmd.Stderr = &logBuf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	defer func() {
-		cmd.Process.Kill()
-		<-done
-	}()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		if n := len(bySkillDaemon(daemonExecutions(t, env, home), "fix-tests")); n == 50 {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the daemon stored %d of 50 fix-tests executions; its log:\n%s", n, logBuf.String())
+	d := replay(t, append(copies(t, "aaaaaaaa", 10, first...), copies(t, "bbbbbbbb", 40, second...)...))
+	fixTests := func(xs []daemonExec) int {
+		n := 0
+		for _, x := range xs {
+			if x.Skill == "fix-tests" {
+				n++
+			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		return n
 	}
-	c := exec.Command(sepadBin, "decisions", "fix-tests", "--json", "--limit", "100", "--home", home)
-	c.Env = env
-	out, err := c.Output()
-	if err != nil {
-		t.Fatalf("sepad decisions: %v", err)
+	if xs, ok := d.waitStored(90*time.Second, func(xs []daemonExec) bool { return fixTests(xs) == 50 }); !ok {
+		t.Fatalf("the daemon stored %d of 50 fix-tests executions; its log:\n%s", fixTests(xs), d.log.String())
 	}
+	out := d.run("decisions", "fix-tests", "--json", "--limit", "100")
 	var doc struct {
 		Decisions []struct {
 			Payload decisionRecord `json:"payload"`
 		} `json:"decisions"`
 	}
-	if err := json.Unmarshal(out, &doc); err != nil {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("decisions --json: %v\n%s", err, out)
 	}
 	var recs []decisionRecord
@@ -109,16 +81,6 @@ func decideBetween(t *testing.T, first, second []string) []decisionRecord {
 		recs = append(recs, doc.Decisions[i].Payload)
 	}
 	return recs
-}
-
-func bySkillDaemon(xs []daemonExec, skill string) []daemonExec {
-	var out []daemonExec
-	for _, x := range xs {
-		if x.Skill == skill {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // verdictOf is the decision on the candidate: accept or reject ("" when

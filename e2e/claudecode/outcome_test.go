@@ -1,11 +1,8 @@
 package claudecode
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -82,70 +79,28 @@ func TestOutcomeValidity(t *testing.T) {
 		t.Skip("starts a daemon")
 	}
 	runs := outcomeRuns(t)
-	home := filepath.Join(t.TempDir(), "state")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	var all []byte
+	var spools []string
 	want := map[string]bool{} // execution ID → fixed
 	for _, byVariant := range runs {
 		for n, r := range byVariant {
-			b, err := os.ReadFile(r.Spool)
-			if err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, b...)
+			spools = append(spools, r.Spool)
 			want[r.X.ID] = outcomeFixed[n]
 		}
 	}
-	if err := os.WriteFile(filepath.Join(home, "events.jsonl"), all, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(home, "..", "config.yaml")
-	if err := os.WriteFile(cfg, []byte("collector:\n  idle_timeout: 1s\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "SEPA_CONFIG="+cfg, "XDG_CONFIG_HOME="+filepath.Join(home, "noconfig"), "SEPA_HOME="+home, "HOME="+filepath.Join(home, "nohome"))
-	cmd := exec.Command(sepadBin, "run", "--home", home, "--log-level", "warn")
-	cmd.Env = env
-	var logBuf bytes.Buffer
-	cmd.Stderr = &logBuf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	defer func() {
-		cmd.Process.Kill()
-		<-done
-	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	d := replayFiles(t, spools...)
+	stored := func(xs []daemonExec) int {
 		n := 0
-		for _, x := range daemonExecutions(t, env, home) {
+		for _, x := range xs {
 			if _, ok := want[x.ID]; ok {
 				n++
 			}
 		}
-		if n == len(want) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon stored %d of the %d fix-tests executions; its log:\n%s", n, len(want), logBuf.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return n
 	}
-	run := func(args ...string) string {
-		t.Helper()
-		c := exec.Command(sepadBin, append(args, "--home", home)...)
-		c.Env = env
-		var o, e bytes.Buffer
-		c.Stdout, c.Stderr = &o, &e
-		if err := c.Run(); err != nil {
-			t.Fatalf("sepad %v: %v\n%s", args, err, e.String())
-		}
-		return o.String()
+	if xs, ok := d.waitStored(60*time.Second, func(xs []daemonExec) bool { return stored(xs) == len(want) }); !ok {
+		t.Fatalf("the daemon stored %d of the %d fix-tests executions; its log:\n%s", stored(xs), len(want), d.log.String())
 	}
+	run := d.run
 	for id, fixed := range want {
 		verdict := "failure"
 		if fixed {
