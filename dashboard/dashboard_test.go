@@ -55,6 +55,13 @@ func testDB(t *testing.T) (*store.DB, string) {
 		for _, s := range scores {
 			n++
 			x := scored(fmt.Sprintf("id%04d000000", n), skill, project, path, version, s, t0.Add(time.Duration(n)*time.Minute))
+			if version == "bbbbbbbbbbbb" { // v2 ran on two models
+				m := "claude-opus-test"
+				if s == 42 {
+					m = "claude-sonnet-test"
+				}
+				x.Exec.Usage = &execution.Usage{Messages: 1, Models: []string{m}, CostKnown: true}
+			}
 			if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +104,8 @@ func TestPages(t *testing.T) {
 		{"/dashboard/?sort=best", 400, []string{"want worst or name"}, nil},
 		{"/dashboard/?project=/nowhere", 404, []string{"no skill in project"}, nil},
 		{"/dashboard/skill?key=" + deployPath, 200, []string{`<svg class="chart"`, "v1", "v2", "rejected: &lt;b&gt;worse&lt;/b&gt; by 40 points",
-			"<strong>rejected</strong> v2 → v1", `id="versions"`, "mean tool_success_rate", `href="execution/id0001000000"`},
+			"<strong>rejected</strong> v2 → v1", `id="versions"`, "mean tool_success_rate", `href="execution/id0001000000"`,
+			"Models (a decision compares runs of the same model)", "<td>claude-opus-test (2 runs) and claude-sonnet-test (1 run)</td>"},
 			[]string{"<b>worse</b>"}},
 		{"/dashboard/skill?key=deploy", 400, []string{"ambiguous"}, nil},
 		{"/dashboard/skill?key=nope", 404, []string{"no skill"}, nil},

@@ -72,6 +72,7 @@ var funcs = template.FuncMap{
 	// tokensCost is a version's cost per run, with the one mark for a
 	// price sepad does not know (render.PriceUnknown), as the CLI's.
 	"tokensCost": render.TokensCost,
+	"modelMix":   render.ModelMix,
 }
 
 func usd(f float64) string {
