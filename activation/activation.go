@@ -71,7 +71,7 @@ func (c Counts) Rate() (float64, bool) {
 // the model picked it 4 of 6 times (67%)".
 func (c Counts) Words() string {
 	if c.Zero() {
-		return "never invoked yet"
+		return "no invocation counted yet"
 	}
 	s := fmt.Sprintf("the model used it %s on its own; typed %s", times(c.Claude), times(c.User))
 	if c.User > 0 {

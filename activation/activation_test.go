@@ -29,7 +29,7 @@ func TestWords(t *testing.T) {
 		c    Counts
 		want string
 	}{
-		{Counts{}, "never invoked yet"},
+		{Counts{}, "no invocation counted yet"},
 		{Counts{Claude: 4, User: 3, Missed: 2}, "the model used it 4 times on its own; typed 3 times, 2 of them right after a turn without it (missed): the model picked it 4 of 6 times (67%)"},
 		{Counts{Claude: 1, User: 1, Missed: 1}, "the model used it once on its own; typed once, right after a turn without it (missed): the model picked it 1 of 2 times (50%)"},
 		{Counts{User: 2, Missed: 2}, "the model used it never on its own; typed twice, each right after a turn without it (missed): the model picked it 0 of 2 times (0%)"},

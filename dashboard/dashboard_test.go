@@ -434,3 +434,43 @@ func TestSkillPageEdits(t *testing.T) {
 		t.Errorf("v2 → v3, written by no mutator, shows an edit list or no diff")
 	}
 }
+
+// The skill page says how the skill comes to run: each version's counts in
+// the side-by-side table, the description in force in words, and its edit
+// judged on activation; a skill with no marks says it was never invoked.
+func TestSkillPageActivation(t *testing.T) {
+	db, home := testDB(t)
+	key := shop + "/.claude/skills/notes/SKILL.md"
+	sk := store.Skill{Key: key, Name: "notes", Kind: "skill", Project: shop, Path: key}
+	texts := []string{"---\ndescription: Notes.\n---\nWrite them.\n", "---\ndescription: Write the release notes. Use when asked what changed.\n---\nWrite them.\n"}
+	n := 0
+	for i, text := range texts {
+		h := fmt.Sprintf("%012d", i+1)
+		if _, err := db.PutVersion(sk, store.Version{Hash: h, Content: []byte(text), ContentKnown: true, FirstSeen: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 3; j++ {
+			n++
+			x := scored(fmt.Sprintf("ac%02d00000000", n), "notes", shop, key, h, 80, t0.Add(time.Duration(i)*time.Hour+time.Duration(j)*time.Minute))
+			x.Exec.InvokedBy, x.Exec.MissedActivation = map[bool]string{true: "claude", false: "user"}[i == 1], i == 0
+			if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	d := New(Options{DB: db, Home: home})
+	_, body := page(t, d, "/dashboard/skill?key="+key)
+	for _, want := range []string{
+		`<td class="num">0 / 3 / 3</td><td class="num">3 / 0 / 0</td>`,
+		`Activation, description of v2: the model used it 3 times on its own; typed never: the model picked it 3 of 3 times (100%).`,
+		`The description edit (v2 after v1), judged on activation beside the decision: activation not compared yet (3 chances and 3 chances; 5 of each are needed)`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the skill page lacks %q", want)
+		}
+	}
+	// deploy's executions carry no marks (stored before them).
+	if _, body := page(t, d, "/dashboard/skill?key="+deployPath); !strings.Contains(body, "description of v1: no invocation counted yet") {
+		t.Errorf("deploy's page does not say no invocation was counted")
+	}
+}

@@ -48,6 +48,9 @@ type skillPage struct {
 	// Team is the skill's runs on every machine (team.postgres); nil
 	// without a team database.
 	Team *teamSkill
+	// Activation is how the skill comes to run under the description in
+	// force (the current version's row; nil for a session or an agent).
+	Activation *query.ActivationRow
 }
 
 // decisionRow is one mutation engine decision, in words.
@@ -156,6 +159,9 @@ func (d *Dashboard) skill(r *http.Request) (any, error) {
 			}
 		}
 		p.Versions = append(p.Versions, col)
+		if v.Current {
+			p.Activation = v.Activation
+		}
 	}
 	// Oldest version first, as they happened.
 	sort.SliceStable(p.Versions, func(a, b int) bool { return p.Versions[a].Version < p.Versions[b].Version })

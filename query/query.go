@@ -151,6 +151,9 @@ type GradeRow struct {
 	// was recorded (AttachEvals); never part of the aggregate.
 	Evals   *EvalRow `json:"evals,omitempty"`
 	Pending string   `json:"pending,omitempty"`
+	// Activation is how the skill comes to run under this version's
+	// description (skills only; never part of the score).
+	Activation *ActivationRow `json:"activation,omitempty"`
 }
 
 // Grades is the answer of `sepad grades` and GET /v1/skills.

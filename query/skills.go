@@ -258,6 +258,7 @@ func versionRows(sk *store.Skill) []GradeRow {
 		current = vs[len(vs)-1].Hash
 	}
 	rows := make([]GradeRow, len(vs))
+	acts := activationRows(sk)
 	var prev *store.Version // nearest older graded version
 	for i := range vs {
 		v := &vs[i]
@@ -279,6 +280,9 @@ func versionRows(sk *store.Skill) []GradeRow {
 			prev = v
 		}
 		r.Grade, r.Advice = string(g), g.Advice()
+		if acts != nil {
+			r.Activation = acts[i]
+		}
 		rows[len(vs)-1-i] = r
 	}
 	markPending(rows, sk.State)

@@ -59,6 +59,7 @@ func Grades(w io.Writer, doc *query.Grades, all bool) {
 	Pending(w, doc.Grades)
 	Models(w, doc.Grades, false)
 	Evals(w, doc.Grades)
+	Activation(w, doc.Grades, all)
 	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)
 	if all {
 		fmt.Fprint(w, "; * marks the version in force; OVER-CLAIMS: runs whose answer claimed more than its tool calls showed (not part of the score)")
@@ -129,32 +130,57 @@ func Covers(w io.Writer, rows []query.GradeRow, projects map[string]string) {
 	}
 }
 
+// Activation says under a table how each skill comes to run under the
+// description in force (docs/activation.md): "release: the model used it
+// 4 times on its own; …", and how its last description edit did on
+// activation, beside (never in) the score. With all, only the rows of
+// the versions in force speak.
+func Activation(w io.Writer, rows []query.GradeRow, all bool) {
+	first := true
+	for i := range rows {
+		r := &rows[i]
+		if r.Activation == nil || (all && !r.Current) {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w)
+			first = false
+		}
+		a := r.Activation
+		fmt.Fprintf(w, "%s activation, description of v%d: %s\n", r.Skill, a.Since, a.Words)
+		if c := a.Comparison; c != nil {
+			fmt.Fprintf(w, "%s description edit (v%d after v%d), on activation: %s\n", r.Skill, c.Candidate, c.Baseline, c.Words)
+		}
+	}
+}
+
 // tableRow is the part of a query.GradeRow that the table and the
 // gate read, with the same JSON names and types (a test checks them):
 // decoding only these takes half the time of a whole row, the largest
 // part of `sepad grades` on a big store (BENCHMARKS.md). A field the
 // table starts to show must be added here.
 type tableRow struct {
-	Skill       string            `json:"skill"`
-	Project     string            `json:"project"`
-	Version     int               `json:"version"`
-	Hash        string            `json:"hash"`
-	Current     bool              `json:"current"`
-	Status      string            `json:"status"`
-	N           int               `json:"n"`
-	Aggregate   *float64          `json:"aggregate"`
-	Grade       string            `json:"grade"`
-	Advice      string            `json:"advice"`
-	Change      *float64          `json:"change"`
-	LastScore   *float64          `json:"last_score"`
-	Tokens      *query.Tokens     `json:"tokens,omitempty"`
-	TokenChange *float64          `json:"token_change,omitempty"`
-	NeededMore  *int              `json:"needed_more,omitempty"`
-	Models      []query.ModelRuns `json:"models,omitempty"`
-	Pending     string            `json:"pending,omitempty"`
-	OverClaims  int               `json:"over_claims"`
-	Evals       *query.EvalRow    `json:"evals,omitempty"`
-	Files       []string          `json:"files,omitempty"`
+	Skill       string               `json:"skill"`
+	Project     string               `json:"project"`
+	Version     int                  `json:"version"`
+	Hash        string               `json:"hash"`
+	Current     bool                 `json:"current"`
+	Status      string               `json:"status"`
+	N           int                  `json:"n"`
+	Aggregate   *float64             `json:"aggregate"`
+	Grade       string               `json:"grade"`
+	Advice      string               `json:"advice"`
+	Change      *float64             `json:"change"`
+	LastScore   *float64             `json:"last_score"`
+	Tokens      *query.Tokens        `json:"tokens,omitempty"`
+	TokenChange *float64             `json:"token_change,omitempty"`
+	NeededMore  *int                 `json:"needed_more,omitempty"`
+	Models      []query.ModelRuns    `json:"models,omitempty"`
+	Pending     string               `json:"pending,omitempty"`
+	OverClaims  int                  `json:"over_claims"`
+	Evals       *query.EvalRow       `json:"evals,omitempty"`
+	Files       []string             `json:"files,omitempty"`
+	Activation  *query.ActivationRow `json:"activation,omitempty"`
 }
 
 // DecodeGrades decodes GET /v1/skills into the fields of its rows that
@@ -172,7 +198,8 @@ func DecodeGrades(body []byte) (*query.Grades, error) {
 	for i, r := range doc.Grades {
 		g.Grades[i] = query.GradeRow{Skill: r.Skill, Project: r.Project, Files: r.Files, Version: r.Version, Hash: r.Hash, Current: r.Current,
 			Status: r.Status, N: r.N, Aggregate: r.Aggregate, Grade: r.Grade, Advice: r.Advice, Change: r.Change, LastScore: r.LastScore,
-			Tokens: r.Tokens, TokenChange: r.TokenChange, NeededMore: r.NeededMore, Pending: r.Pending, OverClaims: r.OverClaims, Evals: r.Evals}
+			Tokens: r.Tokens, TokenChange: r.TokenChange, NeededMore: r.NeededMore, Pending: r.Pending, OverClaims: r.OverClaims, Evals: r.Evals,
+			Activation: r.Activation}
 	}
 	return g, nil
 }

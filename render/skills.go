@@ -29,6 +29,7 @@ func Versions(w io.Writer, doc *query.SkillVersions) {
 	Pending(w, doc.Versions)
 	Models(w, doc.Versions, true)
 	Evals(w, doc.Versions)
+	Activation(w, doc.Versions, true)
 	fmt.Fprintln(w, "* = the version in the file now; VS PREVIOUS = its aggregate minus the previous version's")
 	fmt.Fprintln(w, "a decision compares a candidate's runs with its baseline's: `sepad decisions` says which")
 }
