@@ -11,7 +11,6 @@ import (
 // The cells the other commands' own lines share, from package render,
 // which draws every table the CLI prints.
 var (
-	fmtVersion   = render.Version
 	orDash       = render.OrDash
 	trimTrailing = render.TrimTrailing
 )
