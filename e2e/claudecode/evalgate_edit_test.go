@@ -25,11 +25,7 @@ func TestEvalGatePersonEdit(t *testing.T) {
 			continue
 		}
 		e := newEnv(t, c)
-		dir := filepath.Join(e.Project, ".claude", "skills", "deploy")
-		skill := e.write(filepath.Join(dir, "SKILL.md"), gateSkill(" and stop at the first failure"))
-		e.write(filepath.Join(dir, "evals", "ships", "prompt.md"), "---\nruns: 1\nmax_turns: 3\n---\nDeploy the app @@gateships@@\n")
-		e.write(filepath.Join(dir, "evals", "ships", "graders", "steps.md"), "---\ntype: regex\ntarget: trace\nmatch: contains\npattern: stop at the first failure\n---\nThe skill the run was given says to stop at the first failure.\n")
-		e.API.Set("gateships", fakeclaude.Script{{Tools: []fakeclaude.Tool{skillCall("deploy")}}, {Text: "Deployed."}})
+		skill := e.gateSuite()
 		e.write(filepath.Join(e.Home, ".config", "sepa", "config.yaml"), "mutation:\n  claude: "+c.Bin+"\n")
 
 		// A real session: sepad knows deploy and its version in force.

@@ -10,17 +10,12 @@ import (
 	"github.com/sepad/sepad/internal/fakeclaude"
 )
 
-// heldSkill is a skill whose suite has two cases, each with a grader
+// TestEvalGateHeldOutCases is the held-out gate on the real CLI: the
+// deploy skill (gateSkill) has a suite of two cases, each with a grader
 // looking for one phrase in the eval run's trace (where the Skill call
 // puts the text): alpha for "stop at the first failure", beta for "say
-// which check failed".
-func heldSkill(steps string) string {
-	return "---\nname: deploy\ndescription: Deploy the app. Use when asked to deploy.\n---\n# Deploy\n\n1. Run the checks" + steps + ".\n2. Ship it.\n"
-}
-
-// TestEvalGateHeldOutCases is the held-out gate on the real CLI: the
-// suite's cases in name order are alpha (shown to the mutator) and beta
-// (held out). An evolved text is judged on beta alone: one that drops
+// which check failed". The suite's cases in name order are alpha (shown
+// to the mutator) and beta (held out). An evolved text is judged on beta alone: one that drops
 // beta's phrase is refused naming beta, and the request the mutator got
 // showed alpha's prompt, never beta's; one that drops alpha's phrase but
 // keeps beta's passes, since alpha, which the mutator saw, is not what
@@ -32,7 +27,7 @@ func TestEvalGateHeldOutCases(t *testing.T) {
 		}
 		e := newEnv(t, c)
 		dir := filepath.Join(e.Project, ".claude", "skills", "deploy")
-		base := heldSkill(" and stop at the first failure; say which check failed")
+		base := gateSkill(" and stop at the first failure; say which check failed")
 		skill := e.write(filepath.Join(dir, "SKILL.md"), base)
 		for _, cs := range []struct{ name, pattern string }{{"alpha", "stop at the first failure"}, {"beta", "say which check failed"}} {
 			e.write(filepath.Join(dir, "evals", cs.name, "prompt.md"), "---\nruns: 1\nmax_turns: 3\n---\nDeploy the app, case "+cs.name+" @@held"+cs.name+"@@\n")
@@ -70,7 +65,7 @@ func TestEvalGateHeldOutCases(t *testing.T) {
 		}
 
 		// Drops beta's phrase: refused on beta, the file untouched.
-		e.write(answerFile, heldSkill(" and stop at the first failure; report it"))
+		e.write(answerFile, gateSkill(" and stop at the first failure; report it"))
 		outcome, rule, words := evolve()
 		if outcome != "refused" || rule != "eval_gate" || !strings.Contains(words, "case beta (0.00) is below the threshold 1.00 (score 0.00 over 1 case × 1 run)") ||
 			!strings.Contains(words, "held-out cases only (the mutator was shown the others): beta") {
@@ -85,7 +80,7 @@ func TestEvalGateHeldOutCases(t *testing.T) {
 		}
 
 		// Drops alpha's phrase, keeps beta's: alpha is not the judge.
-		e.write(answerFile, heldSkill("; say which check failed"))
+		e.write(answerFile, gateSkill("; say which check failed"))
 		outcome, _, words = evolve()
 		if outcome != "candidate" || !strings.Contains(words, "eval gate held: 1.00 over 1 case × 1 run") {
 			t.Fatalf("an answer passing the held-out case: %s: %s\ndaemon:\n%s", outcome, words, d.log.String())

@@ -18,6 +18,19 @@ func gateSkill(step string) string {
 	return "---\nname: deploy\ndescription: Deploy the app. Use when asked to deploy.\n---\n# Deploy\n\n1. Run the checks" + step + ".\n2. Ship it.\n"
 }
 
+// gateSuite writes the project skill deploy (gateSkill, told to stop at
+// the first failure) and its suite of one case, ships, whose grader looks
+// for "stop at the first failure" in the trace, and scripts the case's
+// run on the fake server. It returns the skill's SKILL.md.
+func (e *env) gateSuite() string {
+	dir := filepath.Join(e.Project, ".claude", "skills", "deploy")
+	skill := e.write(filepath.Join(dir, "SKILL.md"), gateSkill(" and stop at the first failure"))
+	e.write(filepath.Join(dir, "evals", "ships", "prompt.md"), "---\nruns: 1\nmax_turns: 3\n---\nDeploy the app @@gateships@@\n")
+	e.write(filepath.Join(dir, "evals", "ships", "graders", "steps.md"), "---\ntype: regex\ntarget: trace\nmatch: contains\npattern: stop at the first failure\n---\nThe skill the run was given says to stop at the first failure.\n")
+	e.API.Set("gateships", fakeclaude.Script{{Tools: []fakeclaude.Tool{skillCall("deploy")}}, {Text: "Deployed."}})
+	return skill
+}
+
 // TestEvalGateRefusesCandidate is the eval gate on the real CLI against
 // the fake model server: a project skill with a suite beside its SKILL.md
 // (run by `sepad eval` on a private plugin, its result under evals in
@@ -32,11 +45,7 @@ func TestEvalGateRefusesCandidate(t *testing.T) {
 			continue
 		}
 		e := newEnv(t, c)
-		dir := filepath.Join(e.Project, ".claude", "skills", "deploy")
-		skill := e.write(filepath.Join(dir, "SKILL.md"), gateSkill(" and stop at the first failure"))
-		e.write(filepath.Join(dir, "evals", "ships", "prompt.md"), "---\nruns: 1\nmax_turns: 3\n---\nDeploy the app @@gateships@@\n")
-		e.write(filepath.Join(dir, "evals", "ships", "graders", "steps.md"), "---\ntype: regex\ntarget: trace\nmatch: contains\npattern: stop at the first failure\n---\nThe skill the run was given says to stop at the first failure.\n")
-		e.API.Set("gateships", fakeclaude.Script{{Tools: []fakeclaude.Tool{skillCall("deploy")}}, {Text: "Deployed."}})
+		skill := e.gateSuite()
 		// The mutator of sepad evolve answers with a text that fails the
 		// suite.
 		bad := e.write(filepath.Join(e.Root, "bad.md"), gateSkill(", then go on whatever happens"))
@@ -167,7 +176,7 @@ func TestEvalGateRefusesCandidate(t *testing.T) {
 		if strings.Count(string(b), `"source":"eval gate"`) != 3 || strings.Count(string(b), `"source":"sepad eval"`) != 1 {
 			t.Errorf("the evidence file:\n%s", b)
 		}
-		if fs, _ := filepath.Glob(filepath.Join(dir, "evals", "results")); len(fs) != 0 {
+		if fs, _ := filepath.Glob(filepath.Join(filepath.Dir(skill), "evals", "results")); len(fs) != 0 {
 			t.Errorf("claude wrote results into the skill's directory: %v", fs)
 		}
 	}
