@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sepad/sepad/collector"
+	"github.com/sepad/sepad/daemon"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/demodata"
@@ -29,16 +31,7 @@ import (
 	"github.com/sepad/sepad/store"
 )
 
-// Daemon is what the demo needs of the daemon it runs.
-type Daemon interface {
-	// DB is the daemon's store.
-	DB() *store.DB
-	// LoginLink is a one-time login link to the dashboard it serves.
-	LoginLink() (string, error)
-	Close() error
-}
-
-// Options are the demo's output, input and daemon.
+// Options are the demo's output and input.
 type Options struct {
 	Out   io.Writer
 	Stdin io.Reader
@@ -48,10 +41,6 @@ type Options struct {
 	// Self is how the person runs sepad again ("sepad", "go run
 	// ./cmd/sepad" or a path), in the commands the demo suggests.
 	Self string
-	// Open starts the daemon's components on state directory home,
-	// watching userHome's .claude, logging to logger; committed gets the
-	// number of lines of each commit.
-	Open func(ctx context.Context, home, userHome string, logger *slog.Logger, committed func(lines int)) (Daemon, error)
 }
 
 // The demo's prompt files: v1 of each, and the edits the story makes.
@@ -104,10 +93,14 @@ func Run(o Options) error {
 	logger := slog.New(slog.NewTextHandler(logf, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// The demo runs the daemon's components in this process (o.Open);
-	// events go through the hook's own code path.
+	// The demo runs the daemon's components in this process, on the
+	// built-in defaults; events go through the hook's own code path.
+	// The demo edits the prompt files itself, as a mutator that writes
+	// files would; by default sepad never rewrites a version a person
+	// wrote (mutation.rollback_edits: ask), so the demo says auto.
 	var observed atomic.Int64
-	d, err := o.Open(ctx, home, user, logger, func(lines int) { observed.Add(int64(lines)) })
+	d, err := daemon.Open(ctx, daemon.Options{Home: home, UserHome: user, NoConfig: true, RollbackEdits: mutation.RollbackEditsAuto, Logger: logger,
+		OnCommit: func(ci collector.CommitInfo) { observed.Add(int64(ci.Lines)) }})
 	if err != nil {
 		return err
 	}
@@ -176,12 +169,16 @@ func Run(o Options) error {
 // dashboard of the demo state, and its login link is the last line,
 // until stdin ends (Enter, Ctrl-D, or no terminal: at once) or Ctrl-C.
 func (w *replay) serveDashboard(stdin io.Reader, self string) error {
-	link, err := w.d.LoginLink()
+	srv := w.d.Server()
+	if srv == nil {
+		return fmt.Errorf("the demo's daemon serves no API")
+	}
+	l, err := srv.LoginLink()
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w.out, "\nThe dashboard of the demo state, served until you press Enter or Ctrl-C (afterwards: `%s run --home %s`, then `%s dashboard --home %s`):\n%s\n",
-		self, w.home, self, w.home, link)
+		self, w.home, self, w.home, l.URL)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan struct{})
@@ -200,7 +197,7 @@ func (w *replay) serveDashboard(stdin io.Reader, self string) error {
 
 type replay struct {
 	out                  io.Writer
-	d                    Daemon
+	d                    *daemon.Daemon
 	home, proj, user     string
 	lines                int64
 	observed             *atomic.Int64
