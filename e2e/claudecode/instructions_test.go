@@ -132,7 +132,16 @@ var instructionsConfigDir = scenario{
 			{Tools: []fakeclaude.Tool{bash("echo hi")}},
 			{Text: answer},
 		})
-		e.claude("-p", "look @@cfgdir@@")
+		// InstructionsLoaded hooks do not block the session: a `claude -p`
+		// that exits at once may end before one of them has written its
+		// line (2.1.197 once lost cfg/CLAUDE.md's under load). The session
+		// stays open until all four are in the spool, as an interactive
+		// one would.
+		st := e.startStream()
+		st.send("look @@cfgdir@@")
+		e.waitCount(`"hook_event_name":"Stop"`, 1)
+		e.waitCount(`"hook_event_name":"InstructionsLoaded"`, 4)
+		st.end()
 		liveSpool[e.c.Version+"/instructions_config_dir"] = filepath.Join(e.State, "events.jsonl")
 	},
 	check: func(t *testing.T, v string, xs []scored) {
@@ -181,6 +190,11 @@ func readSpool(t *testing.T, path string) spoolInstructions {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A hook that waited too long for the spool lock wrote its line to
+	// the fallback file beside it, which the collector reads too.
+	if fb, err := os.ReadFile(filepath.Join(filepath.Dir(path), "events.fallback.jsonl")); err == nil {
+		b = append(b, fb...)
 	}
 	var out spoolInstructions
 	sc := bufio.NewScanner(bytes.NewReader(b))
