@@ -151,18 +151,51 @@ func (p *project) turns(n, failed int, answer string) {
 }
 
 // edit writes a new version of the skill between two series of turns,
-// as a person would: after the previous turn's events had time to be
-// read, and before the next turn by more than the watcher's debounce
-// (100ms in the tests' config). It returns the file as written.
+// as a person would: once the daemon has read the previous turns and
+// holds the file as it was (settled), and the next turn only once the
+// daemon holds the new version. It returns the file as written.
 func (p *project) edit(body string) []byte {
-	time.Sleep(300 * time.Millisecond)
+	p.t.Helper()
+	p.settled("the turns before the edit read")
 	p.writeSkill(body)
 	b, err := os.ReadFile(p.skill)
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	time.Sleep(600 * time.Millisecond)
+	p.settled("the edit seen by the daemon's watcher")
 	return b
+}
+
+// settled waits until the daemon has committed every line written to the
+// spool so far (lag 0) and holds the skill file as it is now as a version
+// in force: its watcher saw the last edit (after its debounce) or its own
+// rollback, and no turn of the last version is left unread. Fixed sleeps
+// against the debounce used to stand for this state, and a loaded machine
+// broke them.
+func (p *project) settled(what string) {
+	p.t.Helper()
+	waitFor(p.t, what, func() bool {
+		b, err := os.ReadFile(p.skill)
+		if err != nil || status(p.t, p.home).LagEvents != 0 {
+			return false
+		}
+		for _, v := range versionsOf(p.t, p) {
+			if v.Current && v.Hash == mutation.Hash(b) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// decided waits until the daemon recorded a decision of kind (and rule,
+// unless "") about the skill: a decision record is the state a fixed
+// sleep after the deciding run used to wait for.
+func (p *project) decided(what, kind, rule string) {
+	p.t.Helper()
+	waitDecision(p.t, p, what, func(r map[string]any) bool {
+		return r["kind"] == kind && (rule == "" || r["rule"] == rule)
+	})
 }
 
 // release sends a neutral prompt: the previous turn's last execution is
@@ -174,17 +207,22 @@ func (p *project) release() {
 const goodAnswer = "## Deployed\n\nThe release is live because all checks passed.\n\n- built\n- pushed\n\n```sh\nmake deploy\n```\n\nNext steps: watch the dashboards."
 const badAnswer = "Error: the deploy failed.\nI was unable to finish the release."
 
-// waitFor polls the store (through a read-only open between daemon runs is
-// not possible, so it polls the daemon-independent file) until cond holds.
+// waitDeadline bounds every waitFor: generous, so that a loaded machine
+// only makes a test slower, never wrong.
+const waitDeadline = 90 * time.Second
+
+// waitFor polls cond every 100 ms until it holds, failing the test after
+// waitDeadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for i := 0; i < 100; i++ {
+	for deadline := time.Now().Add(waitDeadline); ; time.Sleep(100 * time.Millisecond) {
 		if cond() {
 			return
 		}
-		time.Sleep(100 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", waitDeadline, what)
+		}
 	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 func fileIs(path, want string) func() bool {
@@ -225,11 +263,9 @@ func TestMutationLoop(t *testing.T) {
 	// v1: decent. Five executions make it the baseline.
 	p.turns(5, 1, goodAnswer)
 	p.release()
-	time.Sleep(300 * time.Millisecond)
 
 	// v2: worse (more failures, a poor answer): rejected, file restored.
-	p.writeSkill("Deploy quickly; skip the checks.")
-	time.Sleep(600 * time.Millisecond) // the watcher's debounce
+	p.edit("Deploy quickly; skip the checks.")
 	p.turns(5, 2, "Deployed without checks.")
 	p.release()
 	waitFor(t, "v2 rejected and v1 restored byte for byte", fileIs(p.skill, v1))
@@ -237,34 +273,28 @@ func TestMutationLoop(t *testing.T) {
 	if fi.Mode().Perm() != 0o640 {
 		t.Errorf("mode %v after rollback, want 0640 kept", fi.Mode().Perm())
 	}
-	time.Sleep(600 * time.Millisecond)
 
 	// v3: better: accepted.
-	p.writeSkill("Run the checks in parallel, deploy, then verify.")
-	v3, _ := os.ReadFile(p.skill)
-	time.Sleep(600 * time.Millisecond)
+	v3 := p.edit("Run the checks in parallel, deploy, then verify.")
 	p.turns(5, 0, goodAnswer)
 	p.release()
-	time.Sleep(600 * time.Millisecond)
+	p.decided("v3 accepted", mutation.KindDecision, "significant_improvement")
 
 	// v4: graded F: rolled back to the best version, v3.
-	p.writeSkill("Just try random commands.")
-	time.Sleep(600 * time.Millisecond)
+	p.edit("Just try random commands.")
 	p.turns(5, 4, badAnswer) // a safety rollback needs min_samples runs
 	p.release()
 	waitFor(t, "F-grade v4 rolled back to v3", fileIs(p.skill, string(v3)))
-	time.Sleep(600 * time.Millisecond)
 
 	// v5: measured as bad, but a human edits the file before the decision:
 	// the edit is left alone (conflict).
-	p.writeSkill("Deploy only on Fridays.")
-	time.Sleep(600 * time.Millisecond)
+	p.edit("Deploy only on Fridays.")
 	p.turns(5, 1, "Deployed, probably.")
 	human := "---\nname: deploy\n---\n# Deploy\n\nA human rewrote this.\n"
 	writeFile(t, p.skill, human)
-	time.Sleep(600 * time.Millisecond)
+	p.settled("the human edit seen by the watcher")
 	p.release() // releases v5's fifth execution: the decision comes now
-	time.Sleep(1500 * time.Millisecond)
+	p.decided("v5's decision met the human edit", mutation.KindConflict, "")
 	d.stop(t)
 	if b, _ := os.ReadFile(p.skill); string(b) != human {
 		t.Fatalf("human edit clobbered: %q", b)
@@ -308,7 +338,14 @@ func TestMutationLoop(t *testing.T) {
 	rp.home = replay
 	before, _ := os.ReadFile(p.skill)
 	d2 := startDaemonEnv(t, &rp)
-	time.Sleep(3 * time.Second)
+	waitFor(t, "the replay read and decided as often as the original", func() bool {
+		if status(t, rp.home).LagEvents != 0 {
+			return false
+		}
+		out, _, code := sepad(t, rp.env(), nil, "decisions", "deploy", "--home", rp.home, "--json", "--limit", "1000")
+		var doc struct{ Decisions []json.RawMessage }
+		return code == 0 && json.Unmarshal([]byte(out), &doc) == nil && len(doc.Decisions) >= len(recs)
+	})
 	d2.stop(t)
 	if after, _ := os.ReadFile(p.skill); !bytes.Equal(before, after) {
 		t.Fatal("replay with auto_rollback off changed the file")
@@ -347,7 +384,10 @@ func TestAutoRollbackOffChangesNothing(t *testing.T) {
 	bad := p.edit("Just try random commands.")
 	p.turns(5, 4, badAnswer) // a safety rollback needs min_samples runs
 	p.release()
-	time.Sleep(1500 * time.Millisecond)
+	waitDecision(t, p, "the would-roll-back record", func(r map[string]any) bool {
+		w, _ := r["words"].(string)
+		return strings.Contains(w, "would roll back")
+	})
 	d.stop(t)
 	if b, _ := os.ReadFile(p.skill); !bytes.Equal(b, bad) {
 		t.Fatal("auto_rollback off, yet the file changed")

@@ -307,7 +307,7 @@ func TestOneDaemonPerProject(t *testing.T) {
 	// Events reach home B, whose daemon would roll back v2: refused.
 	pb.turns(5, 0, goodAnswer)
 	pb.release()
-	bad := p.edit("Just try random commands.")
+	bad := pb.edit("Just try random commands.") // settled as home B, which gets the events
 	pb.turns(5, 4, badAnswer)
 	pb.release()
 	waitFor(t, "home B's conflict", func() bool { return strings.Contains(b.stderr.String(), "another sepad home holds the project") })
