@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +63,7 @@ func TestConfigInitAndShow(t *testing.T) {
 // after it names none as applied or waiting for a restart).
 func TestConfigInitChangesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := configInit(io.Discard, path, false); err != nil {
+	if _, err := config.Init(path, false); err != nil {
 		t.Fatal(err)
 	}
 	def, err := config.Load("")
