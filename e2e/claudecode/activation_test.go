@@ -1,9 +1,12 @@
 package claudecode
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sepad/sepad/internal/fakeclaude"
 )
@@ -98,4 +101,57 @@ var activationScenario = scenario{
 			t.Errorf("PreSkillShellCommand invoked_by %v; want claude once and user twice, as sepad marks them", n)
 		}
 	},
+}
+
+// TestActivationThroughDaemon replays each recorded skill_activation spool
+// through a real `sepad run`: `sepad versions release --json` counts the
+// model's invocation, the two typed ones and the missed one, and `sepad
+// grades` says so in words under its table, with the score's columns
+// untouched by it.
+func TestActivationThroughDaemon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a daemon per recorded spool")
+	}
+	for _, r := range recordings(t) {
+		if r.Name != activationScenario.name {
+			continue
+		}
+		t.Run(r.Version, func(t *testing.T) {
+			d := replayFiles(t, filepath.Join(r.Dir, "events.jsonl"))
+			if _, ok := d.waitStored(30*time.Second, func(xs []daemonExec) bool {
+				n := 0
+				for _, x := range xs {
+					if x.Skill == "release" {
+						n++
+					}
+				}
+				return n == 3
+			}); !ok {
+				t.Fatalf("the daemon did not store the three runs of release")
+			}
+			var doc struct {
+				Versions []struct {
+					Activation *struct {
+						Since  int            `json:"since"`
+						Counts map[string]int `json:"counts"`
+						Rate   *float64       `json:"rate"`
+						Words  string         `json:"words"`
+					} `json:"activation"`
+				} `json:"versions"`
+			}
+			out := d.run("versions", "release", "--json")
+			if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Versions) != 1 || doc.Versions[0].Activation == nil {
+				t.Fatalf("sepad versions release --json: %v\n%s", err, out)
+			}
+			a := doc.Versions[0].Activation
+			if a.Counts["claude"] != 1 || a.Counts["user"] != 2 || a.Counts["missed"] != 1 || a.Rate == nil || *a.Rate != 0.5 {
+				t.Errorf("activation %+v, want the model once, typed twice, one missed: a rate of 0.5\n%s", a, out)
+			}
+			want := "release activation, description of v1: the model used it once on its own; typed twice, 1 of them right after a turn without it (missed): the model picked it 1 of 2 times (50%)"
+			if g := d.run("grades"); !strings.Contains(g, want) {
+				t.Errorf("sepad grades lacks %q:\n%s", want, g)
+			}
+			d.stop()
+		})
+	}
 }
