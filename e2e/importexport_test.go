@@ -93,8 +93,9 @@ func TestImportFailuresOnlyExplain(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"SEPA_HOME=" + home, "SEPA_CONFIG=", "XDG_CONFIG_HOME=" + filepath.Join(home, "noconfig")}
 	logs := filepath.Join("..", "testdata", "import", "failures-only", "logs")
-	if out, errOut, code := sepad(t, env, nil, "import", logs); code != 0 {
-		t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+	out, errOut, code := sepad(t, env, nil, "import", logs)
+	if code != 0 || !strings.Contains(out, "1 session's log records failures only (no PostToolUse): tool success unknown there, not scored") {
+		t.Fatalf("import: exit %d, no word of the log of failures alone\n%s%s", code, out, errOut)
 	}
 	rows, errOut, code := sepad(t, env, nil, "export", "--format", "jsonl")
 	var row struct {

@@ -34,6 +34,10 @@ type Report struct {
 	Imported       int `json:"imported"`
 	Executions     int `json:"executions"`
 	UnknownOutcome int `json:"unknown_outcome"`
+	// FailuresOnly counts the sessions whose log records tool failures
+	// but no success: their executions with calls of unknown outcome get
+	// no tool-success signal (rubric 4.2.0, docs/import.md).
+	FailuresOnly int `json:"failures_only,omitempty"`
 	// Collisions counts executions not stored because another holds their
 	// ID (quarantined, see sepad quarantine).
 	Collisions int `json:"collisions,omitempty"`
@@ -118,6 +122,7 @@ func Load(paths []string) ([]Record, Report, error) {
 		}
 	}
 	all, rep.Duplicates = Prepare(all)
+	rep.FailuresOnly = len(FailuresOnly(all))
 	return all, rep, nil
 }
 

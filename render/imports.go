@@ -46,6 +46,10 @@ func Import(w io.Writer, rep importer.Report, dry bool) {
 			fmt.Fprintf(w, "; %s of unknown outcome (no post event where the log does not show it records them)", Plural(rep.UnknownOutcome, "tool call", "tool calls"))
 		}
 		fmt.Fprintln(w)
+		if rep.FailuresOnly > 0 {
+			fmt.Fprintf(w, "%s failures only (no PostToolUse): tool success unknown there, not scored (docs/import.md)\n",
+				Plural(rep.FailuresOnly, "session's log records", "sessions' logs record"))
+		}
 		if n := rep.Duplicates + rep.AlreadyStored + rep.SpoolSessions; n > 0 {
 			fmt.Fprintf(w, "left out %d: %d already imported, %d of sessions sepad's hook recorded, %d found twice in the files\n",
 				n, rep.AlreadyStored, rep.SpoolSessions, rep.Duplicates)
