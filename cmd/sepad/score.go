@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/daemon"
-	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/scoring"
 )
 
@@ -60,72 +58,10 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
 	} else {
-		printScoreTable(stdout, rep, *explain)
+		render.ScoreTable(stdout, rep, *explain)
 	}
 	if err != nil || g == nil {
 		return err
 	}
 	return gateExit(g.Scores(rep, *gateSkill, daemon.AggregateOptions(cfg)))
-}
-
-func printScoreTable(w io.Writer, rep *scoring.Report, explain bool) {
-	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "EXECUTION\tSKILL\tPROJECT\tCALLS\tFAILED\tERRORS\tTOOLS/35\tOUTPUT/25\tEFFIC/20\tERRRATE/15\tSTRUCT/5\tOUTCOME\tSCORE\tGRADE")
-	cols := []string{fitness.SignalToolSuccess, fitness.SignalOutput, fitness.SignalEfficiency, fitness.SignalErrorRate, fitness.SignalStructure, fitness.SignalOutcome}
-	for _, x := range rep.Executions {
-		skill := x.Skill
-		if !x.Complete {
-			skill += " (incomplete)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t", x.ID, skill, shortProject(x.Project), x.ToolCalls, x.ToolFailures, x.Errors)
-		// One cell per column, by signal name: the points each signal
-		// gave ("-" when absent; label and checks only in --explain).
-		for _, name := range cols {
-			cell := "-"
-			for _, s := range x.Signals {
-				if s.Signal == name && s.Present {
-					cell = fmt.Sprintf("%.2f", s.Contribution)
-				}
-			}
-			fmt.Fprint(tw, cell+"\t")
-		}
-		if x.Scored {
-			fmt.Fprintf(tw, "%.2f\t%s\n", *x.Score, x.Grade)
-		} else {
-			fmt.Fprint(tw, "unscored\t-\n")
-		}
-	}
-	tw.Flush()
-	if explain {
-		for _, x := range rep.Executions {
-			fmt.Fprintf(w, "\n%s %s", x.ID, x.Skill)
-			if x.Scored {
-				fmt.Fprintf(w, ": %.2f %s (%s)", *x.Score, x.Grade, fitness.Grade(x.Grade).Advice())
-			}
-			fmt.Fprintln(w)
-			for _, s := range x.Signals {
-				if !s.Present {
-					fmt.Fprintf(w, "  %-18s absent                      %s\n", s.Signal, s.Detail)
-					continue
-				}
-				fmt.Fprintf(w, "  %-18s %5.2f × %4.2f = %6.2f pts  %s\n", s.Signal, s.SubScore, s.EffectiveWeight, s.Contribution, s.Detail)
-			}
-		}
-	}
-	fmt.Fprintf(w, "\n%d executions, rubric %s", len(rep.Executions), rep.RubricVersion)
-	if len(rep.Skipped) > 0 {
-		fmt.Fprintf(w, ", %d lines skipped:\n", len(rep.Skipped))
-		for _, s := range rep.Skipped {
-			fmt.Fprintf(w, "  %s:%d: %s\n", s.File, s.Line, s.Reason)
-		}
-	} else {
-		fmt.Fprintln(w)
-	}
-}
-
-func shortProject(p string) string {
-	if p == "" {
-		return "-"
-	}
-	return filepath.Base(p)
 }
