@@ -23,10 +23,10 @@ import (
 
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/daemon"
-	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/demodata"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
 )
@@ -306,35 +306,21 @@ func (w *replay) grades() error {
 	}
 	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
 	tw := render.Table(w.out)
-	fmt.Fprintln(tw, "SKILL\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tADVICE")
+	fmt.Fprintln(tw, "SKILL\tVERSION\tSTATUS\tN\tAGGREGATE\tGRADE\tCOMPARED\tADVICE")
 	for _, sk := range skills {
-		st, _ := mutation.Statuses(w.d.DB(), sk.Key)
-		prev := -1.0
-		for _, v := range sk.Versions {
-			if v.Aggregate.N == 0 {
+		// The rows and comparisons `sepad versions` shows (one comparison
+		// per version: against its decision's baseline), oldest first.
+		vs, err := query.ListVersions(w.d.DB(), sk.Key)
+		if err != nil {
+			return err
+		}
+		for i := len(vs.Versions) - 1; i >= 0; i-- {
+			r := &vs.Versions[i]
+			if r.N == 0 {
 				continue
 			}
-			status := st[v.Hash]
-			grade := fitness.Ungraded
-			if v.Aggregate.Graded {
-				grade = fitness.GradeOf(v.Aggregate.Value)
-			}
-			if status == "" {
-				status = "-"
-				if !v.Aggregate.Graded {
-					status = "ungraded"
-				}
-			}
-			delta := "-"
-			if prev >= 0 {
-				delta = fmt.Sprintf("%+.2f", v.Aggregate.Value-prev)
-			}
-			prev = v.Aggregate.Value
-			g := string(grade)
-			if g == "" {
-				g = "-"
-			}
-			fmt.Fprintf(tw, "%s\tv%d %s\t%s\t%d\t%.2f\t%s\t%s\t%s\n", sk.Display(), v.Seq, v.Hash[:min(7, len(v.Hash))], status, v.Aggregate.N, v.Aggregate.Value, g, delta, grade.Advice())
+			fmt.Fprintf(tw, "%s\tv%d %s\t%s\t%d\t%s\t%s\t%s\t%s\n", sk.Display(), r.Version, r.Hash[:min(7, len(r.Hash))], render.OrDash(r.Status), r.N,
+				render.Score(r.Aggregate), render.Grade(r.Grade), render.Compared(r), r.Advice)
 		}
 	}
 	return tw.Flush()

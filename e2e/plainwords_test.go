@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,6 +56,7 @@ func TestPlainWordsByDefault(t *testing.T) {
 	// which and why (issue 36 item 5).
 	contains(t, outputs["notices"], "review v2 → v1: v2 scored")
 	contains(t, outputs["notices"], "v1, the version v2 was made from, held")
+	checkOneComparison(t, outputs["versions deploy"], outputs["decisions"])
 	checkGrammar(t, env, home)
 	// An export that exports nothing says why, on stderr, and exits 0
 	// (issue 36 item 7): no execution of the demo is labelled.
@@ -172,5 +175,33 @@ func checkGrammar(t *testing.T, env []string, home string) {
 	}
 	if out, _, _ := sepad(t, env, nil, "notices", "--home", home); strings.Contains(out, "(s)") {
 		t.Errorf("notices: %q", out)
+	}
+}
+
+// checkOneComparison (issue 36 item 2): a version's row in `sepad
+// versions` is compared with the baseline its decision named, and the
+// decision's words give the versions' aggregates, the numbers the table
+// shows: v1, which ran no more after the decisions, reads the same in
+// both.
+func checkOneComparison(t *testing.T, versions, decisions string) {
+	t.Helper()
+	for _, v := range []string{"v2", "v3"} {
+		row := regexp.MustCompile(`(?m)^` + v + `[ *]+[0-9a-f]{12} .*$`).FindString(versions)
+		if !regexp.MustCompile(` [+-][0-9.]+ vs v1 `).MatchString(row) || strings.Contains(row, "(previous)") {
+			t.Errorf("versions deploy: %s's row is not compared with v1, its decision's baseline: %q\n%s", v, row, versions)
+		}
+	}
+	m := regexp.MustCompile(`(?m)^v1 +[0-9a-f]{12} +superseded +[0-9]+ +([0-9.]+) `).FindStringSubmatch(versions)
+	if m == nil {
+		t.Fatalf("no v1 row in versions deploy:\n%s", versions)
+	}
+	agg, _ := strconv.ParseFloat(m[1], 64)
+	for _, want := range []string{"v2 rejected: ", fmt.Sprintf("vs v1's %.1f (aggregates, ", agg)} {
+		if !strings.Contains(decisions, want) {
+			t.Errorf("decisions lack %q (v1's aggregate in versions: %s):\n%s", want, m[1], decisions)
+		}
+	}
+	if strings.Contains(decisions, "interval") {
+		t.Errorf("decisions print an interval by default:\n%s", decisions)
 	}
 }

@@ -59,7 +59,12 @@ func noticeReason(n *noteCtx) string {
 	from, to := n.from, n.target
 	if d := n.d; d != nil {
 		c, b := d.Candidate, d.Baseline
-		return fmt.Sprintf("v%d averaged %.1f against v%d's %.1f (%+.1f points) over %d and %d runs", from.Seq, c.Mean, to.Seq, b.Mean, c.Mean-b.Mean, c.N, b.N)
+		// The aggregates, as every view shows them (issue 36 item 2).
+		cv, bv := c.Aggregate, b.Aggregate
+		if cv == 0 || bv == 0 {
+			cv, bv = c.Mean, b.Mean
+		}
+		return fmt.Sprintf("v%d scored %.1f against v%d's %.1f (%+.1f points) over %d and %d runs", from.Seq, cv, to.Seq, bv, cv-bv, c.N, b.N)
 	}
 	fa, ta := from.Aggregate, to.Aggregate
 	// Which version it goes back to, and why that one (issue 36 item 5).

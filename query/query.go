@@ -115,6 +115,10 @@ type GradeRow struct {
 	// Change is Aggregate minus the aggregate of the nearest older graded
 	// version; null when either is ungraded.
 	Change *float64 `json:"change"`
+	// Compared is the version's one comparison in `sepad versions`:
+	// against its decision's baseline, else the nearest older graded
+	// version (AttachCompared; null elsewhere).
+	Compared *Compared `json:"compared,omitempty"`
 	// LastScore is the score of the version's newest scored execution.
 	LastScore *float64 `json:"last_score"`
 	FailRate  float64  `json:"fail_rate"`

@@ -199,6 +199,9 @@ func ListVersions(db *store.DB, arg string) (*SkillVersions, error) {
 		return nil, err
 	}
 	AttachFiles(db, rows)
+	if err := AttachCompared(db, sk.Key, rows); err != nil {
+		return nil, err
+	}
 	o := db.AggregateOptions()
 	return &SkillVersions{RubricVersion: db.Rubric(), MinSamples: minSamples(o), Skill: refOf(sk), Versions: rows}, nil
 }

@@ -16,22 +16,22 @@ import (
 func Versions(w io.Writer, doc *query.SkillVersions) {
 	fmt.Fprintf(w, "%s (%s)  %s\n", query.DisplayName(doc.Skill.Name), OrDash(doc.Skill.Project), query.DisplayKey(doc.Skill.Key))
 	tw := Table(w)
-	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tVS PREVIOUS\tTOKENS/RUN\tFIRST SEEN")
+	fmt.Fprintln(tw, "VERSION\tHASH\tSTATUS\tN\tAGGREGATE\tGRADE\tCOMPARED\tTOKENS/RUN\tFIRST SEEN")
 	for _, r := range doc.Versions {
 		v := fmt.Sprintf("v%d", r.Version)
 		if r.Current {
 			v += " *"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", v, r.Hash, Status(&r), r.N, Score(r.Aggregate),
-			Grade(r.Grade), Change(r.Change), Tokens(r.Tokens, r.TokenChange), TimePtr(r.FirstSeen))
+			Grade(r.Grade), Compared(&r), Tokens(r.Tokens, r.TokenChange), TimePtr(r.FirstSeen))
 	}
 	tw.Flush()
 	Pending(w, doc.Versions)
 	Models(w, doc.Versions, true)
 	Evals(w, doc.Versions)
 	Activation(w, doc.Versions, true)
-	fmt.Fprintln(w, "* = the version in the file now; VS PREVIOUS = its aggregate minus the previous version's")
-	fmt.Fprintln(w, "a decision compares a candidate's runs with its baseline's: `sepad decisions` says which")
+	fmt.Fprintln(w, "* = the version in the file now; COMPARED = its aggregate minus that of the version named:")
+	fmt.Fprintln(w, "the baseline its decision compared it with (`sepad decisions`), else the previous graded version")
 }
 
 // Executions writes `sepad executions`: one row per execution.
@@ -153,4 +153,22 @@ func Files(w io.Writer, doc *query.VersionContent) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// Compared is a version's one comparison: "+10.59 vs v1" (decided
+// against v1), "-2.00 vs v2 (previous)"; a row without one (a team's)
+// shows its change from the previous graded version; "-" when there is
+// none.
+func Compared(r *query.GradeRow) string {
+	c := r.Compared
+	if c == nil {
+		if r.Change != nil {
+			return Change(r.Change) + " (previous)"
+		}
+		return "-"
+	}
+	if c.Decided {
+		return fmt.Sprintf("%+.2f vs v%d", c.Change, c.Version)
+	}
+	return fmt.Sprintf("%+.2f vs v%d (previous)", c.Change, c.Version)
 }

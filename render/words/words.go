@@ -1,5 +1,5 @@
 // Package words writes package decide's decisions in sentences: the
-// verdict, both means, the runs, the difference with its interval, the
+// verdict, both versions' aggregates, the runs, their difference, the
 // rule in plain words, the runs still needed and the signals that made
 // the difference (Explain), and the shared phrasings of runs and signals.
 // The decision's numbers are decide's; only the words are here, so that
@@ -66,8 +66,17 @@ func waiting(d *decide.Decision) string {
 		o.MinSamples, base.N, cand.N, MoreRuns(d.NeededMore))
 }
 
-// sepaDetail is the seed's rule's own account of a decision.
+// sepaDetail is the seed's rule's own account of a decision, with the
+// interval of its difference when it is sensible.
 func sepaDetail(d *decide.Decision) string {
+	s := sepaRule(d)
+	if sensibleInterval(d.Interval) {
+		s += fmt.Sprintf("; %.0f%% interval %s … %s", 100*d.Options.Confidence, Signed(d.Interval[0], 1), Signed(d.Interval[1], 1))
+	}
+	return s
+}
+
+func sepaRule(d *decide.Decision) string {
 	b, c := d.Baseline, d.Candidate
 	switch d.Reason {
 	case decide.ReasonSignificant:
@@ -127,7 +136,6 @@ func sequentialDetail(d *decide.Decision) string {
 // many more runs an open test needs, and the signals that made the
 // difference.
 func explain(d *decide.Decision) string {
-	o := d.Options
 	cand := versionName(d.Candidate, "the candidate")
 	base := versionName(d.Baseline, "the baseline")
 	verdict := map[string]string{decide.Accept: "accepted", decide.Reject: "rejected", decide.Undecided: "undecided"}[d.Outcome]
@@ -143,12 +151,17 @@ func explain(d *decide.Decision) string {
 	case decide.ReasonSettled:
 		verdict = "settled as the baseline"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: %s vs %s's %s (%s", cand, verdict, Plain(d.CandidateMean, 1), base, Plain(d.BaselineMean, 1), Signed(d.Delta, 1))
-	if sensibleInterval(d.Interval) {
-		fmt.Fprintf(&b, ", %.0f%% interval %s … %s", 100*o.Confidence, Signed(d.Interval[0], 1), Signed(d.Interval[1], 1))
+	// One comparison per version (issue 36 item 2): the versions'
+	// aggregates, the numbers `sepad versions` and `grades` show, and
+	// their difference, against the baseline named. The test's own
+	// numbers (the runs' means, the interval) are in Detail (-v, --json).
+	mc, mb := d.CandidateMean, d.BaselineMean
+	if d.Candidate.Aggregate != 0 && d.Baseline.Aggregate != 0 { // else a record from before aggregates were sampled
+		mc, mb = d.Candidate.Aggregate, d.Baseline.Aggregate
 	}
-	fmt.Fprintf(&b, ") after %d and %d runs", d.CandidateN, d.BaselineN)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %s vs %s's %s (aggregates, %s) after %d and %d runs", cand, verdict, Plain(mc, 1), base, Plain(mb, 1), Signed(mc-mb, 1),
+		d.CandidateN, d.BaselineN)
 	if d.Outcome == decide.Undecided && d.Interval != [2]float64{} && !sensibleInterval(d.Interval) {
 		fmt.Fprintf(&b, "; not enough runs to compare yet (%d and %d)", d.CandidateN, d.BaselineN)
 	}

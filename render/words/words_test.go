@@ -9,14 +9,16 @@ import (
 )
 
 // TestDecisionExplained (issue 15 point 5): a decision says, in words and
-// in JSON, the means, n, the difference with its interval in points, the
-// rule with its threshold, and which signals made the difference.
+// in JSON, the versions' aggregates, n, their difference, the rule with
+// its threshold, and which signals made the difference; the test's means
+// and interval are in its detail and JSON (one comparison per version,
+// issue 36 item 2).
 func TestDecisionExplained(t *testing.T) {
-	base := decide.Sample{Seq: 6, Scores: scores(40, 78.9, 4), Signals: []decide.SignalMean{
+	base := decide.Sample{Seq: 6, Aggregate: 79.4, Scores: scores(40, 78.9, 4), Signals: []decide.SignalMean{
 		{Signal: "tool_success_rate", Present: 40, SubScore: 0.95, Points: 33.25},
 		{Signal: "efficiency", Present: 40, SubScore: 0.80, Points: 16.0},
 		{Signal: "structure", Present: 40, SubScore: 0.5, Points: 5.0}}}
-	cand := decide.Sample{Seq: 7, Scores: scores(18, 71.2, 4), Signals: []decide.SignalMean{
+	cand := decide.Sample{Seq: 7, Aggregate: 70.9, Scores: scores(18, 71.2, 4), Signals: []decide.SignalMean{
 		{Signal: "tool_success_rate", Present: 18, SubScore: 0.74, Points: 25.9},
 		{Signal: "efficiency", Present: 18, SubScore: 0.75, Points: 15.0},
 		{Signal: "structure", Present: 18, SubScore: 0.5, Points: 5.0}}}
@@ -24,7 +26,7 @@ func TestDecisionExplained(t *testing.T) {
 	if d.Outcome != decide.Reject {
 		t.Fatalf("outcome %s: %s", d.Outcome, d.Detail)
 	}
-	for _, w := range []string{"v7 rejected: 71.2 vs v6's 78.9 (−7.7, 95% interval −", " after 18 and 40 runs",
+	for _, w := range []string{"v7 rejected: 70.9 vs v6's 79.4 (aggregates, −8.5) after 18 and 40 runs",
 		"; worse than v6 with 95% confidence; ",
 		"tool success rate −0.21 = −7.3 pts, efficiency −0.05 = −1.0 pt"} {
 		if !strings.Contains(d.Explanation, w) {
@@ -41,8 +43,11 @@ func TestDecisionExplained(t *testing.T) {
 			t.Errorf("explanation %q has %q", d.Explanation, w)
 		}
 	}
-	if d.Words != d.Explanation || d.Detail == "" || strings.Contains(d.Explanation, "z=") {
+	if d.Words != d.Explanation || d.Detail == "" || strings.Contains(d.Explanation, "z=") || strings.Contains(d.Explanation, "interval") {
 		t.Errorf("words %q, detail %q", d.Words, d.Detail)
+	}
+	if !strings.Contains(d.Detail, "candidate mean 71.20 trails baseline 78.90 by 7.70") || !strings.Contains(d.Detail, "difference in [") {
+		t.Errorf("detail %q lacks the test's means and interval", d.Detail)
 	}
 	b, _ := json.Marshal(d)
 	var doc map[string]any
