@@ -3,6 +3,7 @@ package mutation
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,4 +85,33 @@ func editInstalled(home string, edit func([]string) []string) error {
 		return fmt.Errorf("record installed projects in %s: %w", p, err)
 	}
 	return nil
+}
+
+// ErrTrustRoot refuses "/" and the home directory: a project is below them.
+var ErrTrustRoot = errors.New("is not a project directory: sepad never writes in / or your home directory as a whole")
+
+// ErrNotDirectory: what `sepad trust` was given is not a directory.
+var ErrNotDirectory = errors.New("is not a directory")
+
+// TrustedDir resolves dir to the absolute, clean path of an existing
+// directory that is neither a file system root nor the user's home.
+func TrustedDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s %w", abs, ErrNotDirectory)
+	}
+	if abs == filepath.Dir(abs) {
+		return "", fmt.Errorf("%s %w", abs, ErrTrustRoot)
+	}
+	if uh, err := os.UserHomeDir(); err == nil && filepath.Clean(uh) == abs {
+		return "", fmt.Errorf("%s %w", abs, ErrTrustRoot)
+	}
+	return abs, nil
 }

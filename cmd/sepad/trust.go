@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/spool"
@@ -49,7 +47,10 @@ func runTrust(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(pos) == 1 {
 		dir = pos[0]
 	}
-	abs, err := trustDir(dir)
+	abs, err := mutation.TrustedDir(dir)
+	if errors.Is(err, mutation.ErrNotDirectory) {
+		return usageErrorf("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -65,30 +66,4 @@ func runTrust(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "sepad may now write prompt files in %s (evolve, rollback, propose); undo with `sepad trust --remove %s`\n", abs, abs)
 	return nil
-}
-
-// errTrustRoot refuses "/" and the home directory: a project is below them.
-var errTrustRoot = errors.New("is not a project directory: sepad never writes in / or your home directory as a whole")
-
-// trustDir resolves dir to the absolute, clean path of an existing
-// directory that is neither a file system root nor the user's home.
-func trustDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		return "", usageErrorf("%s is not a directory", abs)
-	}
-	if abs == filepath.Dir(abs) {
-		return "", fmt.Errorf("%s %w", abs, errTrustRoot)
-	}
-	if uh, err := os.UserHomeDir(); err == nil && filepath.Clean(uh) == abs {
-		return "", fmt.Errorf("%s %w", abs, errTrustRoot)
-	}
-	return abs, nil
 }
