@@ -51,20 +51,12 @@ func readFile(path string, max int64) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-func userHome() string { h, _ := os.UserHomeDir(); return h }
-
-// statRegular reports whether path is (or links to) a regular file, and
-// its size.
-func statRegular(path string) (int64, bool) {
+// isRegular reports whether path is (or links to) a regular file: the
+// check before a file is opened, so a FIFO is never waited on.
+func isRegular(path string) bool {
 	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return 0, false
-	}
-	return fi.Size(), true
+	return err == nil && fi.Mode().IsRegular()
 }
-
-// lexists reports whether path exists, without following a last link.
-func lexists(path string) bool { _, err := os.Lstat(path); return err == nil }
 
 // isDir reports whether path is (or links to) a directory.
 func isDir(path string) bool {

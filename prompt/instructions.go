@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,7 +114,7 @@ func (sc *instrScan) add(path string) ([]byte, bool) {
 	if sc.seen[path] || len(sc.files) >= maxInstructionFiles {
 		return nil, false
 	}
-	if _, ok := statRegular(path); !ok {
+	if !isRegular(path) {
 		return nil, false
 	}
 	sc.seen[path] = true
@@ -142,7 +143,8 @@ func (sc *instrScan) file(path string, user bool, depth int) {
 	for _, imp := range importsOf(b) {
 		p := imp
 		if strings.HasPrefix(p, "~/") {
-			p = filepath.Join(userHome(), p[2:])
+			home, _ := os.UserHomeDir()
+			p = filepath.Join(home, p[2:])
 		} else if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
@@ -175,7 +177,7 @@ func (sc *instrScan) rules(dir string, user bool, depth int) {
 		if !strings.HasSuffix(n, ".md") || sc.seen[p] {
 			continue
 		}
-		if _, ok := statRegular(p); !ok {
+		if !isRegular(p) {
 			continue
 		}
 		b, err := readFile(p, MaxFile)
@@ -249,7 +251,7 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 // event: "" when it is not a regular file, cannot be read, or is over
 // 4 MiB. It is stat'ed first, so a FIFO never blocks the hook.
 func HashFile(path string) string {
-	if _, ok := statRegular(path); !ok {
+	if !isRegular(path) {
 		return ""
 	}
 	b, err := readFile(path, MaxFile)

@@ -120,7 +120,7 @@ func sessionPlugins(cfg string) []Plugin {
 	}
 	for _, n := range names {
 		d := filepath.Join(skills, n)
-		if _, ok := statRegular(filepath.Join(d, ".claude-plugin", "plugin.json")); !ok {
+		if !isRegular(filepath.Join(d, ".claude-plugin", "plugin.json")) {
 			continue
 		}
 		_, version := pluginManifest(d)
@@ -136,7 +136,7 @@ func SkillsDirPlugin(cfg, file string) (Plugin, bool) {
 	if cfg == "" || filepath.Dir(d) != filepath.Join(cfg, "skills") {
 		return Plugin{}, false
 	}
-	if _, ok := statRegular(filepath.Join(d, ".claude-plugin", "plugin.json")); !ok {
+	if !isRegular(filepath.Join(d, ".claude-plugin", "plugin.json")) {
 		return Plugin{}, false
 	}
 	_, version := pluginManifest(d)
@@ -248,7 +248,7 @@ func directorySource(m marketplace, name string) string {
 // could: these files are written by other programs and people, so any
 // failure just means "nothing there".
 func readJSONFile(p string, v any) bool {
-	if _, ok := statRegular(p); !ok {
+	if !isRegular(p) {
 		return false
 	}
 	b, err := readFile(p, maxPluginJSON)

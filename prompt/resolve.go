@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -262,7 +263,7 @@ func readPrompt(root, file string) (string, []byte, bool) {
 		return "", nil, false
 	}
 	// Stat before opening: opening a FIFO would block the hook.
-	if _, ok := statRegular(file); !ok {
+	if !isRegular(file) {
 		return "", nil, false
 	}
 	b, err := readFile(file, MaxFile)
@@ -329,7 +330,7 @@ func frontmatterName(file string) string {
 // .git (a directory, or a file in worktrees and submodules), or "".
 func RepoRoot(dir string) string {
 	for d := dir; ; {
-		if lexists(filepath.Join(d, ".git")) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d
 		}
 		p := filepath.Dir(d)
