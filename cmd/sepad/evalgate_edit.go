@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evalgate"
@@ -39,17 +37,11 @@ func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, b
 		fmt.Fprintf(stdout, "%s: the file's text is %s: no edit to gate\n", name, baseWords)
 		return nil
 	}
-	g := config.EvalGate{}
 	conf, err := config.Load(config.Path(qf.config))
 	if err != nil {
 		return err
 	}
-	if eg := conf.MutationFor(name).EvalGate; eg.On() {
-		g = eg
-	} else {
-		zero := 0.0
-		g.MaxDrop = &zero
-	}
+	g := evalgate.ForEdit(conf, name)
 	home := qf.home
 	if home == "" {
 		home = spool.Home()
@@ -104,45 +96,12 @@ func gateBaseline(qf queryFlags, arg, cand, want string) (hash, words string, te
 	if _, err := fetch(qf, "/v1/skills/"+pathArg(skillArgument(arg))+"/versions", &vs); err != nil {
 		return "", "", nil, fmt.Errorf("%w (or give --baseline FILE, the text to compare with)", err)
 	}
-	var pick *query.GradeRow
-	if want != "" {
-		w := strings.TrimPrefix(want, "v")
-		for i := range vs.Versions {
-			r := &vs.Versions[i]
-			if strconv.Itoa(r.Version) == w || strings.HasPrefix(r.Hash, want) {
-				pick = r
-				break
-			}
-		}
-		if pick == nil {
-			return "", "", nil, fmt.Errorf("no version %s of %s (and no such file)", want, vs.Skill.Name)
-		}
+	pick, err := evalgate.PickBaseline(&vs, cand, want)
+	if err != nil {
+		return "", "", nil, err
 	}
-	// A person's edits are versions as soon as the daemon sees them
-	// (the version in force may be the edit itself, or an earlier edit
-	// nobody ran): the baseline is a version judged good, else the
-	// newest that ran, else the one in force, else the newest.
-	for _, rule := range []func(r *query.GradeRow) bool{
-		func(r *query.GradeRow) bool {
-			return r.Status == mutation.StatusBaseline || r.Status == mutation.StatusAccepted || r.Status == mutation.StatusPinned
-		},
-		func(r *query.GradeRow) bool { return r.N > 0 },
-		func(r *query.GradeRow) bool { return r.Current },
-		func(*query.GradeRow) bool { return true },
-	} {
-		for i := range vs.Versions {
-			if r := &vs.Versions[i]; pick == nil && r.Hash != cand && rule(r) {
-				pick = r
-			}
-		}
-	}
-	if pick == nil {
-		for _, r := range vs.Versions {
-			if r.Hash == cand {
-				return cand, fmt.Sprintf("v%d (%s, %s), the only version sepad knows", r.Version, r.Hash, orDash(r.Status)), nil, nil
-			}
-		}
-		return "", "", nil, fmt.Errorf("sepad knows no version of %s other than the file's text: give --baseline FILE, the text to compare with", vs.Skill.Name)
+	if pick.Hash == cand && want == "" { // PickBaseline found no other
+		return cand, fmt.Sprintf("v%d (%s, %s), the only version sepad knows", pick.Version, pick.Hash, orDash(pick.Status)), nil, nil
 	}
 	words = fmt.Sprintf("v%d (%s, %s)", pick.Version, pick.Hash, orDash(pick.Status))
 	var vc query.VersionContent
