@@ -516,7 +516,7 @@ func TestCloseCommitsPendingLines(t *testing.T) {
 
 // TestShortWriteTakenBack: on a full disk the hook's write to the spool is
 // short (the last page takes part of the line), and the hook truncates the
-// partial line away (hooks.appendLocked). A collector that read the
+// partial line away (spool.appendLocked). A collector that read the
 // partial line in between must not take the shrink for a truncation of
 // the spool: that read the whole spool again (e2e/TestDiskFull: the 300
 // lines written before the disk filled, and the 6 during, doubled).

@@ -61,7 +61,7 @@ func TestAppendCreatesPrivateFiles(t *testing.T) {
 	}
 }
 
-func TestLockSpoolTimeout(t *testing.T) {
+func TestLockTimeout(t *testing.T) {
 	home := t.TempDir()
 	unlock, err := Lock(home, time.Second)
 	if err != nil {
