@@ -32,6 +32,9 @@ var funcs = template.FuncMap{
 	// "_session").
 	"display":    query.DisplayName,
 	"displayKey": query.DisplayKey,
+	// compared is a version's one comparison, as sepad versions prints
+	// it ("+10.59 vs v1": against its decision's baseline).
+	"compared": func(r query.GradeRow) string { return render.Compared(&r) },
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "–"

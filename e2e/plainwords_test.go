@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -119,6 +120,13 @@ func TestDashboardPlainWords(t *testing.T) {
 				t.Errorf("%s shows %q:\n%s", p, w, text)
 			}
 		}
+	}
+	// One comparison per version (issue 36 item 2): deploy's page compares
+	// v2 and v3 with v1, the baseline their decisions named.
+	browse(t, ctx, "deploy's page", chromedp.Navigate(root+"skill?key="+url.QueryEscape(d.project+"/.claude/skills/deploy/SKILL.md")), chromedp.WaitVisible(chromedp.CSS("#versions")))
+	cmp := browseValue(t, ctx, "the comparisons", chromedp.Evaluate[[]string](`[...document.querySelectorAll("#versions td.compared")].map(td => td.textContent)`))
+	if len(cmp) != 3 || cmp[0] != "-" || !strings.HasSuffix(cmp[1], " vs v1") || !strings.HasSuffix(cmp[2], " vs v1") {
+		t.Errorf("deploy's versions compared: %q, want v2 and v3 against v1", cmp)
 	}
 	browse(t, ctx, "the decisions", chromedp.Navigate(root+"decisions"), chromedp.WaitVisible(chromedp.CSS("main")))
 	browseValue(t, ctx, "open every details toggle", chromedp.Evaluate[bool](`document.querySelectorAll("details.decision-details").forEach(d => d.open = true), true`))

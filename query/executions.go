@@ -261,6 +261,9 @@ func SkillHistory(db *store.DB, r HistoryRequest) (*History, error) {
 		return nil, err
 	}
 	AttachFiles(db, rows)
+	if err := AttachCompared(db, sk.Key, rows); err != nil {
+		return nil, err
+	}
 	h := &History{Skill: refOf(sk), Versions: rows, Limit: r.Limit, Total: sk.Executions}
 	var ex []ExecRow
 	var seqOf []uint64
