@@ -70,6 +70,33 @@ func TestTeamLoad(t *testing.T) {
 		t.Cleanup(m.close)
 		ms[i] = m
 	}
+	// With SEPAD_TEAM_GRADES_BEFORE (a sepad binary of the commit before
+	// a change), `sepad grades --team --json` runs as a process, that
+	// binary and this tree's in turn, every 2 s beside the load.
+	cli := cliGrades(t, c.DSN)
+	stopCLI := make(chan struct{})
+	cliDone := make(chan map[string][]time.Duration)
+	go func() {
+		times := map[string][]time.Duration{}
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		for i := 0; len(cli.bins) > 0; i++ {
+			select {
+			case <-stopCLI:
+				cliDone <- times
+				return
+			case <-tick.C:
+			}
+			for j := range cli.bins {
+				b := cli.bins[(i+j)%len(cli.bins)] // each first in turn
+				if d, err := cli.run(b[1]); err == nil {
+					times[b[0]] = append(times[b[0]], d)
+				}
+			}
+		}
+		<-stopCLI
+		cliDone <- times
+	}()
 	// The load: 20 executions/s, machine after machine, each committed
 	// to its store and the shipper woken, as the daemon does.
 	var grades, queries []time.Duration // with the connection, and the query alone
@@ -116,6 +143,8 @@ func TestTeamLoad(t *testing.T) {
 		}
 	}
 	elapsed := time.Since(began)
+	close(stopCLI)
+	cliTimes := <-cliDone
 	deadline := time.Now().Add(5 * time.Minute)
 	for _, m := range ms {
 		for m.sh.Status().Pending > 0 && time.Now().Before(deadline) {
@@ -164,6 +193,12 @@ FROM sepad_executions WHERE execution_id LIKE 'b%'`).Scan(&rows, &distinct, &p50
 	t.Logf("shipping lag (stored to PostgreSQL's transaction): p50 %.3fs, p99 %.3fs, max %.3fs", p50, p99, pmax)
 	t.Logf("team grades over %d executions: %d answers, p50 %s, p99 %s, max %s", preload+rows, len(grades),
 		pct(0.5).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), pct(1).Round(time.Millisecond))
+	for _, b := range cli.bins {
+		ds := cliTimes[b[0]]
+		slices.Sort(ds)
+		t.Logf("sepad grades --team --json as a process, %s: %d answers, p50 %s, p90 %s, p99 %s, max %s", b[0], len(ds),
+			pctOf(ds, 0.5), pctOf(ds, 0.9), pctOf(ds, 0.99), pctOf(ds, 1))
+	}
 	if rows != committed || distinct != committed {
 		t.Fatalf("%d committed, %d rows, %d distinct: lost or doubled", committed, rows, distinct)
 	}
@@ -215,14 +250,6 @@ func TestTeamGradesLatency(t *testing.T) {
 	}
 	rounds := 200
 	fmt.Sscan(os.Getenv("SEPAD_TEAM_GRADES_ROUNDS"), &rounds)
-	bins, err := testbin.Build(t.TempDir(), "sepad")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmds := [][2]string{{"this tree", bins[0]}}
-	if before := os.Getenv("SEPAD_TEAM_GRADES_BEFORE"); before != "" {
-		cmds = append([][2]string{{"before (" + before + ")", before}}, cmds...)
-	}
 	ctx := context.Background()
 	c := pgtest.Start(t)
 	db, err := Connect(ctx, Config{Postgres: c.DSN})
@@ -234,12 +261,10 @@ func TestTeamGradesLatency(t *testing.T) {
 	}
 	preloadTeam(t, db, preload)
 	db.Close()
-	home := t.TempDir()
-	cfg := filepath.Join(home, "config.yaml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("team:\n  postgres: %q\n", c.DSN)), 0o600); err != nil {
-		t.Fatal(err)
+	cli := cliGrades(t, c.DSN)
+	if len(cli.bins) == 0 {
+		cli.bins = [][2]string{{"this tree", cli.tree}}
 	}
-	env := append(os.Environ(), "SEPA_CONFIG="+cfg, "SEPA_HOME="+filepath.Join(home, "state"), "HOME="+home)
 	times := map[string][]time.Duration{}
 	var order []string
 	add := func(name string, d time.Duration) {
@@ -250,15 +275,12 @@ func TestTeamGradesLatency(t *testing.T) {
 	}
 	o := GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions()}
 	for i := 0; i < rounds; i++ {
-		for _, c := range cmds {
-			cmd := exec.Command(c[1], "grades", "--team", "--json")
-			cmd.Env = env
-			start := time.Now()
-			out, err := cmd.Output()
-			if err != nil || !strings.Contains(string(out), `"machines": 50`) {
-				t.Fatalf("%s grades --team --json: %v\n%s", c[1], err, out)
+		for _, b := range cli.bins {
+			d, err := cli.run(b[1])
+			if err != nil {
+				t.Fatal(err)
 			}
-			add("sepad grades --team --json, "+c[0], time.Since(start))
+			add("sepad grades --team --json, "+b[0], d)
 			time.Sleep(20 * time.Millisecond)
 		}
 		// The same path inside one process, step by step.
@@ -291,4 +313,46 @@ func TestTeamGradesLatency(t *testing.T) {
 		}
 		t.Logf("%-75s p50 %7s  p90 %7s  p99 %7s  max %7s", name, q(0.5), q(0.9), q(0.99), q(1))
 	}
+}
+
+// cliRunner runs `sepad grades --team --json` as a person does, a new
+// process each time, with a configuration naming the team database.
+type cliRunner struct {
+	env []string
+	// tree is this tree's sepad; bins are the binaries to compare, by
+	// name: the one SEPAD_TEAM_GRADES_BEFORE names and this tree's.
+	tree string
+	bins [][2]string
+}
+
+func cliGrades(t *testing.T, dsn string) *cliRunner {
+	t.Helper()
+	home := t.TempDir()
+	cfg := filepath.Join(home, "config.yaml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("team:\n  postgres: %q\n", dsn)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := &cliRunner{env: append(os.Environ(), "SEPA_CONFIG="+cfg, "SEPA_HOME="+filepath.Join(home, "state"), "HOME="+home)}
+	bins, err := testbin.Build(t.TempDir(), "sepad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.tree = bins[0]
+	if before := os.Getenv("SEPAD_TEAM_GRADES_BEFORE"); before != "" {
+		r.bins = [][2]string{{"before (" + before + ")", before}, {"this tree", r.tree}}
+	}
+	return r
+}
+
+// run times one command of bin: its whole life, start to exit.
+func (r *cliRunner) run(bin string) (time.Duration, error) {
+	cmd := exec.Command(bin, "grades", "--team", "--json")
+	cmd.Env = r.env
+	start := time.Now()
+	out, err := cmd.Output()
+	d := time.Since(start)
+	if err != nil || !strings.Contains(string(out), `"grades"`) {
+		return d, fmt.Errorf("%s grades --team --json: %v\n%s", bin, err, out)
+	}
+	return d, nil
 }

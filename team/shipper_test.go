@@ -268,7 +268,8 @@ func TestTeamGradesPool(t *testing.T) {
 	c := pgtest.Start(t)
 	a, b := newMachine(t, c.DSN), newMachine(t, c.DSN)
 	a.commit(t, 0, 4, "v1hash000000", func(int) float64 { return 60 })
-	a.commit(t, 4, 10, "v2hash000000", func(int) float64 { return 90 })
+	a.commit(t, 4, 5, "vxhash000000", func(int) float64 { return 20 }) // one run: ungraded
+	a.commit(t, 5, 11, "v2hash000000", func(int) float64 { return 90 })
 	b.commit(t, 100, 105, "v2hash000000", func(int) float64 { return 80 })
 	waitShipped(t, a)
 	waitShipped(t, b)
@@ -285,15 +286,22 @@ func TestTeamGradesPool(t *testing.T) {
 		t.Fatalf("grades: %+v", g)
 	}
 	r := g.Grades[0]
-	if r.Hash != "v2hash000000" || !r.Current || r.Machines != 2 || r.N != 11 || r.Version != 2 || r.PromptID != "skill/deploy" || r.Grade == "" {
+	if r.Hash != "v2hash000000" || !r.Current || r.Machines != 2 || r.N != 11 || r.Version != 3 || r.PromptID != "skill/deploy" || r.Grade == "" {
 		t.Fatalf("current row: %+v", r)
 	}
 	all, err := db.Grades(context.Background(), GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions(), AllVersions: true})
-	if err != nil || len(all.Grades) != 2 || all.Grades[1].N != 4 || all.Grades[1].Machines != 1 {
+	if err != nil || len(all.Grades) != 3 || all.Grades[2].N != 4 || all.Grades[2].Machines != 1 || all.Grades[1].Grade != "" || all.Grades[1].Aggregate == nil {
 		t.Fatalf("all versions: %+v %v", all, err)
 	}
+	// The current row reads only its own and v1's newest scores (the
+	// ungraded v2 between them has no say in the change), and shows what
+	// the rows of every version show.
+	if r.Aggregate == nil || r.Change == nil || *r.Aggregate != *all.Grades[0].Aggregate || *r.Change != *all.Grades[0].Change ||
+		*r.Change != round4(*all.Grades[0].Aggregate-*all.Grades[2].Aggregate) || *r.Mean != *all.Grades[0].Mean {
+		t.Fatalf("current row %+v, against all versions' %+v", r, all.Grades[0])
+	}
 	vs, err := db.Versions(context.Background(), "deploy", GradesOptions{Rubric: fitness.RubricVersion, Aggregate: aggregate.DefaultOptions()})
-	if err != nil || len(vs.Versions) != 2 || vs.Skill.ID != "skill/deploy" {
+	if err != nil || len(vs.Versions) != 3 || vs.Skill.ID != "skill/deploy" {
 		t.Fatalf("versions: %+v %v", vs, err)
 	}
 	v2 := vs.Versions[0]
@@ -304,14 +312,14 @@ func TestTeamGradesPool(t *testing.T) {
 		t.Fatalf("versions of an unknown prompt: %v", err)
 	}
 	ex, err := db.Executions(context.Background(), ExecutionsOptions{Limit: 1000})
-	if err != nil || len(ex.Executions) != 15 {
+	if err != nil || len(ex.Executions) != 16 {
 		t.Fatalf("executions: %d %v", len(ex.Executions), err)
 	}
 	machines := map[string]int{}
 	for _, e := range ex.Executions {
 		machines[e.Machine]++
 	}
-	if len(machines) != 2 || machines[a.sh.Status().Machine] != 10 {
+	if len(machines) != 2 || machines[a.sh.Status().Machine] != 11 {
 		t.Fatalf("executions by machine: %v", machines)
 	}
 }
