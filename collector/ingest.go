@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -123,7 +124,7 @@ func (c *Collector) ingest(l line, now time.Time) {
 		c.quarantine(l, fmt.Sprintf("line longer than %d bytes", maxLine), now)
 		return
 	}
-	if len(strings.TrimSpace(string(l.data))) == 0 {
+	if len(bytes.TrimSpace(l.data)) == 0 {
 		return
 	}
 	ev, err := event.ParseLine(l.data)

@@ -448,6 +448,10 @@ func looseString(r json.RawMessage) string {
 }
 
 func looseBool(r json.RawMessage) bool {
+	r = nullToNil(r)
+	if r == nil {
+		return false // absent from most lines: no decoding, no error to build
+	}
 	var b bool
 	if json.Unmarshal(r, &b) == nil {
 		return b

@@ -111,11 +111,15 @@ var quotedRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile("(?s)```.*?(```|$)|~~~.*?(~~~|$)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|(?m)^\\s*>.*$")
 })
 
+// apostrophes reads typographic apostrophes as ': built once (a Replacer
+// builds its tables at its first use), safe for concurrent use.
+var apostrophes = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'")
+
 // ownWords lowercases the prompt, reads typographic apostrophes as ',
 // and blanks quoted text and code (each becomes "…", so a clause around
 // it stays a clause).
 func ownWords(prompt string) string {
-	s := strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'").Replace(prompt)
+	s := apostrophes.Replace(prompt)
 	s = quotedRE().ReplaceAllString(s, " … ")
 	return strings.ToLower(s)
 }
