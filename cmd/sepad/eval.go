@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/spool"
 )
 
@@ -118,7 +119,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if ev.Partial {
 		// A run cut short (the cost ceiling, a failed login) says little
 		// about the prompt: shown, never recorded.
-		printEvidence(stdout, ev)
+		render.Evidence(stdout, ev)
 		return &exitError{code: max(code, exitFail), err: fmt.Errorf("eval %s: the suite stopped early (%s): result not recorded", name, orDash(ev.PartialReason))}
 	}
 	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = key, name, mutation.Hash(before), time.Now().UTC(), "sepad eval"
@@ -134,7 +135,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else {
-		printEvidence(stdout, ev)
+		render.Evidence(stdout, ev)
 	}
 	if code != 0 {
 		return &exitError{code: code, err: fmt.Errorf("eval %s: the suite did not pass (claude plugin eval exited %d)", name, code)}
@@ -164,25 +165,6 @@ func evalTarget(qf queryFlags, arg string) (key, name, path string, err error) {
 		return "", "", "", fmt.Errorf("eval %s: %w (or give the prompt file's path)", arg, ferr)
 	}
 	return "", "", "", fmt.Errorf("eval %s: sepad knows no prompt file of it; give the prompt file's path", arg)
-}
-
-// printEvidence prints one recorded suite run.
-func printEvidence(w io.Writer, e *evals.Evidence) {
-	fmt.Fprintf(w, "%s %s: %s\n", e.Skill, e.Version, e.Summary())
-	for _, c := range e.Cases {
-		mark := "pass"
-		if !c.Passed {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "  %-4s %-24s %.2f over %d run(s)", mark, c.Name, c.Score, c.Runs)
-		if c.Delta != nil {
-			fmt.Fprintf(w, ", %+.2f against no skill", *c.Delta)
-		}
-		fmt.Fprintln(w)
-	}
-	if e.SkillKey != "" {
-		fmt.Fprintf(w, "recorded as evidence for %s (threshold %.2f, cost $%.4f)\n", e.Version, e.Threshold, e.CostUSD)
-	}
 }
 
 // importClaudeEval is `sepad import --claude-eval FILE SKILL`: record an
@@ -225,6 +207,6 @@ func importClaudeEval(qf queryFlags, file string, pos []string, stdout io.Writer
 	if err := evals.Append(home, *ev); err != nil {
 		return err
 	}
-	printEvidence(stdout, ev)
+	render.Evidence(stdout, ev)
 	return nil
 }

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/client"
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/service"
 	"github.com/sepad/sepad/spool"
 )
@@ -55,44 +54,14 @@ func runReload(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if runtime.GOOS == "windows" {
 		return nil // the task restarted: it read everything
 	}
-	return awaitReload(stdout, h, prev)
-}
-
-// awaitReload waits for the daemon to report a reload after prev and
-// prints what it did: the file read, the keys applied and those waiting
-// for a restart, or why it kept the previous configuration.
-func awaitReload(w io.Writer, home string, prev int) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		st, err := client.Status(home)
-		if err == nil && st.Daemon.Reload != nil && st.Daemon.Reload.Seq > prev {
-			return printReload(w, st.Daemon.Reload)
-		}
-		if time.Now().After(deadline) {
-			fmt.Fprintln(w, "the daemon has not said what it reloaded (an older sepad?): its log says \"config reloaded\", or why it kept the previous one")
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func printReload(w io.Writer, r *query.Reload) error {
-	file := r.Config
-	if file == "" {
-		file = "no configuration file (the built-in defaults)"
+	r := client.AwaitReload(h, prev, 10*time.Second)
+	if r == nil {
+		fmt.Fprintln(stdout, "the daemon has not said what it reloaded (an older sepad?): its log says \"config reloaded\", or why it kept the previous one")
+		return nil
 	}
 	if r.Error != "" {
 		return fmt.Errorf("the daemon kept its previous configuration: %s", r.Error)
 	}
-	fmt.Fprintf(w, "the daemon read %s\n", file)
-	switch {
-	case len(r.Applied) == 0 && len(r.Restart) == 0:
-		fmt.Fprintln(w, "nothing changed")
-	case len(r.Applied) > 0:
-		fmt.Fprintf(w, "applied now: %s\n", strings.Join(r.Applied, ", "))
-	}
-	if len(r.Restart) > 0 {
-		fmt.Fprintf(w, "waits for a restart of the daemon: %s\n", strings.Join(r.Restart, ", "))
-	}
+	render.Reload(stdout, r)
 	return nil
 }
