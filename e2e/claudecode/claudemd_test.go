@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,6 +22,12 @@ func TestClaudeMDByName(t *testing.T) {
 			continue // one version: the views do not depend on it
 		}
 		e := newEnv(t, c)
+		// A command mutator: one edit of the project CLAUDE.md's text.
+		mut := e.write(filepath.Join(e.Root, "mutator.sh"), "#!/bin/sh\ncat >/dev/null\n"+
+			`echo '[{"op": "replace", "passage": "Run the tests twice.", "text": "Run the tests twice, then the linter.", "reason": "lint"}]'`+"\n")
+		os.Chmod(mut, 0o755)
+		cfg := e.write(filepath.Join(e.State, "config.yaml"), "mutation:\n  mutator: ["+mut+"]\n")
+		e.Env = append(e.Env, "SEPA_CONFIG="+cfg)
 		e.write(filepath.Join(e.Home, ".claude", "CLAUDE.md"), "# User\nBe brief.\n")
 		e.write("CLAUDE.md", "# Project\n\nRun the tests first.\n\nSee @docs/guide.md for more.\n")
 		e.write("docs/guide.md", "# Guide\nSmall commits.\n")
@@ -35,9 +42,14 @@ func TestClaudeMDByName(t *testing.T) {
 		})
 		e.write("CLAUDE.md", "# Project\n\nRun the tests twice.\n\nSee @docs/guide.md for more.\n")
 		e.API.Set("cm2", fakeclaude.Script{{Tools: []fakeclaude.Tool{bash("echo again")}}, {Text: answer}})
-		e.claude("-p", "again @@cm2@@")
-		if xs := d.waitExecutions(2); len(xs) != 2 {
-			t.Fatalf("want 2 executions, got %+v", xs)
+		// A proposal needs 3 runs of the version in force, and one that
+		// is not stable: the last one's call fails.
+		e.API.Set("cm2f", fakeclaude.Script{{Tools: []fakeclaude.Tool{bash("ls /nonexistent-sepad-dir")}}, {Text: "It failed."}})
+		for _, k := range []string{"cm2", "cm2", "cm2f"} {
+			e.claude("-p", "again @@"+k+"@@")
+		}
+		if xs := d.waitExecutions(4); len(xs) != 4 {
+			t.Fatalf("want 4 executions, got %+v", xs)
 		}
 
 		views := map[string]string{}
@@ -99,6 +111,41 @@ func TestClaudeMDByName(t *testing.T) {
 		}
 		if strings.Contains(req, "_session") {
 			t.Errorf("the request names _session:\n%s", req)
+		}
+		// The mutator's edit is written to the project CLAUDE.md only, and
+		// its version is the manifest the next real session lists: that
+		// session's run is the candidate's.
+		out, errOut, code = e.sepad("evolve", "CLAUDE.md", "--json")
+		var a struct {
+			Outcome string `json:"outcome"`
+			To      string `json:"to"`
+			Words   string `json:"words"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &a) != nil || a.Outcome != "candidate" || a.To == "" {
+			t.Fatalf("evolve: exit %d %+v\n%s%s", code, a, out, errOut)
+		}
+		if b, _ := os.ReadFile(filepath.Join(e.Project, "CLAUDE.md")); string(b) != "# Project\n\nRun the tests twice, then the linter.\n\nSee @docs/guide.md for more.\n" {
+			t.Errorf("CLAUDE.md after evolve: %q", b)
+		}
+		if b, _ := os.ReadFile(filepath.Join(e.Home, ".claude", "CLAUDE.md")); string(b) != "# User\nBe brief.\n" {
+			t.Errorf("the user's CLAUDE.md was written: %q", b)
+		}
+		if !strings.Contains(a.Words, "evolved CLAUDE.md v2 → v3") {
+			t.Errorf("evolve's words: %s", a.Words)
+		}
+		e.API.Set("cm3", fakeclaude.Script{{Tools: []fakeclaude.Tool{bash("echo third")}}, {Text: answer}})
+		e.claude("-p", "once more @@cm3@@")
+		xs := d.waitExecutions(5)
+		var newest struct {
+			Executions []struct{ Hash string } `json:"executions"`
+		}
+		out, _, _ = e.sepad("executions", "--json", "--limit", "1") // newest first
+		if json.Unmarshal([]byte(out), &newest) != nil || len(xs) != 5 || len(newest.Executions) != 1 || newest.Executions[0].Hash != a.To {
+			t.Errorf("the session after evolve ran %s, the proposal is %q (%d executions)", out, a.To, len(xs))
+		}
+		diff, _, _ := e.sepad("diff", "CLAUDE.md", "v2", "v3")
+		if !strings.Contains(diff, "\n-Run the tests twice.\n+Run the tests twice, then the linter.\n") {
+			t.Errorf("diff CLAUDE.md v2 v3:\n%s", diff)
 		}
 		d.stop()
 	}
