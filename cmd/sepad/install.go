@@ -121,23 +121,7 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if strings.Contains(bin, string(filepath.Separator)+"go-build") {
 		fmt.Fprintf(stderr, "warning: %s is a temporary `go run` build; install sepad (go install) and run its install instead\n", bin)
 	}
-	// The small sepad-hook binary, when installed beside sepad, starts
-	// faster on every tool call (BENCHMARKS.md).
-	if hb := filepath.Join(filepath.Dir(bin), "sepad-hook"+filepath.Ext(bin)); isExecutable(hb) {
-		bin = hb
-	}
-	// Exec form: Claude Code starts the binary itself rather than a
-	// shell that starts it, which halves what a tool call pays.
-	spec := settings.ExecSpec(bin)
-	switch {
-	case f.transport == "http":
-		// The secret stays in $SEPA_HOME: the handler names it through
-		// $SEPAD_SECRET, and SessionStart, which Claude Code never sends
-		// to http handlers, gets the command handler.
-		spec = settings.HTTPSpec(f.url, bin)
-	case f.shellForm:
-		spec = settings.HookSpec{Transport: "command", Command: settings.CommandFor(bin)}
-	}
+	spec := settings.SpecFor(settings.HookBinary(bin), f.transport, f.url, f.shellForm)
 	ch, err := settings.Install(path, settings.BackupDir(spool.Home(), path), spec, f.dryRun, time.Now())
 	if err != nil {
 		return err
@@ -259,11 +243,6 @@ func scopeArgs(f *installFlags) string {
 		return "--project " + f.project
 	}
 	return ""
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // notePluginToo says so when sepad's Claude Code plugin is enabled too:
