@@ -59,6 +59,11 @@ func TestPlainWordsByDefault(t *testing.T) {
 	contains(t, outputs["notices"], "review v2 → v1: v2 scored")
 	contains(t, outputs["notices"], "v1, the version v2 was made from, held")
 	checkOneComparison(t, outputs["versions deploy"], outputs["decisions"])
+	// CLAUDE.md names the session's base prompt as an argument too
+	// (issue 36 item 9), and the words name it so.
+	if out, errOut, code := sepad(t, env, nil, "export", "--format", "jsonl", "--skill", "CLAUDE.md", "--home", home); code != 0 || strings.Count(out, "\n") != 14 {
+		t.Errorf("export --skill CLAUDE.md: exit %d, %d rows, %s", code, strings.Count(out, "\n"), errOut)
+	}
 	checkGrammar(t, env, home)
 	// An export that exports nothing says why, on stderr, and exits 0
 	// (issue 36 item 7): no execution of the demo is labelled.

@@ -66,6 +66,7 @@ type Stats struct {
 
 // Write streams the export of db to w.
 func Write(w io.Writer, db *store.DB, o Options) (Stats, error) {
+	o.Skill = store.SkillArg(o.Skill) // CLAUDE.md is _session
 	var st Stats
 	var rows rowWriter
 	switch o.Format {
