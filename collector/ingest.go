@@ -106,6 +106,8 @@ func (c *Collector) readAll(now time.Time) (bool, error) {
 		}
 		s.warned = false
 	}
+	// The lines are the sources' buffers (source.read): ingested here,
+	// before any source reads again.
 	for _, l := range lines {
 		c.ingest(l, now)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // fingerprintLen is how many leading bytes identify a file's content, so a
@@ -179,6 +180,9 @@ func fingerprint(f *os.File, n int) (string, int, error) {
 	return hex.EncodeToString(h[:8]), got, nil
 }
 
+// readSize is how much one Read asks for.
+const readSize = 64 << 10
+
 // read appends up to max complete lines to out. It returns at EOF or when
 // max is reached; partial lines stay buffered until their newline arrives.
 func (s *source) read(max int, out []line) ([]line, error) {
@@ -186,7 +190,6 @@ func (s *source) read(max int, out []line) ([]line, error) {
 		return out, nil
 	}
 	n := 0
-	chunk := make([]byte, 64<<10)
 	// carry is how many leading bytes of buf an earlier Read gave: a line
 	// that starts in them was assembled across Reads, and its head may
 	// be a partial line a writer has since taken back (the hook truncates
@@ -220,9 +223,10 @@ func (s *source) read(max int, out []line) ([]line, error) {
 			if s.skipping {
 				s.skipping = false
 			} else {
-				data := make([]byte, i)
-				copy(data, s.buf[:i])
-				out = append(out, line{src: s, off: s.off, data: data})
+				// The line stays in buf's array, which is only written
+				// past its end (s.buf starts after it) until the caller
+				// is done with out: a line is not copied.
+				out = append(out, line{src: s, off: s.off, data: s.buf[:i:i]})
 				n++
 			}
 			s.off += int64(i + 1)
@@ -247,12 +251,16 @@ func (s *source) read(max int, out []line) ([]line, error) {
 		}
 		carry = len(s.buf)
 		pos := s.off + int64(len(s.buf))
-		m, err := s.f.Read(chunk)
+		// Read straight into buf's spare room (a new array when it has
+		// less than readSize: the lines handed out keep the old one).
+		s.buf = slices.Grow(s.buf, readSize)
+		got := s.buf[len(s.buf) : len(s.buf)+readSize]
+		m, err := s.f.Read(got)
 		if m > 0 {
 			if s.headOK && pos == int64(len(s.head)) && len(s.head) < fingerprintLen {
-				s.head = append(s.head, chunk[:min(m, fingerprintLen-len(s.head))]...)
+				s.head = append(s.head, got[:min(m, fingerprintLen-len(s.head))]...)
 			}
-			s.buf = append(s.buf, chunk[:m]...)
+			s.buf = s.buf[:len(s.buf)+m]
 			s.eofPolls = 0
 		}
 		if errors.Is(err, io.EOF) || (m == 0 && err == nil) {
