@@ -381,6 +381,7 @@ func Parse(name string, data []byte, base *Config) (*Config, error) {
 			return nil, err
 		}
 	}
+	c.aliasSession()
 	return c, c.validate(name, lines)
 }
 

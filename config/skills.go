@@ -301,3 +301,32 @@ func (c *Config) setChecks(name string, defs []checks.Def, compiled []*checks.Ch
 func (c *Config) ChecksFor(skill string) []*checks.Check {
 	return c.SkillChecks[skill]
 }
+
+// The session's base prompt has the skill name "_session", which every
+// view calls CLAUDE.md: `skills: {CLAUDE.md: …}` configures it (when
+// both are given, "_session" wins).
+const (
+	sessionSkill   = "_session"
+	sessionDisplay = "CLAUDE.md"
+)
+
+// aliasSession files the settings given under CLAUDE.md under
+// "_session", the name the rest of sepad looks up.
+func (c *Config) aliasSession() {
+	alias(c.Skills)
+	alias(c.SkillMutation)
+	alias(c.SkillChecks)
+	alias(c.SkillCheckDefs)
+	alias(c.SkillVerify)
+}
+
+func alias[V any](m map[string]V) {
+	v, ok := m[sessionDisplay]
+	if !ok {
+		return
+	}
+	if _, dup := m[sessionSkill]; !dup {
+		m[sessionSkill] = v
+	}
+	delete(m, sessionDisplay)
+}

@@ -167,3 +167,22 @@ func TestEvalGatePerSkill(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeMDIsSession (issue 36 item 9): the session's base prompt is
+// configured by the name people read, CLAUDE.md, as by its id _session.
+func TestClaudeMDIsSession(t *testing.T) {
+	base, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("config.yaml", []byte("skills:\n  CLAUDE.md:\n    complexity: complex\n    mutation:\n      rollback_edits: auto\n"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Complexity("_session") != "complex" || c.MutationFor("_session").RollbackEdits != "auto" {
+		t.Errorf("CLAUDE.md's settings are not _session's: %q %+v", c.Complexity("_session"), c.MutationFor("_session"))
+	}
+	if _, ok := c.Skills["CLAUDE.md"]; ok {
+		t.Errorf("CLAUDE.md kept as a skill name of its own: %v", c.Skills)
+	}
+}
