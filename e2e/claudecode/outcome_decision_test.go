@@ -67,20 +67,28 @@ func decideBetween(t *testing.T, first, second []string) []decisionRecord {
 	if xs, ok := d.waitStored(90*time.Second, func(xs []daemonExec) bool { return fixTests(xs) == 50 }); !ok {
 		t.Fatalf("the daemon stored %d of 50 fix-tests executions; its log:\n%s", fixTests(xs), d.log.String())
 	}
-	out := d.run("decisions", "fix-tests", "--json", "--limit", "100")
-	var doc struct {
-		Decisions []struct {
-			Payload decisionRecord `json:"payload"`
-		} `json:"decisions"`
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("decisions --json: %v\n%s", err, out)
-	}
+	// The engine decides after the commit that stored the runs: wait for
+	// its record rather than read the decisions once (a loaded machine
+	// answered before the engine had run).
 	var recs []decisionRecord
-	for i := len(doc.Decisions) - 1; i >= 0; i-- {
-		recs = append(recs, doc.Decisions[i].Payload)
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		out := d.run("decisions", "fix-tests", "--json", "--limit", "100")
+		var doc struct {
+			Decisions []struct {
+				Payload decisionRecord `json:"payload"`
+			} `json:"decisions"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("decisions --json: %v\n%s", err, out)
+		}
+		recs = recs[:0]
+		for i := len(doc.Decisions) - 1; i >= 0; i-- {
+			recs = append(recs, doc.Decisions[i].Payload)
+		}
+		if got, _ := verdictOf(recs); got != "" || time.Now().After(deadline) {
+			return recs
+		}
 	}
-	return recs
 }
 
 // verdictOf is the decision on the candidate: accept or reject ("" when
