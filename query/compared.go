@@ -10,7 +10,7 @@ import (
 // 2): its aggregate minus the aggregate of the version it is compared
 // with, named. That version is the baseline of the version's latest
 // accept or reject decision (Decided), the one `sepad decisions` names;
-// for a version never decided, the nearest older graded version.
+// for a version never decided, the one Change is against.
 type Compared struct {
 	// Version is the version compared with (its sequence number).
 	Version int     `json:"version"`
@@ -59,11 +59,8 @@ func AttachCompared(db *store.DB, key string, rows []GradeRow) error {
 			r.Compared = &Compared{Version: b.Version, Change: round4(*r.Aggregate - *b.Aggregate), Decided: true}
 			continue
 		}
-		for j := i + 1; j < len(rows); j++ { // older versions
-			if o := &rows[j]; o.Aggregate != nil && o.Grade != "" {
-				r.Compared = &Compared{Version: o.Version, Change: round4(*r.Aggregate - *o.Aggregate)}
-				break
-			}
+		if r.Change != nil && r.ChangeFrom > 0 {
+			r.Compared = &Compared{Version: r.ChangeFrom, Change: *r.Change}
 		}
 	}
 	return nil

@@ -113,8 +113,11 @@ type GradeRow struct {
 	Grade  string `json:"grade"`
 	Advice string `json:"advice"`
 	// Change is Aggregate minus the aggregate of the nearest older graded
-	// version; null when either is ungraded.
-	Change *float64 `json:"change"`
+	// version that was not rejected or rolled back (the baseline a
+	// candidate is decided against), ChangeFrom that version's number;
+	// null when either is ungraded.
+	Change     *float64 `json:"change"`
+	ChangeFrom int      `json:"change_from,omitempty"`
 	// Compared is the version's one comparison in `sepad versions`:
 	// against its decision's baseline, else the nearest older graded
 	// version (AttachCompared; null elsewhere).

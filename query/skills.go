@@ -277,10 +277,14 @@ func versionRows(sk *store.Skill) []GradeRow {
 		if a.Graded {
 			g = fitness.GradeOf(a.Value)
 			if prev != nil {
-				r.Change = ptr(round4(a.Value - prev.Aggregate.Value))
+				r.Change, r.ChangeFrom = ptr(round4(a.Value-prev.Aggregate.Value)), prev.Seq
 				r.TokenChange = tokenChange(v, prev)
 			}
-			prev = v
+			// A rejected or rolled-back version is no one's baseline:
+			// the next version is compared with the one before it.
+			if st := statuses[i]; st != StatusRejected && st != StatusRolledBack {
+				prev = v
+			}
 		}
 		r.Grade, r.Advice = string(g), g.Advice()
 		if acts != nil {

@@ -24,6 +24,15 @@ func Score(p *float64) string {
 	return strconv.FormatFloat(*p, 'f', 2, 64) // as %.2f, without fmt's cost per cell
 }
 
+// ChangeVs is a row's Change with the version it is against: "+10.59
+// vs v1" (just the number when the version is not known).
+func ChangeVs(r *query.GradeRow) string {
+	if r.Change != nil && r.ChangeFrom > 0 {
+		return Change(r.Change) + " vs v" + strconv.Itoa(r.ChangeFrom)
+	}
+	return Change(r.Change)
+}
+
 // Change is a signed change with two decimals (as %+.2f), "-" for none.
 func Change(p *float64) string {
 	if p == nil {

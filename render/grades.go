@@ -39,7 +39,7 @@ func Grades(w io.Writer, doc *query.Grades, all bool) {
 		// One string per row, not Fprintf's boxed arguments: on 1,000
 		// rows the formatting cost as much as the decoding.
 		cells = append(cells[:0], query.DisplayName(r.Skill), pl[r.Project], ver, Status(r), strconv.Itoa(r.N),
-			Score(r.Aggregate), Grade(r.Grade), Change(r.Change), Score(r.LastScore), Tokens(r.Tokens, r.TokenChange))
+			Score(r.Aggregate), Grade(r.Grade), ChangeVs(r), Score(r.LastScore), Tokens(r.Tokens, r.TokenChange))
 		if all {
 			cells = append(cells, OverClaims(r))
 		}
@@ -171,6 +171,7 @@ type tableRow struct {
 	Grade       string               `json:"grade"`
 	Advice      string               `json:"advice"`
 	Change      *float64             `json:"change"`
+	ChangeFrom  int                  `json:"change_from,omitempty"`
 	LastScore   *float64             `json:"last_score"`
 	Tokens      *query.Tokens        `json:"tokens,omitempty"`
 	TokenChange *float64             `json:"token_change,omitempty"`
@@ -197,7 +198,7 @@ func DecodeGrades(body []byte) (*query.Grades, error) {
 	g := &query.Grades{RubricVersion: doc.RubricVersion, MinSamples: doc.MinSamples, Grades: make([]query.GradeRow, len(doc.Grades))}
 	for i, r := range doc.Grades {
 		g.Grades[i] = query.GradeRow{Skill: r.Skill, Project: r.Project, Files: r.Files, Version: r.Version, Hash: r.Hash, Current: r.Current,
-			Status: r.Status, N: r.N, Aggregate: r.Aggregate, Grade: r.Grade, Advice: r.Advice, Change: r.Change, LastScore: r.LastScore,
+			Status: r.Status, N: r.N, Aggregate: r.Aggregate, Grade: r.Grade, Advice: r.Advice, Change: r.Change, ChangeFrom: r.ChangeFrom, LastScore: r.LastScore,
 			Tokens: r.Tokens, TokenChange: r.TokenChange, NeededMore: r.NeededMore, Pending: r.Pending, OverClaims: r.OverClaims, Evals: r.Evals,
 			Activation: r.Activation}
 	}

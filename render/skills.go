@@ -30,8 +30,8 @@ func Versions(w io.Writer, doc *query.SkillVersions) {
 	Models(w, doc.Versions, true)
 	Evals(w, doc.Versions)
 	Activation(w, doc.Versions, true)
-	fmt.Fprintln(w, "* = the version in the file now; COMPARED = its aggregate minus that of the version named:")
-	fmt.Fprintln(w, "the baseline its decision compared it with (`sepad decisions`), else the previous graded version")
+	fmt.Fprintln(w, "* = the version in the file now; COMPARED = its aggregate minus that of the version named: the baseline")
+	fmt.Fprintln(w, "its decision compared it with (`sepad decisions`), else the last earlier version not rejected or rolled back")
 }
 
 // Executions writes `sepad executions`: one row per execution.
@@ -155,20 +155,13 @@ func Files(w io.Writer, doc *query.VersionContent) {
 	}
 }
 
-// Compared is a version's one comparison: "+10.59 vs v1" (decided
-// against v1), "-2.00 vs v2 (previous)"; a row without one (a team's)
-// shows its change from the previous graded version; "-" when there is
-// none.
+// Compared is a version's one comparison: "+10.59 vs v1", against its
+// decision's baseline, else the version its Change is against (a team's
+// row has only that); "-" when there is none.
 func Compared(r *query.GradeRow) string {
 	c := r.Compared
 	if c == nil {
-		if r.Change != nil {
-			return Change(r.Change) + " (previous)"
-		}
-		return "-"
+		return ChangeVs(r)
 	}
-	if c.Decided {
-		return fmt.Sprintf("%+.2f vs v%d", c.Change, c.Version)
-	}
-	return fmt.Sprintf("%+.2f vs v%d (previous)", c.Change, c.Version)
+	return fmt.Sprintf("%+.2f vs v%d", c.Change, c.Version)
 }
