@@ -67,14 +67,20 @@ func (c Counts) Rate() (float64, bool) {
 }
 
 // Words says the counts in plain words: "the model used it 4 times on its
-// own; typed 3 times, 2 of them right after a turn without it (missed):
-// the model picked it 4 of 6 times (67%)".
+// own; the person typed it 3 times, 2 of them right after a turn without
+// it (missed): the model picked it 4 of 6 times (67%)".
 func (c Counts) Words() string {
 	if c.Zero() {
 		return "no invocation counted yet"
 	}
-	s := fmt.Sprintf("the model used it %s on its own; typed %s", times(c.Claude), times(c.User))
-	if c.User > 0 {
+	s := "the model never used it on its own"
+	if c.Claude > 0 {
+		s = fmt.Sprintf("the model used it %s on its own", times(c.Claude))
+	}
+	if c.User == 0 {
+		s += "; the person never typed it"
+	} else {
+		s += fmt.Sprintf("; the person typed it %s", times(c.User))
 		switch c.Missed {
 		case 0:
 			s += ", never right after a turn without it"

@@ -30,11 +30,11 @@ func TestWords(t *testing.T) {
 		want string
 	}{
 		{Counts{}, "no invocation counted yet"},
-		{Counts{Claude: 4, User: 3, Missed: 2}, "the model used it 4 times on its own; typed 3 times, 2 of them right after a turn without it (missed): the model picked it 4 of 6 times (67%)"},
-		{Counts{Claude: 1, User: 1, Missed: 1}, "the model used it once on its own; typed once, right after a turn without it (missed): the model picked it 1 of 2 times (50%)"},
-		{Counts{User: 2, Missed: 2}, "the model used it never on its own; typed twice, each right after a turn without it (missed): the model picked it 0 of 2 times (0%)"},
-		{Counts{User: 2}, "the model used it never on its own; typed twice, never right after a turn without it"},
-		{Counts{Claude: 2}, "the model used it twice on its own; typed never: the model picked it 2 of 2 times (100%)"},
+		{Counts{Claude: 4, User: 3, Missed: 2}, "the model used it 4 times on its own; the person typed it 3 times, 2 of them right after a turn without it (missed): the model picked it 4 of 6 times (67%)"},
+		{Counts{Claude: 1, User: 1, Missed: 1}, "the model used it once on its own; the person typed it once, right after a turn without it (missed): the model picked it 1 of 2 times (50%)"},
+		{Counts{User: 2, Missed: 2}, "the model never used it on its own; the person typed it twice, each right after a turn without it (missed): the model picked it 0 of 2 times (0%)"},
+		{Counts{User: 2}, "the model never used it on its own; the person typed it twice, never right after a turn without it"},
+		{Counts{Claude: 2}, "the model used it twice on its own; the person never typed it: the model picked it 2 of 2 times (100%)"},
 	} {
 		if got := tc.c.Words(); got != tc.want {
 			t.Errorf("%+v:\n got %q\nwant %q", tc.c, got, tc.want)

@@ -462,7 +462,7 @@ func TestSkillPageActivation(t *testing.T) {
 	_, body := page(t, d, "/dashboard/skill?key="+key)
 	for _, want := range []string{
 		`<td class="num">0 / 3 / 3</td><td class="num">3 / 0 / 0</td>`,
-		`Activation, description of v2: the model used it 3 times on its own; typed never: the model picked it 3 of 3 times (100%).`,
+		`Activation, description of v2: the model used it 3 times on its own; the person never typed it: the model picked it 3 of 3 times (100%).`,
 		`The description edit (v2 after v1), judged on activation beside the decision: activation not compared yet (3 chances and 3 chances; 5 of each are needed)`,
 	} {
 		if !strings.Contains(body, want) {

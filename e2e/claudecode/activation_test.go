@@ -147,7 +147,7 @@ func TestActivationThroughDaemon(t *testing.T) {
 			if a.Counts["claude"] != 1 || a.Counts["user"] != 2 || a.Counts["missed"] != 1 || a.Rate == nil || *a.Rate != 0.5 {
 				t.Errorf("activation %+v, want the model once, typed twice, one missed: a rate of 0.5\n%s", a, out)
 			}
-			want := "release activation, description of v1: the model used it once on its own; typed twice, 1 of them right after a turn without it (missed): the model picked it 1 of 2 times (50%)"
+			want := "release activation, description of v1: the model used it once on its own; the person typed it twice, 1 of them right after a turn without it (missed): the model picked it 1 of 2 times (50%)"
 			if g := d.run("grades"); !strings.Contains(g, want) {
 				t.Errorf("sepad grades lacks %q:\n%s", want, g)
 			}
