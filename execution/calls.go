@@ -54,8 +54,7 @@ func (g *Grouper) toolEvent(t *thread, ev *event.Event) {
 	if cur == nil {
 		cur = g.startPart(t, ev, g.baseSkill(t), g.baseKind(t), "")
 	}
-	c := ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, InputHash: inputHash(ev.ToolInput), Start: ev.Time,
-		Kind: CommandKind(ev.ToolName, ev.ToolInput), Command: bashCommand(ev.ToolName, ev.ToolInput)}
+	c := newCall(ev)
 	if ev.HookEvent == event.PreToolUse {
 		c.NoPost = true // until a post event arrives
 	} else {
@@ -212,21 +211,21 @@ func skillArgs(input json.RawMessage) string {
 // maxCommand bounds the command kept of a Bash call.
 const maxCommand = 1024
 
-// bashCommand is a Bash call's command, bounded; "" for other tools.
-func bashCommand(tool string, input json.RawMessage) string {
-	if tool != "Bash" || len(input) == 0 {
-		return ""
+// newCall is the call ev starts. A Bash call's input is decoded once,
+// for the command's kind and the command kept.
+func newCall(ev *event.Event) ToolCall {
+	cmd := bashInput(ev.ToolName, ev.ToolInput)
+	return ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, InputHash: inputHash(ev.ToolInput), Start: ev.Time,
+		Kind: commandKind(cmd), Command: boundedCommand(cmd)}
+}
+
+// boundedCommand is a Bash call's command as it is kept: its first
+// maxCommand bytes, valid UTF-8.
+func boundedCommand(cmd string) string {
+	if len(cmd) > maxCommand {
+		cmd = cmd[:maxCommand]
 	}
-	var in struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(input, &in) != nil {
-		return ""
-	}
-	if len(in.Command) > maxCommand {
-		in.Command = in.Command[:maxCommand]
-	}
-	return strings.ToValidUTF8(in.Command, "")
+	return strings.ToValidUTF8(cmd, "")
 }
 
 // responseText extracts a bounded text from a tool_response: a JSON string,
@@ -235,7 +234,9 @@ func bashCommand(tool string, input json.RawMessage) string {
 // three quarters instead, where a test run or a build prints its result.
 func responseText(r json.RawMessage, max int, tail bool) string {
 	var s string
-	if json.Unmarshal(r, &s) != nil {
+	if v := bytes.TrimLeft(r, " \t\r\n"); len(v) > 0 && v[0] == '{' {
+		// An object (Bash's) is decoded once, not first tried as a
+		// string.
 		var b struct {
 			Stdout string `json:"stdout"`
 			Stderr string `json:"stderr"`
@@ -245,6 +246,8 @@ func responseText(r json.RawMessage, max int, tail bool) string {
 		} else {
 			s = string(r)
 		}
+	} else if json.Unmarshal(r, &s) != nil {
+		s = string(r)
 	}
 	if len(s) > max {
 		if tail {

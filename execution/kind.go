@@ -38,16 +38,29 @@ var cmdSplit = regexp.MustCompile(`&&|\|\||;|\|`)
 // CommandKind classifies one tool call: test, build or deploy for a Bash
 // command that runs one, else "".
 func CommandKind(tool string, input json.RawMessage) string {
+	return commandKind(bashInput(tool, input))
+}
+
+// bashInput is a Bash call's command as its input gives it; "" for other
+// tools and for an input without one.
+func bashInput(tool string, input json.RawMessage) string {
 	if tool != "Bash" || len(input) == 0 {
 		return ""
 	}
 	var in struct {
 		Command string `json:"command"`
 	}
-	if json.Unmarshal(input, &in) != nil || in.Command == "" {
+	if json.Unmarshal(input, &in) != nil {
 		return ""
 	}
-	cmd := in.Command
+	return in.Command
+}
+
+// commandKind is CommandKind of a command already read from its input.
+func commandKind(cmd string) string {
+	if cmd == "" {
+		return ""
+	}
 	if len(cmd) > 4096 {
 		cmd = cmd[:4096]
 	}

@@ -32,8 +32,7 @@ func (g *Grouper) denied(t *thread, ev *event.Event) {
 		if x = t.current(); x == nil {
 			x = g.startPart(t, ev, g.baseSkill(t), g.baseKind(t), "")
 		}
-		x.Calls = append(x.Calls, ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, InputHash: inputHash(ev.ToolInput), Start: ev.Time,
-			Kind: CommandKind(ev.ToolName, ev.ToolInput), Command: bashCommand(ev.ToolName, ev.ToolInput)})
+		x.Calls = append(x.Calls, newCall(ev))
 		c = &x.Calls[len(x.Calls)-1]
 	}
 	c.Denied, c.NoPost, c.Done = true, false, true
