@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/query"
 )
 
@@ -88,7 +89,7 @@ func (h *handler) evolve(w http.ResponseWriter, r *http.Request) {
 		w.Write(append(b, '\n'))
 	case errors.Is(err, evolve.ErrUnknownStrategy):
 		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: %v", query.ErrBadRequest, err), nil)
-	case errors.Is(err, evolve.ErrBusy), errors.Is(err, evolve.ErrTooLarge), errors.Is(err, mutation.ErrOutsideRoots):
+	case errors.Is(err, evolve.ErrBusy), errors.Is(err, evolve.ErrTooLarge), errors.Is(err, promptfile.ErrOutsideRoots):
 		writeError(w, http.StatusConflict, err, nil)
 	default:
 		h.answerError(w, r, err)

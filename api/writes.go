@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/query"
 )
 
@@ -166,7 +167,7 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, fn func(r *http.
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusConflict)
 		w.Write(append(b, '\n'))
-	case errors.Is(err, mutation.ErrOutsideRoots), errors.Is(err, mutation.ErrConflict):
+	case errors.Is(err, promptfile.ErrOutsideRoots), errors.Is(err, promptfile.ErrConflict):
 		writeError(w, http.StatusConflict, err, nil)
 	case errors.Is(err, fs.ErrNotExist):
 		writeError(w, http.StatusNotFound, err, nil)

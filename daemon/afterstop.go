@@ -8,7 +8,7 @@ import (
 
 	"github.com/sepad/sepad/afterstop"
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 )
 
 // newAfterStop is the daemon's runner of outcome.after_stop: the command
@@ -25,7 +25,7 @@ func newAfterStop(d *Daemon, logger *slog.Logger) *afterstop.Runner {
 			a := cfg.Outcome.AfterStop
 			return afterstop.Plan{Dir: dir, Command: cmd, Timeout: a.Timeout, MaxOutput: a.MaxOutput}, true
 		},
-		Installed: func() []string { return mutation.InstalledRoots(d.home) },
+		Installed: func() []string { return promptfile.InstalledRoots(d.home) },
 		Logger:    logger,
 	})
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/spool"
@@ -374,7 +375,7 @@ func MutationOptions(cfg *config.Config, userHome, home string, logger *slog.Log
 		Decide: d, AutoRollback: m.AutoRollback, RollbackOnF: m.RollbackOnF, RollbackRatio: m.RollbackRatio,
 		RollbackFailRate: m.RollbackFailRate, Cooldown: m.CooldownExecutions, GradeMin: cfg.Aggregate.MinSamples,
 		UserHome: userHome, ClaudeDir: prompt.ConfigDirFrom(os.Getenv, userHome), ExtraRoots: m.ExtraRoots, Debounce: m.Debounce, Logger: logger,
-		InstalledRoots: func() []string { return mutation.InstalledRoots(home) },
+		InstalledRoots: func() []string { return promptfile.InstalledRoots(home) },
 		RollbackEdits:  m.RollbackEdits, Skills: skillOverrides(cfg), Notify: NoticeWriter(home), Home: home,
 		Rescore:     scoring.New(cfg).Relabel,
 		EvalGate:    evalgate.New(func() *config.Config { return cfg }, home),

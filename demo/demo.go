@@ -26,6 +26,7 @@ import (
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/internal/demodata"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
@@ -82,7 +83,7 @@ func Run(o Options) error {
 	os.MkdirAll(user, 0o700)
 	// As `sepad install --project` would: rollbacks write only in
 	// projects a person installed or configured.
-	if err := mutation.RecordInstalledRoot(home, proj); err != nil {
+	if err := promptfile.RecordInstalledRoot(home, proj); err != nil {
 		return err
 	}
 	logf, err := os.Create(filepath.Join(tmp, "sepad.log"))
@@ -254,7 +255,7 @@ func (w *replay) edit(path, body, name, title string) error {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		return err
 	}
-	want := mutation.Hash([]byte(body))
+	want := promptfile.Hash([]byte(body))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		sk, err := w.d.DB().Skill(path)

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/sepad/sepad/config"
-	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 )
 
 // checkTrust says whether sepad may write the project's prompt files
@@ -24,7 +24,7 @@ func (d *doctor) checkTrust(project, home string) {
 	if uh, err := os.UserHomeDir(); err == nil && filepath.Clean(uh) == abs || !hasPrompts(abs) {
 		return // no project's prompt files here: nothing sepad would write
 	}
-	roots := mutation.InstalledRoots(home)
+	roots := promptfile.InstalledRoots(home)
 	if cfg, err := config.Load(config.Path("")); err == nil {
 		roots = append(roots, cfg.Mutation.ExtraRoots...)
 	}
@@ -37,7 +37,7 @@ func (d *doctor) checkTrust(project, home string) {
 			return
 		}
 	}
-	d.warn(fmt.Sprintf("%s: %v: sepad records its prompts' runs but evolve and rollback leave its files alone", abs, mutation.ErrOutsideRoots),
+	d.warn(fmt.Sprintf("%s: %v: sepad records its prompts' runs but evolve and rollback leave its files alone", abs, promptfile.ErrOutsideRoots),
 		fmt.Sprintf("run `sepad trust %s` (or /sepad:trust in Claude Code)", abs))
 }
 

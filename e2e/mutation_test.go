@@ -14,6 +14,7 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -180,7 +181,7 @@ func (p *project) settled(what string) {
 			return false
 		}
 		for _, v := range versionsOf(p.t, p) {
-			if v.Current && v.Hash == mutation.Hash(b) {
+			if v.Current && v.Hash == promptfile.Hash(b) {
 				return true
 			}
 		}

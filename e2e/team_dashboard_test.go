@@ -15,7 +15,7 @@ import (
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/internal/pgtest"
 	"github.com/sepad/sepad/internal/sessiongen"
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/team"
 )
 
@@ -34,7 +34,7 @@ func TestTeamSkillPage(t *testing.T) {
 	base := t.TempDir()
 	origin := filepath.Join(base, "origin.git")
 	gitRun(t, "init", "-q", "--bare", origin)
-	v1, v2 := mutation.Hash([]byte("# Deploy\n\nShip it.\n")), mutation.Hash([]byte("# Deploy\n\nShip it, then check it.\n"))
+	v1, v2 := promptfile.Hash([]byte("# Deploy\n\nShip it.\n")), promptfile.Hash([]byte("# Deploy\n\nShip it, then check it.\n"))
 	var ms []*teamMachine
 	for i, name := range []string{"ana", "ben"} {
 		m := &teamMachine{home: filepath.Join(base, name, "sepa"), clone: filepath.Join(base, name, "src", "shop")}

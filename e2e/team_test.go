@@ -20,7 +20,7 @@ import (
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/internal/pgtest"
 	"github.com/sepad/sepad/internal/sessiongen"
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 )
@@ -28,7 +28,7 @@ import (
 // The skill's file, the same in both clones, and its version.
 const teamSkillText = "# Deploy\n\nShip it.\n"
 
-var teamSkillHash = mutation.Hash([]byte(teamSkillText))
+var teamSkillHash = promptfile.Hash([]byte(teamSkillText))
 
 // teamMachine is one person's machine: a sepad home, a clone of the
 // team's repository, a configuration naming the team database.

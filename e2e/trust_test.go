@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 )
 
 // gradeRows runs `sepad grades SKILL --all-versions --json` (through the
@@ -65,7 +66,7 @@ func TestViewsTellTheTruth(t *testing.T) {
 	// An edit in the middle of the session: in force before it runs.
 	p.writeSkill("Just try random commands.")
 	v2b, _ := os.ReadFile(p.skill)
-	v2 := mutation.Hash(v2b)
+	v2 := promptfile.Hash(v2b)
 	var rows []map[string]any
 	waitFor(t, "the edit recorded", func() bool { rows = gradeRows(t, p); return rowOf(rows, v2) != nil })
 	if cur := currentHashes(rows); len(cur) != 1 || cur[0] != v2 {
@@ -77,7 +78,7 @@ func TestViewsTellTheTruth(t *testing.T) {
 	p.turns(5, 4, badAnswer)
 	human := "---\nname: deploy\n---\n# Deploy\n\nA human rewrote this.\n"
 	writeFile(t, p.skill, human)
-	hh := mutation.Hash([]byte(human))
+	hh := promptfile.Hash([]byte(human))
 	p.release() // releases v2's fifth execution: the rule fires now
 	waitFor(t, "v2's skipped rollback", func() bool {
 		rows = gradeRows(t, p)
@@ -131,7 +132,7 @@ func TestEnoughEvidence(t *testing.T) {
 	p.turns(5, 0, goodAnswer)
 	p.release()
 	v2b := p.edit("Just try random commands.")
-	v2 := mutation.Hash(v2b)
+	v2 := promptfile.Hash(v2b)
 	p.turns(4, 4, badAnswer)
 	p.release()
 	waitFor(t, "four runs of v2 scored", func() bool {
@@ -198,7 +199,7 @@ func TestPersonsEditIsAsked(t *testing.T) {
 	p.turns(5, 0, goodAnswer)
 	p.release()
 	edit := p.edit("Just try random commands.")
-	v2 := mutation.Hash(edit)
+	v2 := promptfile.Hash(edit)
 	p.turns(5, 4, badAnswer)
 	p.release()
 	waitFor(t, "v2 judged", func() bool {
@@ -255,7 +256,7 @@ func TestUndecidedSaysHowLong(t *testing.T) {
 	p.turns(5, 0, goodAnswer)
 	p.release()
 	v2b := p.edit("Run the checks, then make deploy, then tell me.")
-	v2 := mutation.Hash(v2b)
+	v2 := promptfile.Hash(v2b)
 	p.turns(5, 1, goodAnswer)
 	p.release()
 	var row map[string]any

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 )
 
 func (r *rig) startAuto(below fitness.Grade, skills ...string) {
@@ -116,7 +117,7 @@ func TestAutoModeLimitsUnderRepeatedTriggers(t *testing.T) {
 	}
 	if r.file() != v1 && len(r.attempts()) == 10 {
 		// the tenth candidate may still be undecided: then it is in the file
-		if mutation.Hash([]byte(r.file())) != got[9].To {
+		if promptfile.Hash([]byte(r.file())) != got[9].To {
 			t.Errorf("the file holds neither v1 nor the last candidate")
 		}
 	}

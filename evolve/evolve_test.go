@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 )
 
 func TestEvolveWritesCandidate(t *testing.T) {
@@ -25,7 +26,7 @@ func TestEvolveWritesCandidate(t *testing.T) {
 	if r.file() != want {
 		t.Fatalf("file %q, want %q", r.file(), want)
 	}
-	if a.To != mutation.Hash([]byte(want)) {
+	if a.To != promptfile.Hash([]byte(want)) {
 		t.Errorf("to %s", a.To)
 	}
 	st, _ := mutation.Statuses(r.db, r.key())
@@ -217,7 +218,7 @@ func TestHighRiskLimit(t *testing.T) {
 		t.Fatalf("low-risk attempt: %+v %v", a, err)
 	}
 	for j := 0; j < 3; j++ {
-		r.run(mutation.Hash([]byte(r.file())), 60, 0.5)
+		r.run(promptfile.Hash([]byte(r.file())), 60, 0.5)
 	}
 	r.now = r.now.Add(25 * time.Hour)
 	if a, err := r.ev.Run(context.Background(), r.key(), RunOptions{Strategy: "simplify"}); err != nil || !a.Applied {
@@ -290,13 +291,13 @@ func TestEvolveOutsideRootsAsksNoMutator(t *testing.T) {
 	if err := os.WriteFile(r.skill, []byte(v1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := mutation.Hash([]byte(v1))
+	h := promptfile.Hash([]byte(v1))
 	for i := 0; i < 5; i++ {
 		r.run(h, 55, 0.5) // the events make the engine watch the project
 	}
 	r.write(v1)
 	_, err := r.ev.Run(context.Background(), r.key(), RunOptions{})
-	if !errors.Is(err, mutation.ErrOutsideRoots) {
+	if !errors.Is(err, promptfile.ErrOutsideRoots) {
 		t.Fatalf("evolve outside the roots: %v", err)
 	}
 	want := "path is outside the roots sepad may write: run `sepad trust " + r.proj + "`"

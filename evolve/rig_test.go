@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -188,7 +189,7 @@ func (r *rig) write(text string) string {
 	if err := os.WriteFile(r.skill, []byte(text), 0o644); err != nil {
 		r.t.Fatal(err)
 	}
-	h := mutation.Hash([]byte(text))
+	h := promptfile.Hash([]byte(text))
 	for i := 0; i < 300; i++ {
 		if v, err := r.db.Skills(); err == nil && len(v) == 1 && v[0].Current == h {
 			return h

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/promptfile"
 )
 
 // The benchmarks pair what sepad does with a plain baseline, so that
@@ -24,7 +26,7 @@ func BenchmarkCheckProposal(b *testing.B) {
 	})
 	b.Run("hash_only", func(b *testing.B) { // the floor: reading the text once
 		for i := 0; i < b.N; i++ {
-			Hash(prop)
+			promptfile.Hash(prop)
 		}
 	})
 }
@@ -50,7 +52,7 @@ func BenchmarkWrite(b *testing.B) {
 	})
 	b.Run("WriteFileAtomic", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if err := WriteFileAtomic(p, content, []string{root}); err != nil {
+			if err := promptfile.WriteFileAtomic(p, content, []string{root}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -63,7 +65,7 @@ func BenchmarkWrite(b *testing.B) {
 			if string(cur) == string(other) {
 				next = content
 			}
-			if err := Rollback(p, Hash(cur), next, []string{root}); err != nil {
+			if err := promptfile.Rollback(p, promptfile.Hash(cur), next, []string{root}); err != nil {
 				b.Fatal(err)
 			}
 			cur = next

@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -72,7 +73,7 @@ func (r *engineRig) write(body string) string {
 	if err := os.WriteFile(r.skill, []byte(body), 0o644); err != nil {
 		r.t.Fatal(err)
 	}
-	h := Hash([]byte(body))
+	h := promptfile.Hash([]byte(body))
 	for i := 0; i < 200; i++ {
 		if sk, err := r.db.Skills(); err == nil {
 			for _, s := range sk {
@@ -155,7 +156,7 @@ func TestAcceptedVersionGradedFRollsBack(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		r.run(v2, 88)
 	}
-	if b, _ := os.ReadFile(r.skill); Hash(b) != v2 || len(r.records()) != 1 {
+	if b, _ := os.ReadFile(r.skill); promptfile.Hash(b) != v2 || len(r.records()) != 1 {
 		t.Fatalf("a healthy baseline was touched: %+v", r.records())
 	}
 	// ... then degrades: its aggregate falls below 50 (F).

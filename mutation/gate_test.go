@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sepad/sepad/evals"
+	"github.com/sepad/sepad/promptfile"
 )
 
 // TestEvalGate: with an eval gate, a proposal runs the gate (outside the
@@ -63,7 +64,7 @@ func TestEvalGate(t *testing.T) {
 	if !errors.As(err, &re) || re.Rule != RuleEvalGate || !strings.Contains(re.Detail, "case rollback (0.00) is below the threshold 1.00") || !strings.Contains(re.Detail, "fell: rollback (1.00 → 0.00)") {
 		t.Fatalf("a failing candidate: %v", err)
 	}
-	if len(calls) != 1 || calls[0].Baseline != v1 || string(calls[0].BaselineContent) != v1body || calls[0].Candidate != Hash([]byte(bad)) || calls[0].Path != r.skill {
+	if len(calls) != 1 || calls[0].Baseline != v1 || string(calls[0].BaselineContent) != v1body || calls[0].Candidate != promptfile.Hash([]byte(bad)) || calls[0].Path != r.skill {
 		t.Fatalf("gate calls %+v", calls)
 	}
 	if b, _ := os.ReadFile(r.skill); string(b) != v1body {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -142,13 +143,13 @@ func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte,
 	}
 	sk, st, h, cur := c.sk, c.st, c.h, c.cur
 	path := skillFile(sk)
-	if err := WriteFileAtomic(path, content, e.WriteRoots()); err != nil {
-		if errors.Is(err, ErrOutsideRoots) {
+	if err := promptfile.WriteFileAtomic(path, content, e.WriteRoots()); err != nil {
+		if errors.Is(err, promptfile.ErrOutsideRoots) {
 			err = fmt.Errorf("%w: %s", err, trustWords(path, sk.Project))
 		}
 		return Record{}, err
 	}
-	nv := store.Version{Hash: Hash(content), Content: content, ContentKnown: true}
+	nv := store.Version{Hash: promptfile.Hash(content), Content: content, ContentKnown: true}
 	if sk.Kind == prompt.KindSession {
 		if nv, err = e.sessionProposal(sk, cur, content); err != nil {
 			return Record{}, err
@@ -216,7 +217,7 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 		return proposalCheck{}, err
 	}
 	c := proposalCheck{sk: sk, st: st, h: h, cur: cur,
-		GateCandidate: GateCandidate{SkillKey: key, Skill: sk.Name, Path: skillFile(sk), Content: content, Candidate: Hash(content), Cases: po.GateCases}}
+		GateCandidate: GateCandidate{SkillKey: key, Skill: sk.Name, Path: skillFile(sk), Content: content, Candidate: promptfile.Hash(content), Cases: po.GateCases}}
 	if base != nil {
 		c.Baseline, c.BaselineContent = base.Hash, base.Content
 	}
@@ -262,7 +263,7 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 		return proposalCheck{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, path)}
 	}
 	if !e.isPromptFile(path) {
-		return proposalCheck{}, fmt.Errorf("propose: %s: %w", path, ErrOutsideRoots)
+		return proposalCheck{}, fmt.Errorf("propose: %s: %w", path, promptfile.ErrOutsideRoots)
 	}
 	if other, claim := e.heldElsewhere(path, e.WriteRoots()); other != "" {
 		return proposalCheck{}, &RefusalError{"held_by_another_home", heldWords(path, other, claim)}

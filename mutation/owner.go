@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sepad/sepad/promptfile"
 )
 
 // One daemon per prompt file: the first sepad home that acts on a root
@@ -28,7 +30,7 @@ func (e *Engine) ownerFile(root string) string {
 func rootOf(path string, roots []string) string {
 	best := ""
 	for _, r := range roots {
-		if under(path, []string{r}) && len(r) > len(best) {
+		if promptfile.Under(path, []string{r}) && len(r) > len(best) {
 			best = r
 		}
 	}

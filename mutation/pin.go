@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -30,7 +31,7 @@ func (e *Engine) Pin(key, version string) (Record, error) {
 	} else {
 		var b []byte
 		b, err = os.ReadFile(skillFile(sk))
-		h = Hash(b)
+		h = promptfile.Hash(b)
 	}
 	if err != nil {
 		return Record{}, fmt.Errorf("pin %s: %w", sk.Name, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/decide"
+	"github.com/sepad/sepad/promptfile"
 )
 
 // TestPluginPromptNeverWritten: a plugin skill graded F gets the decision
@@ -27,8 +28,8 @@ func TestPluginPromptNeverWritten(t *testing.T) {
 	os.MkdirAll(filepath.Dir(r.skill), 0o755)
 	v2body := "---\nname: deploy\n---\n# Deploy\n\nShip it.\n"
 	os.WriteFile(r.skill, []byte(v2body), 0o644)
-	v1 := Hash([]byte("---\nname: deploy\n---\n# Deploy\n\nRun the checks, then ship.\n"))
-	v2 := Hash([]byte(v2body))
+	v1 := promptfile.Hash([]byte("---\nname: deploy\n---\n# Deploy\n\nRun the checks, then ship.\n"))
+	v2 := promptfile.Hash([]byte(v2body))
 	for i := 0; i < 6; i++ {
 		r.run(v1, 90)
 	}

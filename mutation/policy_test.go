@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sepad/sepad/decide"
+	"github.com/sepad/sepad/promptfile"
 )
 
 // TestPersonsEditIsNotRewritten (issue 15 point 2): a version a person
@@ -60,7 +61,7 @@ func TestPersonsEditIsNotRewritten(t *testing.T) {
 	if _, err := r.e.Propose(r.skill, []byte(prop), "test", po); err != nil {
 		t.Fatal(err)
 	}
-	v3 := Hash([]byte(prop))
+	v3 := promptfile.Hash([]byte(prop))
 	for i := 0; i < 5; i++ {
 		r.run(v3, 20)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/evals"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -122,7 +123,7 @@ func CheckProposal(baseline, proposed []byte, h ProposalHistory, o ProposalOptio
 	}
 	if len(baseline) > 0 {
 		if bytes.Equal(baseline, proposed) {
-			return refuse(RuleUnchanged, "the proposed text is the baseline's, byte for byte (%d bytes, version %s)", len(proposed), Hash(proposed))
+			return refuse(RuleUnchanged, "the proposed text is the baseline's, byte for byte (%d bytes, version %s)", len(proposed), promptfile.Hash(proposed))
 		}
 		ratio := float64(len(proposed)) / float64(len(baseline))
 		if ratio < o.MinRatio || (o.MaxRatio > 0 && ratio > o.MaxRatio) {

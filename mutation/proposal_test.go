@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/promptfile"
 )
 
 const baseSkill = `---
@@ -61,7 +63,7 @@ func TestCheckProposal(t *testing.T) {
 		{"no_baseline_skips_comparisons", "", "# Anything\n\nat all", ok, "", nil},
 		{"empty", baseSkill, " \n\t\n", ok, RuleEmpty, []string{"4 bytes"}},
 		{"not_text", baseSkill, baseSkill[:40] + "\x00\xff" + baseSkill[40:], ok, RuleNotText, nil},
-		{"unchanged", baseSkill, baseSkill, ok, RuleUnchanged, []string{Hash([]byte(baseSkill))}},
+		{"unchanged", baseSkill, baseSkill, ok, RuleUnchanged, []string{promptfile.Hash([]byte(baseSkill))}},
 		{"too_short", baseSkill, baseSkill[:180], ok, RuleLength, []string{"180 bytes", "0.46×", "(allowed 0.5× to 2×"}},
 		{"too_long", baseSkill, baseSkill + strings.Repeat("More words here. ", 30), ok, RuleLength, []string{"2.31×", "390"}},
 		{"heading_dropped", baseSkill, edit("## Steps\n", "Steps:\n"), ok, RuleHeadings, []string{`1 of the baseline's 3 headings`, `"## Steps"`}},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/decide"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/render/words"
 	"github.com/sepad/sepad/store"
 )
@@ -127,7 +128,7 @@ func checkRejected(rs []Rejected, cur, proposed []byte) error {
 		if r.Words != "" {
 			why = ": " + firstLine(r.Words)
 		}
-		if Hash(proposed) == r.Hash {
+		if promptfile.Hash(proposed) == r.Hash {
 			return refuse(RuleRejectedBefore, "the proposed text is v%d (%s), %s at %s%s", r.Seq, r.Hash, r.Status, when, why)
 		}
 		if edit != "" && len(r.Edit) > 0 && edit == strings.Join(r.Edit, "\n") {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sepad/sepad/promptfile"
 )
 
 func TestEditLines(t *testing.T) {
@@ -28,7 +30,7 @@ func TestEditLines(t *testing.T) {
 func TestCheckRejected(t *testing.T) {
 	parent := []byte("# A\n\nRun it.\n")
 	bad := []byte("# A\n\nRun it twice.\n")
-	rs := []Rejected{{Hash: Hash(bad), Seq: 2, ParentSeq: 1, Status: StatusRolledBack, Words: "reject: 12 points worse\nmore", Edit: EditLines(parent, bad)}}
+	rs := []Rejected{{Hash: promptfile.Hash(bad), Seq: 2, ParentSeq: 1, Status: StatusRolledBack, Words: "reject: 12 points worse\nmore", Edit: EditLines(parent, bad)}}
 	var re *RefusalError
 	err := checkRejected(rs, parent, bad)
 	if !errors.As(err, &re) || re.Rule != RuleRejectedBefore || !strings.Contains(err.Error(), "the proposed text is v2") || !strings.Contains(err.Error(), "rolled back") ||

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -103,7 +104,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		return e.record(rec)
 	}
 	roots := e.WriteRoots()
-	if !WithinRoots(path, roots) {
+	if !promptfile.WithinRoots(path, roots) {
 		rec.Kind = KindConflict
 		rec.Words = fmt.Sprintf("%s%s is outside the roots sepad may write (%s): left alone (would have rolled back %s); "+
 			"%s", prefix, path, describeRoots(roots), words, trustWords(path, sk.Project))
@@ -130,15 +131,15 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 		e.log.Warn("would roll back a person's edit", "skill", sk.Name, "file", path, "rule", rule)
 		return e.record(rec)
 	}
-	err := Rollback(path, from.Hash, target.Content, roots)
+	err := promptfile.Rollback(path, from.Hash, target.Content, roots)
 	switch {
-	case errors.Is(err, ErrConflict):
+	case errors.Is(err, promptfile.ErrConflict):
 		rec.Kind = KindConflict
 		mark(StatusConflict)
 		rec.Words = fmt.Sprintf("%s%s was edited since v%d was measured: left alone (would have rolled back %s)", prefix, path, from.Seq, words)
 		e.log.Warn("rollback skipped: file edited by someone", "skill", sk.Name, "file", path)
 		return e.record(rec)
-	case errors.Is(err, ErrOutsideRoots), errors.Is(err, ErrNotRegular):
+	case errors.Is(err, promptfile.ErrOutsideRoots), errors.Is(err, promptfile.ErrNotRegular):
 		// A link to outside the root, or something other than a regular
 		// file, where the prompt file was: never written through.
 		rec.Kind = KindConflict

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -37,11 +38,11 @@ func (e *Engine) keepInstructions(s *store.Scored) {
 			continue
 		}
 		e.kept[f.Path+"\x00"+f.Hash] = true
-		if !WithinRoots(f.Path, roots) {
+		if !promptfile.WithinRoots(f.Path, roots) {
 			continue
 		}
-		b, err := ReadInRoots(f.Path, roots)
-		if err != nil || Hash(b) != f.Hash {
+		b, err := promptfile.ReadInRoots(f.Path, roots)
+		if err != nil || promptfile.Hash(b) != f.Hash {
 			continue // edited since the session started: content unknown
 		}
 		if err := e.db.PutInstructionFile(f.Path, f.Hash, b); err != nil {
@@ -97,7 +98,7 @@ func (e *Engine) rollbackSession(sk *store.Skill, st *SkillState, from, target *
 			left = append(left, c.path+" (removed since: not recreated)")
 		case !manual && !e.projectFile(sk, c.path):
 			left = append(left, c.path+" (user-level or above the project: changed only when a person asks, `sepad rollback`)")
-		case !WithinRoots(c.path, roots):
+		case !promptfile.WithinRoots(c.path, roots):
 			left = append(left, c.path+" (outside the roots sepad may write: "+describeRoots(roots)+"; "+trustWords(c.path, sk.Project)+")")
 		default:
 			todo = append(todo, c)
@@ -140,11 +141,11 @@ func (e *Engine) rollbackSession(sk *store.Skill, st *SkillState, from, target *
 		return e.record(rec)
 	}
 	for i, c := range todo {
-		err := Rollback(c.path, c.from, contents[i], roots)
+		err := promptfile.Rollback(c.path, c.from, contents[i], roots)
 		switch {
-		case errors.Is(err, ErrConflict):
+		case errors.Is(err, promptfile.ErrConflict):
 			conflicts = append(conflicts, c.path+" (edited since v"+fmt.Sprint(from.Seq)+" was measured)")
-		case errors.Is(err, ErrOutsideRoots), errors.Is(err, ErrNotRegular):
+		case errors.Is(err, promptfile.ErrOutsideRoots), errors.Is(err, promptfile.ErrNotRegular):
 			conflicts = append(conflicts, fmt.Sprintf("%s (%v)", c.path, err))
 		case err != nil:
 			rec.Words = "rollback failed: " + err.Error()
@@ -194,10 +195,10 @@ func leftWords(left []string) string {
 // projectFile reports whether path is one of the project's own files: in
 // the project, and not in the user's Claude Code directory.
 func (e *Engine) projectFile(sk *store.Skill, path string) bool {
-	if sk.Project == "" || !WithinRoots(path, []string{sk.Project}) {
+	if sk.Project == "" || !promptfile.WithinRoots(path, []string{sk.Project}) {
 		return false
 	}
-	if cd := e.opts.ClaudeDir; cd != "" && WithinRoots(path, []string{filepath.Clean(cd)}) {
+	if cd := e.opts.ClaudeDir; cd != "" && promptfile.WithinRoots(path, []string{filepath.Clean(cd)}) {
 		return false
 	}
 	return true
@@ -225,11 +226,11 @@ func (e *Engine) inForce(sk *store.Skill) (string, error) {
 			return sk.Current, nil
 		}
 	}
-	b, err := ReadInRoots(skillFile(sk), e.WriteRoots())
+	b, err := promptfile.ReadInRoots(skillFile(sk), e.WriteRoots())
 	if err != nil {
 		return "", err
 	}
-	return Hash(b), nil
+	return promptfile.Hash(b), nil
 }
 
 // holdsNow reports whether every listed file that lies in a watched
@@ -239,11 +240,11 @@ func (e *Engine) inForce(sk *store.Skill) (string, error) {
 func (e *Engine) holdsNow(files []store.InstructionFile) bool {
 	roots := append(append([]string(nil), e.roots...), e.opts.ClaudeDir)
 	for _, f := range files {
-		if !WithinRoots(f.Path, roots) {
+		if !promptfile.WithinRoots(f.Path, roots) {
 			continue
 		}
-		b, err := ReadInRoots(f.Path, roots)
-		if err != nil || Hash(b) != f.Hash {
+		b, err := promptfile.ReadInRoots(f.Path, roots)
+		if err != nil || promptfile.Hash(b) != f.Hash {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -47,7 +48,7 @@ func SessionText(db *store.DB, sk *store.Skill, v *store.Version) ([]byte, error
 // when cur had none), its text and version. The file's content is kept
 // for show, diff and rollbacks.
 func (e *Engine) sessionProposal(sk *store.Skill, cur *store.Version, content []byte) (store.Version, error) {
-	path, h := skillFile(sk), Hash(content)
+	path, h := skillFile(sk), promptfile.Hash(content)
 	if err := e.db.PutInstructionFile(path, h, content); err != nil {
 		return store.Version{}, err
 	}
@@ -74,7 +75,7 @@ func nextManifest(sk *store.Skill, cur *store.Version, content []byte) []store.I
 		files = append(files, store.InstructionFile{Path: path})
 		i = len(files) - 1
 	}
-	files[i].Hash = Hash(content)
+	files[i].Hash = promptfile.Hash(content)
 	slices.SortFunc(files, func(a, b store.InstructionFile) int { return cmp.Compare(a.Path, b.Path) })
 	return files
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -47,10 +48,10 @@ func TestSessionProposal(t *testing.T) {
 		t.Fatal(err)
 	}
 	files, ok := store.ManifestFiles(v)
-	if !ok || len(files) != 2 || v.Source != "proposal" || !strings.Contains(string(v.Content), r.projFile+"  "+Hash([]byte(next))) {
+	if !ok || len(files) != 2 || v.Source != "proposal" || !strings.Contains(string(v.Content), r.projFile+"  "+promptfile.Hash([]byte(next))) {
 		t.Fatalf("the proposal's version: %+v (%v)", v, ok)
 	}
-	if b, ok, _ := r.db.InstructionFile(r.projFile, Hash([]byte(next))); !ok || string(b) != next {
+	if b, ok, _ := r.db.InstructionFile(r.projFile, promptfile.Hash([]byte(next))); !ok || string(b) != next {
 		t.Errorf("the proposed text is not kept: %q", b)
 	}
 	// The next session lists the files as they are: the candidate.

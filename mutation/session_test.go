@@ -12,6 +12,7 @@ import (
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -53,7 +54,7 @@ func (r *sessionRig) manifest() []execution.InstructionFile {
 		if err != nil {
 			r.t.Fatal(err)
 		}
-		out = append(out, execution.InstructionFile{Path: p, Hash: Hash(b)})
+		out = append(out, execution.InstructionFile{Path: p, Hash: promptfile.Hash(b)})
 	}
 	return out
 }
@@ -108,12 +109,12 @@ func TestFirstSessionExecutionHasItsVersion(t *testing.T) {
 	if len(sk.Versions) != 1 || sk.Versions[0].Hash != v || sk.Versions[0].Source != store.SourceManifest || sk.Current != v {
 		t.Fatalf("versions %+v, current %s: want only the manifest %s", sk.Versions, sk.Current, v)
 	}
-	want := r.userFile + "  " + Hash([]byte("# User\nBe kind.\n")) + "\n" + r.projFile + "  " + Hash([]byte("# Project\nBe brief.\n")) + "\n"
+	want := r.userFile + "  " + promptfile.Hash([]byte("# User\nBe kind.\n")) + "\n" + r.projFile + "  " + promptfile.Hash([]byte("# Project\nBe brief.\n")) + "\n"
 	if got := string(sk.Versions[0].Content); got != want {
 		t.Errorf("content %q, want %q", got, want)
 	}
 	// The edited CLAUDE.md's content is kept for rollbacks.
-	if b, ok, err := r.db.InstructionFile(r.projFile, Hash([]byte("# Project\nBe brief!\n"))); err != nil || !ok || string(b) != "# Project\nBe brief!\n" {
+	if b, ok, err := r.db.InstructionFile(r.projFile, promptfile.Hash([]byte("# Project\nBe brief!\n"))); err != nil || !ok || string(b) != "# Project\nBe brief!\n" {
 		t.Errorf("kept content %q %v %v", b, ok, err)
 	}
 }
@@ -296,7 +297,7 @@ func TestWatcherKeepsInstructionFiles(t *testing.T) {
 	for _, f := range []struct{ path, body string }{{local, "# Local\nstaging\n"}, {dot, "# Dot\n"}} {
 		var ok bool
 		for i := 0; i < 200 && !ok; i++ {
-			_, ok, _ = r.db.InstructionFile(f.path, Hash([]byte(f.body)))
+			_, ok, _ = r.db.InstructionFile(f.path, promptfile.Hash([]byte(f.body)))
 			time.Sleep(10 * time.Millisecond)
 		}
 		if !ok {

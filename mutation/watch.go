@@ -15,6 +15,7 @@ import (
 
 	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 )
 
 // Change is a prompt file's new version, or its removal, after the
@@ -42,10 +43,6 @@ type WatchStats struct {
 
 // ErrWatcherClosed is returned by AddRoot after Close.
 var ErrWatcherClosed = errors.New("watcher closed")
-
-// MaxPromptSize is the largest prompt file the watcher reads; a larger
-// file is not a prompt and is skipped (counted in WatchStats.Errors).
-const MaxPromptSize = 8 << 20
 
 // Watcher follows the prompt files under a set of roots with fsnotify. It
 // watches each directory that can hold prompt files (fsnotify is not
@@ -231,7 +228,7 @@ func (w *Watcher) scan(root string, kind prompt.RootKind) []Change {
 			w.noteErr(err)
 			continue
 		}
-		c := Change{File: pf, Hash: Hash(b), Content: b, Time: time.Now().UTC()}
+		c := Change{File: pf, Hash: promptfile.Hash(b), Content: b, Time: time.Now().UTC()}
 		w.mu.Lock()
 		w.last[pf.Path] = c.Hash
 		w.mu.Unlock()
@@ -241,11 +238,11 @@ func (w *Watcher) scan(root string, kind prompt.RootKind) []Change {
 }
 
 // readPrompt reads a prompt file found under root, refusing anything but
-// a regular file of at most MaxPromptSize bytes reached without leaving
+// a regular file of at most promptfile.MaxPromptSize bytes reached without leaving
 // root (a link to a file outside is never read, so its hash never
 // reaches the store).
 func readPrompt(root, path string) ([]byte, error) {
-	return ReadInRoots(path, []string{root})
+	return promptfile.ReadInRoots(path, []string{root})
 }
 
 func (w *Watcher) noteErr(err error) {
@@ -279,7 +276,7 @@ func (w *Watcher) rootOf(p string) (string, prompt.RootKind, bool) {
 	defer w.mu.Unlock()
 	best, kind := "", prompt.RootKind(0)
 	for r, k := range w.roots {
-		if (p == r || under(p, []string{r})) && len(r) > len(best) {
+		if (p == r || promptfile.Under(p, []string{r})) && len(r) > len(best) {
 			best, kind = r, k
 		}
 	}
@@ -434,7 +431,7 @@ func (w *Watcher) flush(now time.Time) {
 			w.noteErr(err)
 			continue
 		default:
-			c.Content, c.Hash = b, Hash(b)
+			c.Content, c.Hash = b, promptfile.Hash(b)
 		}
 		w.mu.Lock()
 		prev, seen := w.last[p]

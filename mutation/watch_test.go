@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 )
 
 func TestDebouncer(t *testing.T) {
@@ -159,12 +160,12 @@ func TestWatcherAddRootAndScan(t *testing.T) {
 		}
 		return strings.Join(s, " ")
 	}
-	if want := "agent:reviewer:home/.claude/agents/reviewer.md:" + Hash([]byte("# Reviewer\n")); got(user) != want {
+	if want := "agent:reviewer:home/.claude/agents/reviewer.md:" + promptfile.Hash([]byte("# Reviewer\n")); got(user) != want {
 		t.Errorf("user root: %s\nwant %s", got(user), want)
 	}
-	want := "command:fmt:shop/.claude/commands/fmt.md:" + Hash([]byte("# Fmt\n")) +
-		" skill:deploy:shop/.claude/skills/deploy/SKILL.md:" + Hash([]byte("# Deploy v1\n")) +
-		" session:_session:shop/CLAUDE.md:" + Hash([]byte("# Shop\n"))
+	want := "command:fmt:shop/.claude/commands/fmt.md:" + promptfile.Hash([]byte("# Fmt\n")) +
+		" skill:deploy:shop/.claude/skills/deploy/SKILL.md:" + promptfile.Hash([]byte("# Deploy v1\n")) +
+		" session:_session:shop/CLAUDE.md:" + promptfile.Hash([]byte("# Shop\n"))
 	if got(proj) != want {
 		t.Errorf("project root: %s\nwant %s", got(proj), want)
 	}
@@ -206,7 +207,7 @@ func TestWatcherEditorPatterns(t *testing.T) {
 		if len(seen) != 1 {
 			t.Fatalf("a burst gave %d changes: %s", len(seen), describe(seen))
 		}
-		if seen[0].Hash != Hash([]byte("# Deploy v2\n")) || seen[0].Kind != prompt.KindSkill || seen[0].Name != "deploy" {
+		if seen[0].Hash != promptfile.Hash([]byte("# Deploy v2\n")) || seen[0].Kind != prompt.KindSkill || seen[0].Name != "deploy" {
 			t.Fatalf("change %+v", seen[0])
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
 )
 
@@ -13,10 +14,10 @@ import (
 // mutator, and what a refused rollback or proposal says.
 func (e *Engine) Writable(sk *store.Skill) error {
 	path := skillFile(sk)
-	if WithinRoots(path, e.WriteRoots()) {
+	if promptfile.WithinRoots(path, e.WriteRoots()) {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: run `sepad trust %s`", path, ErrOutsideRoots, TrustDir(path, sk.Project))
+	return fmt.Errorf("%s: %w: run `sepad trust %s`", path, promptfile.ErrOutsideRoots, TrustDir(path, sk.Project))
 }
 
 // TrustDir is the directory `sepad trust` should be given for path: the

@@ -14,8 +14,8 @@ import (
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evals"
-	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/spool"
@@ -113,7 +113,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	defer fmt.Fprintf(stderr, "claude's results and report are kept in %s\n", keep)
 	after, err := os.ReadFile(path)
-	if err != nil || mutation.Hash(after) != mutation.Hash(before) {
+	if err != nil || promptfile.Hash(after) != promptfile.Hash(before) {
 		return fmt.Errorf("eval %s: %s: %w", name, path, errPromptChanged)
 	}
 	if ev.Partial {
@@ -122,7 +122,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		render.Evidence(stdout, ev)
 		return &exitError{code: max(code, exitFail), err: fmt.Errorf("eval %s: the suite stopped early (%s): result not recorded", name, orDash(ev.PartialReason))}
 	}
-	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = key, name, mutation.Hash(before), time.Now().UTC(), "sepad eval"
+	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = key, name, promptfile.Hash(before), time.Now().UTC(), "sepad eval"
 	if ev.Plugin == "" {
 		ev.Plugin = plugin
 	}
@@ -199,7 +199,7 @@ func importClaudeEval(qf queryFlags, file string, pos []string, stdout io.Writer
 			file, path, fi.ModTime().UTC().Format(time.RFC3339), ev.RanAt.Format(time.RFC3339), name)
 	}
 	abs, _ := filepath.Abs(file)
-	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source, ev.File = key, name, mutation.Hash(content), time.Now().UTC(), "import", abs
+	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source, ev.File = key, name, promptfile.Hash(content), time.Now().UTC(), "import", abs
 	home := qf.home
 	if home == "" {
 		home = spool.Home()

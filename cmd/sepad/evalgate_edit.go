@@ -11,6 +11,7 @@ import (
 	"github.com/sepad/sepad/evalgate"
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/spool"
 )
@@ -28,7 +29,7 @@ func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, b
 	if _, ok := evals.SuiteDir(path); !ok {
 		return fmt.Errorf("eval %s --gate: %s has no eval suite beside it (an evals directory beside its SKILL.md): the gate runs that suite (docs/claude-code.md, \"The eval gate\")", name, path)
 	}
-	cand := mutation.Hash(text)
+	cand := promptfile.Hash(text)
 	baseHash, baseWords, baseText, err := gateBaseline(qf, arg, cand, baselineArg)
 	if err != nil {
 		return fmt.Errorf("eval %s --gate: %w", name, err)
@@ -53,7 +54,7 @@ func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, b
 	if err != nil {
 		return fmt.Errorf("eval %s --gate: %w", name, err)
 	}
-	if after, err := os.ReadFile(path); err != nil || mutation.Hash(after) != cand {
+	if after, err := os.ReadFile(path); err != nil || promptfile.Hash(after) != cand {
 		return fmt.Errorf("eval %s --gate: %s: %w", name, path, errPromptChanged)
 	}
 	if qf.json {
@@ -88,7 +89,7 @@ func gateBaseline(qf queryFlags, arg, cand, want string) (hash, words string, te
 			if err != nil {
 				return "", "", nil, err
 			}
-			h := mutation.Hash(b)
+			h := promptfile.Hash(b)
 			return h, "the baseline " + h + " (" + want + ")", b, nil
 		}
 	}

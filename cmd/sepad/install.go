@@ -11,8 +11,8 @@ import (
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/hooks/settings"
-	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/service"
 	"github.com/sepad/sepad/spool"
 )
@@ -129,7 +129,7 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if !f.dryRun && !f.user {
 		// Rollbacks write only in projects a person installed (or
 		// configured): record this one.
-		if err := mutation.RecordInstalledRoot(spool.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
+		if err := promptfile.RecordInstalledRoot(spool.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
 			return err
 		}
 	}
@@ -181,7 +181,7 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return err
 	}
 	if !f.dryRun && !f.user {
-		if err := mutation.ForgetInstalledRoot(spool.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
+		if err := promptfile.ForgetInstalledRoot(spool.Home(), filepath.Dir(filepath.Dir(path))); err != nil {
 			return err
 		}
 	}

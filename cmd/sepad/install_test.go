@@ -11,7 +11,7 @@ import (
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/hooks/settings"
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 )
 
 func runInstallCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -124,13 +124,13 @@ func TestInstallHTTPKeepsTheSecretOut(t *testing.T) {
 	if settings.SecretEnv != api.SecretEnv {
 		t.Fatalf("the settings name %s, the API %s", settings.SecretEnv, api.SecretEnv)
 	}
-	if got := mutation.InstalledRoots(home); len(got) != 1 || got[0] != dir {
+	if got := promptfile.InstalledRoots(home); len(got) != 1 || got[0] != dir {
 		t.Fatalf("installed roots %v, want [%s]", got, dir)
 	}
 	if code, _, errs := runInstallCmd(t, "uninstall", "--project", dir); code != 0 {
 		t.Fatalf("uninstall: %s", errs)
 	}
-	if got := mutation.InstalledRoots(home); len(got) != 0 {
+	if got := promptfile.InstalledRoots(home); len(got) != 0 {
 		t.Fatalf("installed roots after uninstall %v", got)
 	}
 }

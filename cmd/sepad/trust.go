@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/spool"
 )
 
@@ -35,7 +35,7 @@ func runTrust(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if len(pos) > 0 || *remove {
 			return usageErrorf("--list takes no DIR and no --remove")
 		}
-		for _, r := range mutation.InstalledRoots(h) {
+		for _, r := range promptfile.InstalledRoots(h) {
 			fmt.Fprintln(stdout, r)
 		}
 		return nil
@@ -47,21 +47,21 @@ func runTrust(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(pos) == 1 {
 		dir = pos[0]
 	}
-	abs, err := mutation.TrustedDir(dir)
-	if errors.Is(err, mutation.ErrNotDirectory) {
+	abs, err := promptfile.TrustedDir(dir)
+	if errors.Is(err, promptfile.ErrNotDirectory) {
 		return usageErrorf("%v", err)
 	}
 	if err != nil {
 		return err
 	}
 	if *remove {
-		if err := mutation.ForgetInstalledRoot(h, abs); err != nil {
+		if err := promptfile.ForgetInstalledRoot(h, abs); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "sepad no longer writes prompt files in %s (it still records their runs)\n", abs)
 		return nil
 	}
-	if err := mutation.RecordInstalledRoot(h, abs); err != nil {
+	if err := promptfile.RecordInstalledRoot(h, abs); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "sepad may now write prompt files in %s (evolve, rollback, propose); undo with `sepad trust --remove %s`\n", abs, abs)

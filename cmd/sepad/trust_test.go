@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 )
 
 // TestTrust: `sepad trust DIR` records the project where the daemon's
@@ -21,14 +21,14 @@ func TestTrust(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "sepad may now write prompt files in "+proj) {
 		t.Fatalf("trust: exit %d %q %q", code, out, errOut)
 	}
-	if got := mutation.InstalledRoots(home); !slices.Equal(got, []string{proj}) {
+	if got := promptfile.InstalledRoots(home); !slices.Equal(got, []string{proj}) {
 		t.Fatalf("roots after trust: %v", got)
 	}
 	if _, out, _ := runInstallCmd(t, "trust", "--list"); strings.TrimSpace(out) != proj {
 		t.Fatalf("trust --list: %q", out)
 	}
-	if code, _, _ := runInstallCmd(t, "trust", "--remove", proj); code != 0 || len(mutation.InstalledRoots(home)) != 0 {
-		t.Fatalf("trust --remove: exit %d, roots %v", code, mutation.InstalledRoots(home))
+	if code, _, _ := runInstallCmd(t, "trust", "--remove", proj); code != 0 || len(promptfile.InstalledRoots(home)) != 0 {
+		t.Fatalf("trust --remove: exit %d, roots %v", code, promptfile.InstalledRoots(home))
 	}
 	uh, _ := os.UserHomeDir()
 	for _, dir := range []string{string(filepath.Separator), uh, filepath.Join(proj, "missing")} {
@@ -36,7 +36,7 @@ func TestTrust(t *testing.T) {
 			t.Errorf("trust %s: exit %d", dir, code)
 		}
 	}
-	if len(mutation.InstalledRoots(home)) != 0 {
-		t.Fatalf("a refused trust recorded %v", mutation.InstalledRoots(home))
+	if len(promptfile.InstalledRoots(home)) != 0 {
+		t.Fatalf("a refused trust recorded %v", promptfile.InstalledRoots(home))
 	}
 }

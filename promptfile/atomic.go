@@ -1,4 +1,4 @@
-package mutation
+package promptfile
 
 import (
 	"bytes"
@@ -28,6 +28,10 @@ var (
 	// non-regular file, which sepad never replaces.
 	ErrNotRegular = errors.New("not a regular file")
 )
+
+// MaxPromptSize is the largest prompt file sepad reads; a larger file is
+// not a prompt and is skipped (the watcher counts it in WatchStats.Errors).
+const MaxPromptSize = 8 << 20
 
 // Hash is a version's identity: the first 12 hex digits of the sha256 of
 // the content, as the hook computes it.
@@ -79,7 +83,7 @@ func locate(path string, roots []string) (*located, error) {
 		if err != nil {
 			continue
 		}
-		if (under(clean, []string{r}) || under(clean, []string{rr})) && len(rr) > len(root) {
+		if (Under(clean, []string{r}) || Under(clean, []string{rr})) && len(rr) > len(root) {
 			root = rr
 		}
 	}
@@ -114,7 +118,7 @@ func locate(path string, roots []string) (*located, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !under(real, []string{root}) {
+	if !Under(real, []string{root}) {
 		return nil, ErrOutsideRoots
 	}
 	rel, err := filepath.Rel(root, filepath.Dir(real))
@@ -210,8 +214,8 @@ func ReadInRoots(path string, roots []string) ([]byte, error) {
 	return b, err
 }
 
-// under reports whether p is strictly inside one of roots.
-func under(p string, roots []string) bool {
+// Under reports whether p is strictly inside one of roots.
+func Under(p string, roots []string) bool {
 	for _, r := range roots {
 		rel, err := filepath.Rel(r, p)
 		if err != nil || rel == "." || filepath.IsAbs(rel) {

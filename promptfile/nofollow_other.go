@@ -1,6 +1,6 @@
 //go:build !unix
 
-package mutation
+package promptfile
 
 // No such flags here: os.Root keeps links inside the root and
 // openRegular compares the open file with the directory entry.

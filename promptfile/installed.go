@@ -1,4 +1,4 @@
-package mutation
+package promptfile
 
 import (
 	"bufio"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mutation
+package promptfile
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package mutation
+package promptfile
 
 import (
 	"bytes"
@@ -231,5 +231,49 @@ func TestHashIsTwelveHex(t *testing.T) {
 	// sha256("abc") = ba7816bf8f01cfea414140de5dae2223…
 	if h := Hash([]byte("abc")); h != "ba7816bf8f01" {
 		t.Fatalf("Hash(abc) = %s", h)
+	}
+}
+
+// TestRollbackSymlinkSwap: the prompt file is swapped for a link to a file
+// outside the root after the rollback located it (the race a path check
+// loses): the file descriptor check refuses it, the outside file is
+// unchanged, and nothing is left behind.
+func TestRollbackSymlinkSwap(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	v1, v2 := "v1 good\n", "v2 bad\n"
+	p := makeSkill(t, root, "deploy", v2, 0o644)
+	victim := filepath.Join(outside, "secret")
+	// The worst case: the outside file holds exactly the expected version,
+	// so a rollback that followed the link would pass the hash check.
+	os.WriteFile(victim, []byte(v2), 0o600)
+	for _, when := range []string{"before", "during"} {
+		t.Run(when, func(t *testing.T) {
+			os.Remove(p)
+			os.WriteFile(p, []byte(v2), 0o644)
+			swap := func(string) {
+				os.Remove(p)
+				if err := os.Symlink(victim, p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if when == "before" {
+				swap("")
+			} else {
+				testHookLocated = swap
+				defer func() { testHookLocated = nil }()
+			}
+			err := Rollback(p, Hash([]byte(v2)), []byte(v1), []string{root})
+			if !errors.Is(err, ErrOutsideRoots) && !errors.Is(err, ErrNotRegular) {
+				t.Fatalf("err = %v, want a refusal", err)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != v2 {
+				t.Fatalf("the outside file was written: %q", b)
+			}
+			if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("the link was replaced: %v %v", fi, err)
+			}
+			onlyFiles(t, filepath.Dir(p), "SKILL.md")
+			onlyFiles(t, outside, "secret")
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package mutation
+package promptfile
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func checkDirInside(dir *os.Root, root string) error {
 	if err != nil {
 		return nil
 	}
-	if name != root && !under(name, []string{root}) {
+	if name != root && !Under(name, []string{root}) {
 		return fmt.Errorf("%s is not inside %s: %w", name, root, ErrOutsideRoots)
 	}
 	return nil
