@@ -18,6 +18,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/safety"
 	"github.com/sepad/sepad/store"
 )
 
@@ -168,7 +169,7 @@ func TestAcceptedVersionGradedFRollsBack(t *testing.T) {
 		t.Fatalf("the F-grade baseline was not rolled back to v1:\n%s\ndecisions: %+v", b, r.records())
 	}
 	last := r.records()[len(r.records())-1]
-	if last.Kind != KindRollback || last.Rule != RuleGradeF && last.Rule != RuleBelowRatio || last.From != v2 || last.To != v1 || !last.Applied {
+	if last.Kind != KindRollback || last.Rule != safety.RuleGradeF && last.Rule != safety.RuleBelowRatio || last.From != v2 || last.To != v1 || !last.Applied {
 		t.Fatalf("last record %+v", last)
 	}
 }

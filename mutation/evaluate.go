@@ -6,6 +6,7 @@ import (
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/render/words"
+	"github.com/sepad/sepad/safety"
 	"github.com/sepad/sepad/store"
 )
 
@@ -39,7 +40,7 @@ func (e *Engine) evaluateAt(x *store.Scored) error {
 	}
 	o := e.optsFor(x.Exec.Skill)
 	var may bool
-	if st.Cooldown, may = CooldownTick(st.Cooldown); !may {
+	if st.Cooldown, may = safety.CooldownTick(st.Cooldown); !may {
 		return nil
 	}
 	return e.decideAt(st, o, key, version, cs, x.Seq+1)
@@ -167,11 +168,11 @@ func safetyMin(o EngineOptions) int {
 	return max(o.GradeMin, o.Decide.MinSamples)
 }
 
-// safety applies the protocol's rules (CheckSafety) to the version in
+// safety applies the protocol's rules (safety.Check) to the version in
 // force and returns the rule that fired and the version to go back to.
-func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, vers map[string]*store.Version) (RollbackPlan, *store.Version) {
-	stat := func(v *store.Version) VersionStat {
-		s := VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
+func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, vers map[string]*store.Version) (safety.RollbackPlan, *store.Version) {
+	stat := func(v *store.Version) safety.VersionStat {
+		s := safety.VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
 			Graded: v.Aggregate.Graded && v.Aggregate.N >= o.GradeMin, Aggregate: v.Aggregate.Value,
 			FailRate: v.FailRate, Mutator: v.Source == "proposal"}
 		if smp, ok := e.samples[sk.Key+"\x00"+v.Hash]; ok {
@@ -179,16 +180,16 @@ func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, ve
 		}
 		return s
 	}
-	all := make([]VersionStat, 0, len(sk.Versions))
+	all := make([]safety.VersionStat, 0, len(sk.Versions))
 	for _, v := range sk.Versions {
 		if vv := vers[v.Hash]; vv != nil {
 			all = append(all, stat(vv))
 		}
 	}
-	r, ok := CheckSafety(stat(cur), all, SafetyOptions{RollbackOnF: o.RollbackOnF, RollbackRatio: o.RollbackRatio,
+	r, ok := safety.Check(stat(cur), all, safety.Options{RollbackOnF: o.RollbackOnF, RollbackRatio: o.RollbackRatio,
 		RollbackFailRate: o.RollbackFailRate, Cooldown: o.Cooldown, MinSamples: safetyMin(o)})
 	if !ok {
-		return RollbackPlan{}, nil
+		return safety.RollbackPlan{}, nil
 	}
 	return r, vers[r.Target]
 }

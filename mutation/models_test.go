@@ -39,25 +39,3 @@ func TestModelSwitchIsNotDecided(t *testing.T) {
 		t.Fatalf("pending words %q", w)
 	}
 }
-
-// TestSafetyComparesSameModel: the safety rules that compare scores do
-// not roll a version back to one that only ran on another model.
-func TestSafetyComparesSameModel(t *testing.T) {
-	o := DefaultSafetyOptions()
-	o.MinSamples = 5
-	parent := VersionStat{Hash: "p", Seq: 1, N: 10, Graded: true, Aggregate: 80, Models: []string{"opus"}}
-	cur := VersionStat{Hash: "c", Seq: 2, Parent: "p", N: 10, Graded: true, Aggregate: 40, Models: []string{"haiku"}}
-	if r, ok := CheckSafety(cur, []VersionStat{parent, cur}, o); ok {
-		t.Fatalf("rolled back across models: %+v", r)
-	}
-	// A model in common: the rules apply.
-	cur.Models = []string{"haiku", "opus"}
-	if r, ok := CheckSafety(cur, []VersionStat{parent, cur}, o); !ok || r.Rule != RuleGradeF || r.Target != "p" {
-		t.Fatalf("a model in common: %+v %v", r, ok)
-	}
-	// Models unknown on one side: as before.
-	cur.Models = nil
-	if _, ok := CheckSafety(cur, []VersionStat{parent, cur}, o); !ok {
-		t.Fatal("no models: not rolled back")
-	}
-}

@@ -1,11 +1,11 @@
-package mutation
+package safety
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestCheckSafety(t *testing.T) {
+func TestCheck(t *testing.T) {
 	v := func(seq int, agg, fail float64) VersionStat {
 		h := "v" + string(rune('0'+seq))
 		p := ""
@@ -14,8 +14,8 @@ func TestCheckSafety(t *testing.T) {
 		}
 		return VersionStat{Hash: h, Seq: seq, Parent: p, N: 10, Graded: true, Aggregate: agg, FailRate: fail}
 	}
-	on := DefaultSafetyOptions()
-	off := func(mod func(*SafetyOptions)) SafetyOptions { o := on; mod(&o); return o }
+	on := DefaultOptions()
+	off := func(mod func(*Options)) Options { o := on; mod(&o); return o }
 	ungraded := v(4, 20, 0.9)
 	ungraded.Graded = false
 	ungradedV := func(seq int, agg float64) VersionStat { s := v(seq, agg, 0); s.Graded = false; return s }
@@ -24,7 +24,7 @@ func TestCheckSafety(t *testing.T) {
 		name     string
 		cur      VersionStat
 		versions []VersionStat
-		o        SafetyOptions
+		o        Options
 		rule     string
 		target   string
 		words    []string // numbers the words must carry
@@ -43,7 +43,7 @@ func TestCheckSafety(t *testing.T) {
 		// No earlier version above F: the F rule cannot fire; the ratio
 		// rule takes the best version there is.
 		{"grade_f_nothing_earlier", v(1, 40, 0), []VersionStat{v(1, 40, 0), v(2, 45, 0), v(3, 70, 0)}, on, RuleBelowRatio, "v3", nil},
-		{"grade_f_off_ratio_fires", v(3, 45, 0), []VersionStat{v(1, 80, 0), v(2, 60, 0)}, off(func(o *SafetyOptions) { o.RollbackOnF = false }),
+		{"grade_f_off_ratio_fires", v(3, 45, 0), []VersionStat{v(1, 80, 0), v(2, 60, 0)}, off(func(o *Options) { o.RollbackOnF = false }),
 			RuleBelowRatio, "v2", []string{"45.00", "0.70", "80.00", "56.00", "the best version v1's"}},
 		// Below the ratio: back to the parent when it is fit, not to the
 		// best, which a person may have rolled away from (issue 36 item 5).
@@ -60,16 +60,16 @@ func TestCheckSafety(t *testing.T) {
 			[]string{"the best earlier version above F (its parent v2 is not graded above F)"}},
 		{"person_f_ungraded_parent", v(3, 40, 0), []VersionStat{v(1, 95, 0), ungradedV(2, 70)}, on, RuleGradeF, "v1", nil},
 		{"ratio_not_below", v(3, 57, 0), []VersionStat{v(1, 80, 0)}, on, "", "", nil},
-		{"ratio_off", v(3, 55, 0), []VersionStat{v(1, 80, 0)}, off(func(o *SafetyOptions) { o.RollbackRatio = 0 }), "", "", nil},
+		{"ratio_off", v(3, 55, 0), []VersionStat{v(1, 80, 0)}, off(func(o *Options) { o.RollbackRatio = 0 }), "", "", nil},
 		{"fail_rate_to_parent", v(3, 75, 0.6), []VersionStat{v(1, 90, 0), v(2, 70, 0)}, on, RuleFailRate, "v2", []string{"60%", "50%", "v2"}},
 		{"fail_rate_exactly_half", v(3, 75, 0.5), []VersionStat{v(2, 70, 0)}, on, "", "", nil},
-		{"fail_rate_off", v(3, 75, 0.9), []VersionStat{v(2, 70, 0)}, off(func(o *SafetyOptions) { o.RollbackFailRate = 1 }), "", "", nil},
+		{"fail_rate_off", v(3, 75, 0.9), []VersionStat{v(2, 70, 0)}, off(func(o *Options) { o.RollbackFailRate = 1 }), "", "", nil},
 		{"fail_rate_parent_unknown", v(3, 75, 0.9), []VersionStat{v(1, 70, 0)}, on, "", "", nil},
-		{"all_off", v(3, 30, 0.9), []VersionStat{v(1, 90, 0), v(2, 80, 0)}, SafetyOptions{RollbackFailRate: 1}, "", "", nil},
+		{"all_off", v(3, 30, 0.9), []VersionStat{v(1, 90, 0), v(2, 80, 0)}, Options{RollbackFailRate: 1}, "", "", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, ok := CheckSafety(c.cur, c.versions, c.o)
+			r, ok := Check(c.cur, c.versions, c.o)
 			if ok != (c.rule != "") || r.Rule != c.rule || r.Target != c.target {
 				t.Fatalf("got %+v ok=%v, want rule %q target %q", r, ok, c.rule, c.target)
 			}
@@ -100,5 +100,27 @@ func TestCooldownTick(t *testing.T) {
 	}
 	if left != 0 {
 		t.Fatalf("left %d", left)
+	}
+}
+
+// TestSafetyComparesSameModel: the safety rules that compare scores do
+// not roll a version back to one that only ran on another model.
+func TestSafetyComparesSameModel(t *testing.T) {
+	o := DefaultOptions()
+	o.MinSamples = 5
+	parent := VersionStat{Hash: "p", Seq: 1, N: 10, Graded: true, Aggregate: 80, Models: []string{"opus"}}
+	cur := VersionStat{Hash: "c", Seq: 2, Parent: "p", N: 10, Graded: true, Aggregate: 40, Models: []string{"haiku"}}
+	if r, ok := Check(cur, []VersionStat{parent, cur}, o); ok {
+		t.Fatalf("rolled back across models: %+v", r)
+	}
+	// A model in common: the rules apply.
+	cur.Models = []string{"haiku", "opus"}
+	if r, ok := Check(cur, []VersionStat{parent, cur}, o); !ok || r.Rule != RuleGradeF || r.Target != "p" {
+		t.Fatalf("a model in common: %+v %v", r, ok)
+	}
+	// Models unknown on one side: as before.
+	cur.Models = nil
+	if _, ok := Check(cur, []VersionStat{parent, cur}, o); !ok {
+		t.Fatal("no models: not rolled back")
 	}
 }

@@ -1,4 +1,9 @@
-package mutation
+// Package safety holds the rules that roll a prompt version back without
+// waiting for a decision: graded F, fallen below a ratio of the best
+// version, failing too many tool calls; which version each goes back to,
+// and the cooldown after a rollback (pure; docs/decisions.md). The
+// mutation engine applies the plan.
+package safety
 
 import (
 	"fmt"
@@ -63,8 +68,8 @@ const (
 	RuleFailRate = "tool_failure_rate"
 )
 
-// SafetyOptions turn each rule on or off and set its threshold.
-type SafetyOptions struct {
+// Options turn each rule on or off and set its threshold.
+type Options struct {
 	// RollbackOnF turns RuleGradeF on.
 	RollbackOnF bool
 	// RollbackRatio is RuleBelowRatio's ratio; 0 turns the rule off.
@@ -77,15 +82,15 @@ type SafetyOptions struct {
 	// needs as much evidence as a decision.
 	MinSamples int
 	// Cooldown is the executions after a rollback during which no new
-	// decision is made for the skill; 0 turns it off. CheckSafety does not
+	// decision is made for the skill; 0 turns it off. Check does not
 	// use it: the caller starts it after a rollback and counts it down
 	// with CooldownTick.
 	Cooldown int
 }
 
-// DefaultSafetyOptions are the protocol's rules, all on.
-func DefaultSafetyOptions() SafetyOptions {
-	return SafetyOptions{RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 5}
+// DefaultOptions are the protocol's rules, all on.
+func DefaultOptions() Options {
+	return Options{RollbackOnF: true, RollbackRatio: 0.7, RollbackFailRate: 0.5, Cooldown: 5}
 }
 
 // RollbackPlan is a safety rule's verdict: restore Target in place of From.
@@ -96,12 +101,12 @@ type RollbackPlan struct {
 	Words  string `json:"words"`
 }
 
-// CheckSafety applies the safety rules, in order (grade F, ratio of the
+// Check applies the safety rules, in order (grade F, ratio of the
 // best, tool failures), to version cur among all the skill's versions
 // (cur may be among them). It returns the first rule that fires and has a
 // version to go back to; ok is false when none does. A version that is not
 // graded yet is never rolled back: one bad execution is not a verdict.
-func CheckSafety(cur VersionStat, versions []VersionStat, o SafetyOptions) (r RollbackPlan, ok bool) {
+func Check(cur VersionStat, versions []VersionStat, o Options) (r RollbackPlan, ok bool) {
 	if !cur.Graded || cur.N < o.MinSamples {
 		return RollbackPlan{}, false
 	}
