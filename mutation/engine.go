@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/watch"
 )
 
 // Version statuses shown by `sepad grades`.
@@ -151,7 +152,7 @@ type Engine struct {
 	db   *store.DB
 	opts EngineOptions
 	log  *slog.Logger
-	w    *Watcher
+	w    *watch.Watcher
 
 	mu    sync.Mutex
 	roots []string
@@ -193,7 +194,7 @@ func NewEngine(db *store.DB, o EngineOptions) *Engine {
 	if o.ClaudeDir == "" && o.UserHome != "" {
 		o.ClaudeDir = filepath.Join(o.UserHome, ".claude")
 	}
-	e := &Engine{db: db, opts: o, log: o.Logger, w: NewWatcher(o.Debounce),
+	e := &Engine{db: db, opts: o, log: o.Logger, w: watch.New(o.Debounce),
 		states: map[string]*SkillState{}, saved: map[string]string{}, samples: map[string]*versionSample{},
 		bestOther: map[string]bestOther{}, kept: map[string]bool{}}
 	e.w.SetShared(o.Watch)
@@ -318,7 +319,7 @@ func (e *Engine) Roots() []string {
 	return append([]string(nil), e.roots...)
 }
 
-func (e *Engine) recordChange(c Change, source string) error {
+func (e *Engine) recordChange(c watch.Change, source string) error {
 	if c.Removed {
 		return nil // the content stays in the store
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/watch"
 )
 
 func rigOptions() EngineOptions {
@@ -118,7 +119,7 @@ func TestReadThroughLinkOutsideRoot(t *testing.T) {
 	inside := makeSkill(t, root, "ok", "fine", 0o644)
 	os.MkdirAll(filepath.Join(root, ".claude", "agents"), 0o755)
 	os.Symlink(inside, filepath.Join(root, ".claude", "agents", "alias.md")) // a link inside the root is fine
-	w := NewWatcher(0)
+	w := watch.New(0)
 	changes, _ := w.AddRoot(root, prompt.RootProject)
 	var paths []string
 	for _, c := range changes {

@@ -9,6 +9,7 @@ import (
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/watch"
 )
 
 // The session's base prompt (_session) is a manifest of instruction files
@@ -54,7 +55,7 @@ func (e *Engine) keepInstructions(s *store.Scored) {
 // sessionFileChange keeps a watched CLAUDE.md's content: _session
 // versions are manifests taken from executions, not this file's hash.
 // The caller holds e.mu.
-func (e *Engine) sessionFileChange(c Change) error {
+func (e *Engine) sessionFileChange(c watch.Change) error {
 	e.kept[c.Path+"\x00"+c.Hash] = true
 	return e.db.PutInstructionFile(c.Path, c.Hash, c.Content)
 }

@@ -30,7 +30,7 @@ var (
 )
 
 // MaxPromptSize is the largest prompt file sepad reads; a larger file is
-// not a prompt and is skipped (the watcher counts it in WatchStats.Errors).
+// not a prompt and is skipped (the watcher counts it in watch.Stats.Errors).
 const MaxPromptSize = 8 << 20
 
 // Hash is a version's identity: the first 12 hex digits of the sha256 of

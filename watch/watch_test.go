@@ -1,4 +1,4 @@
-package mutation
+package watch
 
 import (
 	"context"
@@ -75,7 +75,7 @@ func newWatchEnv(t *testing.T) *watchEnv {
 	e.write(e.project, ".claude/commands/fmt.md", "# Fmt\n")
 	e.write(e.project, "CLAUDE.md", "# Shop\n")
 	e.write(e.project, "README.md", "not a prompt\n")
-	e.w = NewWatcher(quiet)
+	e.w = New(quiet)
 	if err := e.w.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestWatcherNewDirectories(t *testing.T) {
 
 func TestWatcherLifecycle(t *testing.T) {
 	root := t.TempDir()
-	w := NewWatcher(0)
+	w := New(0)
 	// Roots added before Open are watched from Open on.
 	if cs, err := w.AddRoot(root, prompt.RootProject); err != nil || len(cs) != 0 {
 		t.Fatalf("%v %v", cs, err)
@@ -350,11 +350,11 @@ func TestWatcherLifecycle(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if _, err := w.AddRoot(root, prompt.RootUser); !errors.Is(err, ErrWatcherClosed) {
+	if _, err := w.AddRoot(root, prompt.RootUser); !errors.Is(err, ErrClosed) {
 		t.Fatalf("AddRoot after Close: %v", err)
 	}
 	// Closing without opening is fine too.
-	if err := NewWatcher(time.Second).Close(); err != nil {
+	if err := New(time.Second).Close(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,4 +1,10 @@
-package mutation
+// Package watch follows Claude Code prompt files for new versions: every
+// directory that can hold one watched with fsnotify (through the daemon's
+// shared watcher, internal/fswatch, when there is one), a burst of events on
+// a file merged into one read after a quiet period (debounce.go), and a
+// Change reported only when the content's hash differs. The mutation engine
+// turns each Change into a version.
+package watch
 
 import (
 	"context"
@@ -22,15 +28,15 @@ import (
 // debounce.
 type Change struct {
 	prompt.File
-	// Hash is Hash(Content); "" when Removed.
+	// Hash is promptfile.Hash(Content); "" when Removed.
 	Hash    string
 	Content []byte
 	Removed bool
 	Time    time.Time
 }
 
-// WatchStats count what a Watcher did, for diagnostics and tests.
-type WatchStats struct {
+// Stats count what a Watcher did, for diagnostics and tests.
+type Stats struct {
 	Events  int // fsnotify events handled
 	Changes int // changes queued for delivery
 	Rescans int // full rescans after the kernel's queue overflowed
@@ -41,8 +47,8 @@ type WatchStats struct {
 	Watched int
 }
 
-// ErrWatcherClosed is returned by AddRoot after Close.
-var ErrWatcherClosed = errors.New("watcher closed")
+// ErrClosed is returned by AddRoot after Close.
+var ErrClosed = errors.New("watcher closed")
 
 // Watcher follows the prompt files under a set of roots with fsnotify. It
 // watches each directory that can hold prompt files (fsnotify is not
@@ -65,7 +71,7 @@ type Watcher struct {
 	roots   map[string]prompt.RootKind
 	watched map[string]bool
 	last    map[string]string // path -> hash last reported ("" = absent)
-	stats   WatchStats
+	stats   Stats
 	state   int // 0 new, 1 open, 2 closed
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -75,10 +81,10 @@ type Watcher struct {
 	outbox []Change
 }
 
-// NewWatcher returns a Watcher with the given quiet period (300 ms when
+// New returns a Watcher with the given quiet period (300 ms when
 // zero or negative); call Open, then AddRoot (or AddRoot first: roots are
 // watched from Open on).
-func NewWatcher(quiet time.Duration) *Watcher {
+func New(quiet time.Duration) *Watcher {
 	if quiet <= 0 {
 		quiet = 300 * time.Millisecond
 	}
@@ -100,7 +106,7 @@ func (w *Watcher) Open(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.state != 0 {
-		return fmt.Errorf("open watcher: %w", ErrWatcherClosed)
+		return fmt.Errorf("open watcher: %w", ErrClosed)
 	}
 	sw := w.shared
 	if sw == nil {
@@ -165,7 +171,7 @@ func (w *Watcher) AddRoot(dir string, kind prompt.RootKind) ([]Change, error) {
 	w.mu.Lock()
 	if w.state == 2 {
 		w.mu.Unlock()
-		return nil, fmt.Errorf("watch %s: %w", dir, ErrWatcherClosed)
+		return nil, fmt.Errorf("watch %s: %w", dir, ErrClosed)
 	}
 	old, had := w.roots[dir]
 	w.roots[dir] = old | kind
@@ -203,7 +209,7 @@ func (w *Watcher) Scan() []Change {
 }
 
 // Stats returns the counters.
-func (w *Watcher) Stats() WatchStats {
+func (w *Watcher) Stats() Stats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := w.stats
