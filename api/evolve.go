@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/evolve"
-	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/query"
 )
 
@@ -80,7 +80,7 @@ func (h *handler) evolve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var refused *mutation.RefusalError
+	var refused *proposal.RefusalError
 	switch {
 	case errors.As(err, &refused):
 		b, _ := json.Marshal(ErrorBody{Error: "nothing evolved: refused by " + refused.Rule + ": " + refused.Detail, Status: http.StatusConflict, Rule: refused.Rule})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/query"
 )
 
@@ -58,7 +59,7 @@ func (h *handler) registerWrites() {
 		if err != nil {
 			return mutation.Record{}, err
 		}
-		po := mutation.DefaultProposalOptions()
+		po := proposal.DefaultOptions()
 		if r.URL.Query().Get("force") == "1" {
 			po.StableWindow = 0 // a person proposes to a stable skill anyway
 		}
@@ -160,7 +161,7 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, fn func(r *http.
 			}
 		}
 	}
-	var ref *mutation.RefusalError
+	var ref *proposal.RefusalError
 	switch {
 	case errors.As(err, &ref):
 		b, _ := json.Marshal(ErrorBody{Error: refusal(r, ref), Status: http.StatusConflict, Rule: ref.Rule})
@@ -178,7 +179,7 @@ func (h *handler) write(w http.ResponseWriter, r *http.Request, fn func(r *http.
 
 // refusal words a rule's refusal for a person: what was not done and
 // why, without the rule's internal name (it is in "rule").
-func refusal(r *http.Request, e *mutation.RefusalError) string {
+func refusal(r *http.Request, e *proposal.RefusalError) string {
 	if e.Rule == "nothing_to_do" {
 		return "nothing to do: " + e.Detail
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
@@ -18,7 +19,7 @@ func NewEvolver(cfg func() *config.Config, db *store.DB, e *mutation.Engine, hom
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return evolve.New(evolve.Options{DB: db, Engine: e, Proposal: mutation.DefaultProposalOptions(), Notify: NoticeWriter(home),
+	return evolve.New(evolve.Options{DB: db, Engine: e, Proposal: proposal.DefaultOptions(), Notify: NoticeWriter(home),
 		Logger: logger, Timeout: func() time.Duration { return cfg().Mutation.MutatorTimeout },
 		EditBudget: func() float64 { return cfg().Mutation.EditBudget },
 		Mutator: func(skill string) evolve.Mutator {

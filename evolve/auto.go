@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/store"
 )
 
@@ -148,11 +149,11 @@ func (e *Evolver) maybeEvolve(key, name string) error {
 	if n, err := e.attemptsInDay(key); err != nil {
 		return err
 	} else if per := e.o.Proposal.PerDay; per > 0 && n >= per {
-		e.o.Logger.Debug("automatic evolution waits", "skill", name, "rule", mutation.RuleRateLimit, "attempts", n)
+		e.o.Logger.Debug("automatic evolution waits", "skill", name, "rule", proposal.RuleRateLimit, "attempts", n)
 		return nil
 	}
 	if _, err := e.o.Engine.ProposalLimits(key, e.o.Proposal); err != nil {
-		var re *mutation.RefusalError
+		var re *proposal.RefusalError
 		if errors.As(err, &re) {
 			e.o.Logger.Debug("automatic evolution waits", "skill", name, "rule", re.Rule, "detail", re.Detail)
 			return nil
@@ -170,7 +171,7 @@ func (e *Evolver) maybeEvolve(key, name string) error {
 		defer a.wg.Done()
 		defer e.release(key)
 		at, err := e.run(a.ctx, key, RunOptions{Auto: true})
-		var re *mutation.RefusalError
+		var re *proposal.RefusalError
 		switch {
 		case errors.As(err, &re):
 			// A limit the choice ran into (a high-risk strategy): told

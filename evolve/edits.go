@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/proposal"
 )
 
 // Edit operations a mutator may answer with instead of a whole text.
@@ -90,7 +91,7 @@ func ApplyEdits(text []byte, edits []Edit) ([]byte, error) {
 		switch e.Op {
 		case OpAdd:
 			if e.Text == "" {
-				return nil, &mutation.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edit %d adds nothing", n)}
+				return nil, &proposal.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edit %d adds nothing", n)}
 			}
 			if e.Passage == "" {
 				spans = append(spans, span{len(s), len(s), e.Text, i})
@@ -98,13 +99,13 @@ func ApplyEdits(text []byte, edits []Edit) ([]byte, error) {
 			}
 		case OpReplace, OpDelete:
 			if e.Passage == "" {
-				return nil, &mutation.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edit %d (%s) names no passage", n, e.Op)}
+				return nil, &proposal.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edit %d (%s) names no passage", n, e.Op)}
 			}
 		default:
-			return nil, &mutation.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edit %d has op %q (add, replace or delete)", n, e.Op)}
+			return nil, &proposal.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edit %d has op %q (add, replace or delete)", n, e.Op)}
 		}
 		if c := strings.Count(s, e.Passage); c != 1 {
-			return nil, &mutation.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edit %d (%s): its passage %s is found %d times in the current text, not exactly once", n, e.Op, quote(short(e.Passage)), c)}
+			return nil, &proposal.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edit %d (%s): its passage %s is found %d times in the current text, not exactly once", n, e.Op, quote(short(e.Passage)), c)}
 		}
 		at := strings.Index(s, e.Passage)
 		switch e.Op {
@@ -122,7 +123,7 @@ func ApplyEdits(text []byte, edits []Edit) ([]byte, error) {
 	pos := 0
 	for k, sp := range spans {
 		if sp.start < pos {
-			return nil, &mutation.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edits %d and %d touch the same passage", spans[k-1].i+1, sp.i+1)}
+			return nil, &proposal.RefusalError{Rule: RuleEdits, Detail: fmt.Sprintf("edits %d and %d touch the same passage", spans[k-1].i+1, sp.i+1)}
 		}
 		b.WriteString(s[pos:sp.start])
 		b.WriteString(sp.with)
@@ -169,8 +170,9 @@ func checkBudget(from, to []byte, share float64) (changed, allowed int, err erro
 		if share <= 0 {
 			share = DefaultEditBudget
 		}
-		return changed, allowed, &mutation.RefusalError{Rule: RuleEditBudget, Detail: fmt.Sprintf("the change touches %d bytes of the %d-byte text, more than the %d allowed (mutation.edit_budget %.2g of the text, at least %d bytes)",
+		return changed, allowed, &proposal.RefusalError{Rule: RuleEditBudget, Detail: fmt.Sprintf("the change touches %d bytes of the %d-byte text, more than the %d allowed (mutation.edit_budget %.2g of the text, at least %d bytes)",
 			changed, len(from), allowed, share, MinEditBytes)}
+
 	}
 	return changed, allowed, nil
 }

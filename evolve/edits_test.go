@@ -10,6 +10,7 @@ import (
 
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/query"
 )
 
@@ -37,7 +38,7 @@ func TestApplyEdits(t *testing.T) {
 	}
 	for _, c := range bad {
 		_, err := ApplyEdits(text, c.edits)
-		var re *mutation.RefusalError
+		var re *proposal.RefusalError
 		if !errors.As(err, &re) || re.Rule != RuleEdits || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.edits, err, c.want)
 		}
@@ -186,7 +187,7 @@ func TestGateRunsHeldOutCases(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		r.run(a.To, 80, 0)
 	}
-	if _, err := r.e.Propose(r.key(), []byte(strings.Replace(r.file(), "Use make rollback", "Use make rollback at once", 1)), "test", mutation.DefaultProposalOptions()); err != nil {
+	if _, err := r.e.Propose(r.key(), []byte(strings.Replace(r.file(), "Use make rollback", "Use make rollback at once", 1)), "test", proposal.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
 	if len(gated) != 2 || gated[1] != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/store"
 )
 
@@ -28,7 +29,7 @@ type Options struct {
 	Mutator func(skill string) Mutator
 	// Proposal are the proposal rules and limits (the API's: the
 	// defaults).
-	Proposal mutation.ProposalOptions
+	Proposal proposal.Options
 	// Notify receives automatic mode's notices (mutation.Notify).
 	Notify mutation.Notify
 	Now    func() time.Time
@@ -70,7 +71,7 @@ func New(o Options) *Evolver {
 		o.Evidence = 200
 	}
 	if o.Proposal.MaxRatio == 0 {
-		o.Proposal = mutation.DefaultProposalOptions()
+		o.Proposal = proposal.DefaultOptions()
 	}
 	return &Evolver{o: o, running: map[string]bool{}}
 }
@@ -149,7 +150,7 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 		}
 	}
 	if cur == nil || !cur.ContentKnown {
-		return nil, &mutation.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("the text of %s's version in force was never seen: nothing to mutate", sk.Display())}
+		return nil, &proposal.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("the text of %s's version in force was never seen: nothing to mutate", sk.Display())}
 	}
 	text := cur.Content
 	if sk.Name == execution.SessionSkill {
@@ -256,8 +257,9 @@ func (e *Evolver) highRisk(key string, now time.Time) error {
 		}
 	}
 	if n >= HighRiskPerDay {
-		return &mutation.RefusalError{Rule: RuleHighRisk, Detail: fmt.Sprintf("%d high-risk mutations of this skill in the last 24 hours (limit %d); the next is allowed at %s",
+		return &proposal.RefusalError{Rule: RuleHighRisk, Detail: fmt.Sprintf("%d high-risk mutations of this skill in the last 24 hours (limit %d); the next is allowed at %s",
 			n, HighRiskPerDay, oldest.Add(24*time.Hour).UTC().Format(time.RFC3339))}
+
 	}
 	return nil
 }
@@ -265,7 +267,7 @@ func (e *Evolver) highRisk(key string, now time.Time) error {
 // Run makes one evolution attempt of a skill: the choice, the request,
 // the mutator, and the proposal through the engine (every rule and limit
 // applies). The limits are checked before the mutator is asked: a limit
-// refusal is returned as a *mutation.RefusalError and nothing is
+// refusal is returned as a *proposal.RefusalError and nothing is
 // recorded. Once the mutator was asked, the attempt is recorded whatever
 // came of it; a failed or refused attempt changes nothing and is returned
 // with Applied false and a nil error.
@@ -337,7 +339,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 		po.GateCases = p.held
 		rec, perr = e.o.Engine.ProposeContext(ctx, key, text, a.Strategy, po)
 	}
-	var refusal *mutation.RefusalError
+	var refusal *proposal.RefusalError
 	switch {
 	case errors.As(perr, &refusal):
 		a.Outcome, a.Rule, a.Error = OutcomeRefused, refusal.Rule, perr.Error()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 )
 
 func TestEvolveWritesCandidate(t *testing.T) {
@@ -48,7 +49,7 @@ func TestEvolveWritesCandidate(t *testing.T) {
 
 	// The limits hold at once: no executions of v2 yet.
 	_, err = r.ev.Run(context.Background(), r.key(), RunOptions{})
-	refusedBy(t, err, mutation.RuleTooSoon)
+	refusedBy(t, err, proposal.RuleTooSoon)
 	if r.calls() != 1 || len(r.attempts()) != 1 {
 		t.Errorf("a limited attempt asked the mutator (%d calls) or was recorded (%d)", r.calls(), len(r.attempts()))
 	}
@@ -75,13 +76,13 @@ func TestEvolveRefusesDroppedSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Applied || a.Outcome != OutcomeRefused || a.Rule != mutation.RuleHeadings || !strings.Contains(a.Words, `refused by headings: 1 of the baseline's 2 headings are missing: "## Rollback"`) {
+	if a.Applied || a.Outcome != OutcomeRefused || a.Rule != proposal.RuleHeadings || !strings.Contains(a.Words, `refused by headings: 1 of the baseline's 2 headings are missing: "## Rollback"`) {
 		t.Fatalf("attempt %+v", a)
 	}
 	if r.file() != v1 {
 		t.Errorf("a refused answer changed the file: %q", r.file())
 	}
-	if got := r.attempts(); len(got) != 1 || got[0].Rule != mutation.RuleHeadings {
+	if got := r.attempts(); len(got) != 1 || got[0].Rule != proposal.RuleHeadings {
 		t.Errorf("recorded %+v", got)
 	}
 }
@@ -273,8 +274,8 @@ func TestEvolveRefusesNewPowers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a.Applied || a.Outcome != OutcomeRefused || a.Rule != mutation.RulePowers || !strings.Contains(a.Words, want) || !strings.Contains(a.Words, "not what it may run") {
-				t.Fatalf("attempt %+v, want a refusal by %s saying %q", a, mutation.RulePowers, want)
+			if a.Applied || a.Outcome != OutcomeRefused || a.Rule != proposal.RulePowers || !strings.Contains(a.Words, want) || !strings.Contains(a.Words, "not what it may run") {
+				t.Fatalf("attempt %+v, want a refusal by %s saying %q", a, proposal.RulePowers, want)
 			}
 			if r.file() != v1 {
 				t.Errorf("a refused answer changed the file: %q", r.file())

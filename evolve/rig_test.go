@@ -18,6 +18,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/store"
 )
 
@@ -270,7 +271,7 @@ func (r *rig) weak() string {
 
 func refusedBy(t *testing.T, err error, rule string) {
 	t.Helper()
-	var re *mutation.RefusalError
+	var re *proposal.RefusalError
 	if !errors.As(err, &re) || re.Rule != rule {
 		t.Fatalf("error %v, want a refusal by %s", err, rule)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/evals"
+	"github.com/sepad/sepad/proposal"
 )
 
 // The eval gate (mutation.eval_gate; docs/claude-code.md, "The eval
@@ -36,7 +37,7 @@ type GateCandidate struct {
 	Candidate string
 	Content   []byte
 	// Cases, when set, are the only cases the gate runs: the ones a
-	// mutator's request held out (ProposalOptions.GateCases); nil runs the
+	// mutator's request held out (proposal.Options.GateCases); nil runs the
 	// whole suite.
 	Cases []string
 }
@@ -65,7 +66,7 @@ func (e *Engine) runGate(ctx context.Context, c GateCandidate) (*evals.Verdict, 
 	if rerr != nil {
 		return nil, rerr
 	}
-	return nil, &RefusalError{RuleEvalGate, strings.TrimPrefix(v.Words, "refused by eval gate: ")}
+	return nil, &proposal.RefusalError{Rule: RuleEvalGate, Detail: strings.TrimPrefix(v.Words, "refused by eval gate: ")}
 }
 
 // GateTimeout is how long a proposal may wait for the eval gate now (0

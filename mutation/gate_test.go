@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 )
 
 // TestEvalGate: with an eval gate, a proposal runs the gate (outside the
@@ -50,7 +51,7 @@ func TestEvalGate(t *testing.T) {
 	r := newEngineRig(t, o)
 	v1body := "---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n"
 	v1 := r.write(v1body)
-	po := DefaultProposalOptions()
+	po := proposal.DefaultOptions()
 	po.MinExecutions = 0
 
 	// A rule the text breaks refuses it before the suite runs.
@@ -60,7 +61,7 @@ func TestEvalGate(t *testing.T) {
 
 	bad := "---\nname: deploy\n---\n# Deploy\n\nDeploy fast: skip the checks.\n"
 	_, err := r.e.Propose(r.skill, []byte(bad), "test", po)
-	var re *RefusalError
+	var re *proposal.RefusalError
 	if !errors.As(err, &re) || re.Rule != RuleEvalGate || !strings.Contains(re.Detail, "case rollback (0.00) is below the threshold 1.00") || !strings.Contains(re.Detail, "fell: rollback (1.00 → 0.00)") {
 		t.Fatalf("a failing candidate: %v", err)
 	}

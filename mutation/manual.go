@@ -11,6 +11,7 @@ import (
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/store"
 )
 
@@ -48,14 +49,14 @@ func (e *Engine) ManualRollback(key, to string) (Record, error) {
 		return Record{}, err
 	}
 	if plugin, ok := prompt.PluginOf(sk.Path, e.opts.ClaudeDir); ok && sk.Kind != "session" {
-		return Record{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, sk.Path)}
+		return Record{}, &proposal.RefusalError{Rule: "plugin_file", Detail: pluginWords(plugin, sk.Name, sk.Path)}
 	}
 	cur, target, err := e.pick(sk, st, to)
 	if err != nil {
 		return Record{}, err
 	}
 	if cur.Hash == target.Hash {
-		return Record{}, &RefusalError{"nothing_to_do", fmt.Sprintf("the file already holds v%d", cur.Seq)}
+		return Record{}, &proposal.RefusalError{Rule: "nothing_to_do", Detail: fmt.Sprintf("the file already holds v%d", cur.Seq)}
 	}
 	err = e.rollback(sk, st, cur, target, "manual", "", nil)
 	if serr := e.saveState(key, st); err == nil {
@@ -83,7 +84,7 @@ func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
 		}
 	}
 	if cur == nil {
-		return Record{}, &RefusalError{"no_version", "the skill has no current version"}
+		return Record{}, &proposal.RefusalError{Rule: "no_version", Detail: "the skill has no current version"}
 	}
 	if st.Baseline != "" && st.Baseline != cur.Hash {
 		st.Status[st.Baseline] = StatusSuperseded
@@ -110,7 +111,7 @@ func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
 // the skill's file and registers it as the candidate. With an eval gate
 // (EngineOptions.EvalGate, gate.go) the skill's eval suite runs on the
 // text first: see ProposeContext.
-func (e *Engine) Propose(key string, content []byte, strategy string, po ProposalOptions) (Record, error) {
+func (e *Engine) Propose(key string, content []byte, strategy string, po proposal.Options) (Record, error) {
 	return e.ProposeContext(context.Background(), key, content, strategy, po)
 }
 
@@ -119,7 +120,7 @@ func (e *Engine) Propose(key string, content []byte, strategy string, po Proposa
 // minutes), after every other rule passed; the text is written only if
 // the rules still pass and the baseline is still the one the gate
 // compared with.
-func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte, strategy string, po ProposalOptions) (Record, error) {
+func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte, strategy string, po proposal.Options) (Record, error) {
 	var gate *evals.Verdict
 	var gated string // the baseline the gate compared with
 	if e.opts.EvalGate != nil {
@@ -139,7 +140,7 @@ func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte,
 		return Record{}, err
 	}
 	if gate != nil && c.Baseline != gated {
-		return Record{}, &RefusalError{RuleEvalGate, fmt.Sprintf("the baseline of %s changed from %s to %s while the eval suite ran: propose again", c.Skill, gated, c.Baseline)}
+		return Record{}, &proposal.RefusalError{Rule: RuleEvalGate, Detail: fmt.Sprintf("the baseline of %s changed from %s to %s while the eval suite ran: propose again", c.Skill, gated, c.Baseline)}
 	}
 	sk, st, h, cur := c.sk, c.st, c.h, c.cur
 	path := skillFile(sk)
@@ -190,12 +191,12 @@ type proposalCheck struct {
 	GateCandidate
 	sk  *store.Skill
 	st  *SkillState
-	h   ProposalHistory
+	h   proposal.History
 	cur *store.Version
 }
 
 // checkProposal applies every rule of a proposal without writing.
-func (e *Engine) checkProposal(key string, content []byte, po ProposalOptions) (GateCandidate, error) {
+func (e *Engine) checkProposal(key string, content []byte, po proposal.Options) (GateCandidate, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, err := e.checkProposalLocked(key, content, po)
@@ -203,7 +204,7 @@ func (e *Engine) checkProposal(key string, content []byte, po ProposalOptions) (
 }
 
 // checkProposalLocked is checkProposal for a caller holding e.mu.
-func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOptions) (proposalCheck, error) {
+func (e *Engine) checkProposalLocked(key string, content []byte, po proposal.Options) (proposalCheck, error) {
 	sk, st, err := e.skillAndState(key)
 	if err != nil {
 		return proposalCheck{}, err
@@ -229,7 +230,7 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 		// CLAUDE.md: the project file's text, not the manifests
 		// (session_propose.go).
 		if cur == nil {
-			return proposalCheck{}, &RefusalError{"unknown_content", "no version of " + sk.Display() + " is known yet: nothing to propose against"}
+			return proposalCheck{}, &proposal.RefusalError{Rule: "unknown_content", Detail: "no version of " + sk.Display() + " is known yet: nothing to propose against"}
 		}
 		var err error
 		if curText, err = SessionText(e.db, sk, cur); err != nil {
@@ -243,7 +244,7 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 		}
 		c.Candidate = sessionVersionOf(sk, cur, content)
 	}
-	if err := CheckProposal(c.BaselineContent, content, h, po); err != nil {
+	if err := proposal.Check(c.BaselineContent, content, h, po); err != nil {
 		return proposalCheck{}, err
 	}
 	// What was tried and made things worse is not tried again.
@@ -260,13 +261,13 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po ProposalOpti
 	}
 	path := c.Path
 	if plugin, ok := prompt.PluginOf(path, e.opts.ClaudeDir); ok {
-		return proposalCheck{}, &RefusalError{"plugin_file", pluginWords(plugin, sk.Name, path)}
+		return proposalCheck{}, &proposal.RefusalError{Rule: "plugin_file", Detail: pluginWords(plugin, sk.Name, path)}
 	}
 	if !e.isPromptFile(path) {
 		return proposalCheck{}, fmt.Errorf("propose: %s: %w", path, promptfile.ErrOutsideRoots)
 	}
 	if other, claim := e.heldElsewhere(path, e.WriteRoots()); other != "" {
-		return proposalCheck{}, &RefusalError{"held_by_another_home", heldWords(path, other, claim)}
+		return proposalCheck{}, &proposal.RefusalError{Rule: "held_by_another_home", Detail: heldWords(path, other, claim)}
 	}
 	return c, nil
 }
@@ -293,7 +294,7 @@ func (e *Engine) pick(sk *store.Skill, st *SkillState, to string) (cur, target *
 		target = nil // the baseline itself degraded: go to the best other version
 	}
 	if cur == nil {
-		return nil, nil, &RefusalError{"unknown_content", fmt.Sprintf("%s holds content sepad never recorded (%s): edit it by hand", skillFile(sk), h)}
+		return nil, nil, &proposal.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("%s holds content sepad never recorded (%s): edit it by hand", skillFile(sk), h)}
 	}
 	if target == nil && to == "" {
 		for i := range sk.Versions {
@@ -304,10 +305,10 @@ func (e *Engine) pick(sk *store.Skill, st *SkillState, to string) (cur, target *
 		}
 	}
 	if target == nil {
-		return nil, nil, &RefusalError{"no_target", fmt.Sprintf("no version %q to roll back to", to)}
+		return nil, nil, &proposal.RefusalError{Rule: "no_target", Detail: fmt.Sprintf("no version %q to roll back to", to)}
 	}
 	if !target.ContentKnown {
-		return nil, nil, &RefusalError{"content_unknown", fmt.Sprintf("the content of v%d was never seen", target.Seq)}
+		return nil, nil, &proposal.RefusalError{Rule: "content_unknown", Detail: fmt.Sprintf("the content of v%d was never seen", target.Seq)}
 	}
 	return cur, target, nil
 }
@@ -344,8 +345,8 @@ func baseAndCurrent(sk *store.Skill, st *SkillState) (base, cur *store.Version) 
 // holds e.mu. SinceChange is counted up to po.MinExecutions only (all the
 // too_soon rule needs), so that a version with a long history costs no
 // more to check than a new one: automatic mode checks at every commit.
-func (e *Engine) proposalHistory(key string, st *SkillState, cur *store.Version, po ProposalOptions) (ProposalHistory, error) {
-	h := ProposalHistory{Recent: st.Proposals, Now: e.opts.Now().UTC()}
+func (e *Engine) proposalHistory(key string, st *SkillState, cur *store.Version, po proposal.Options) (proposal.History, error) {
+	h := proposal.History{Recent: st.Proposals, Now: e.opts.Now().UTC()}
 	if cur != nil {
 		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: cur.Hash, Limit: max(po.MinExecutions, 1)})
 		if err != nil {
@@ -368,7 +369,7 @@ func (e *Engine) proposalHistory(key string, st *SkillState, cur *store.Version,
 // written: a mutator that costs money is only asked when it would. It
 // returns the baseline's text, against which a proposal is checked (nil
 // when the skill has no version yet).
-func (e *Engine) ProposalLimits(key string, po ProposalOptions) ([]byte, error) {
+func (e *Engine) ProposalLimits(key string, po proposal.Options) ([]byte, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	sk, st, err := e.skillAndState(key)
@@ -387,5 +388,5 @@ func (e *Engine) ProposalLimits(key string, po ProposalOptions) ([]byte, error) 
 	if base != nil {
 		baseContent = base.Content
 	}
-	return baseContent, CheckLimits(h, po)
+	return baseContent, proposal.CheckLimits(h, po)
 }

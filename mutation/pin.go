@@ -7,6 +7,7 @@ import (
 
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/store"
 )
 
@@ -48,18 +49,18 @@ func (e *Engine) Pin(key, version string) (Record, error) {
 	}
 	switch {
 	case version == "" && cur == nil:
-		return Record{}, &RefusalError{"unknown_content", fmt.Sprintf("%s holds content sepad has not recorded yet (%s): wait for the daemon to see it, or name a version", skillFile(sk), h)}
+		return Record{}, &proposal.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("%s holds content sepad has not recorded yet (%s): wait for the daemon to see it, or name a version", skillFile(sk), h)}
 	case version == "":
 		target = cur
 	case target == nil:
-		return Record{}, &RefusalError{"no_target", fmt.Sprintf("no version %q of %s", version, sk.Display())}
+		return Record{}, &proposal.RefusalError{Rule: "no_target", Detail: fmt.Sprintf("no version %q of %s", version, sk.Display())}
 	}
 	if cur == nil || cur.Hash != target.Hash {
 		if cur == nil {
-			return Record{}, &RefusalError{"unknown_content", fmt.Sprintf("%s holds content sepad never recorded (%s): edit it by hand", skillFile(sk), h)}
+			return Record{}, &proposal.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("%s holds content sepad never recorded (%s): edit it by hand", skillFile(sk), h)}
 		}
 		if !target.ContentKnown {
-			return Record{}, &RefusalError{"content_unknown", fmt.Sprintf("the content of v%d was never seen", target.Seq)}
+			return Record{}, &proposal.RefusalError{Rule: "content_unknown", Detail: fmt.Sprintf("the content of v%d was never seen", target.Seq)}
 		}
 		st.Pinned = ""
 		if err := e.rollback(sk, st, cur, target, "manual", "", nil); err != nil {
@@ -67,7 +68,7 @@ func (e *Engine) Pin(key, version string) (Record, error) {
 		}
 		if last := e.lastRecord(key); !last.Applied {
 			e.saveState(key, st)
-			return last, &RefusalError{"not_restored", "v" + fmt.Sprint(target.Seq) + " was not restored, so nothing is pinned: " + last.Words}
+			return last, &proposal.RefusalError{Rule: "not_restored", Detail: "v" + fmt.Sprint(target.Seq) + " was not restored, so nothing is pinned: " + last.Words}
 		}
 	}
 	st.Pinned = target.Hash
@@ -89,7 +90,7 @@ func (e *Engine) Unpin(key string) (Record, error) {
 		return Record{}, err
 	}
 	if st.Pinned == "" {
-		return Record{}, &RefusalError{"not_pinned", sk.Display() + " is not pinned"}
+		return Record{}, &proposal.RefusalError{Rule: "not_pinned", Detail: sk.Display() + " is not pinned"}
 	}
 	from := st.Pinned
 	st.Pinned = ""
@@ -106,5 +107,5 @@ func pinnedRefusal(name string, st *SkillState) error {
 	if st.Pinned == "" {
 		return nil
 	}
-	return &RefusalError{"pinned", fmt.Sprintf("%s is pinned to %s: sepad never writes its file; run `sepad unpin %s` first", name, st.Pinned, name)}
+	return &proposal.RefusalError{Rule: "pinned", Detail: fmt.Sprintf("%s is pinned to %s: sepad never writes its file; run `sepad unpin %s` first", name, st.Pinned, name)}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 )
 
 // TestPluginPromptNeverWritten: a plugin skill graded F gets the decision
@@ -56,7 +57,7 @@ func TestPluginPromptNeverWritten(t *testing.T) {
 	}
 	sks, _ := r.db.Skills()
 	_, err := r.e.ManualRollback(sks[0].Key, "v1")
-	var ref *RefusalError
+	var ref *proposal.RefusalError
 	if !errors.As(err, &ref) || ref.Rule != "plugin_file" {
 		t.Fatalf("a rollback by hand of a plugin's file: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 )
 
 // TestPersonsEditIsNotRewritten (issue 15 point 2): a version a person
@@ -56,7 +57,7 @@ func TestPersonsEditIsNotRewritten(t *testing.T) {
 	r.e.states[r.skill].Cooldown = 0
 	r.e.mu.Unlock()
 	prop := "---\nname: deploy\n---\n# Deploy\n\nRun the checks, deploy, then watch.\n"
-	po := DefaultProposalOptions()
+	po := proposal.DefaultOptions()
 	po.MinExecutions = 0
 	if _, err := r.e.Propose(r.skill, []byte(prop), "test", po); err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func TestPinnedSkillIsNeverWritten(t *testing.T) {
 	if st, _ := Statuses(r.db, r.skill); st[v2] != StatusPinned {
 		t.Errorf("status %q, want pinned", st[v2])
 	}
-	var ref *RefusalError
+	var ref *proposal.RefusalError
 	if _, err := r.e.ManualRollback(r.skill, "v1"); !errors.As(err, &ref) || ref.Rule != "pinned" {
 		t.Errorf("rollback of a pinned skill: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/render/words"
 	"github.com/sepad/sepad/store"
 )
@@ -126,13 +127,14 @@ func checkRejected(rs []Rejected, cur, proposed []byte) error {
 		when := r.Time.UTC().Format(time.RFC3339)
 		why := ""
 		if r.Words != "" {
-			why = ": " + firstLine(r.Words)
+			why, _, _ = strings.Cut(r.Words, "\n")
+			why = ": " + why
 		}
 		if promptfile.Hash(proposed) == r.Hash {
-			return refuse(RuleRejectedBefore, "the proposed text is v%d (%s), %s at %s%s", r.Seq, r.Hash, r.Status, when, why)
+			return &proposal.RefusalError{Rule: RuleRejectedBefore, Detail: fmt.Sprintf("the proposed text is v%d (%s), %s at %s%s", r.Seq, r.Hash, r.Status, when, why)}
 		}
 		if edit != "" && len(r.Edit) > 0 && edit == strings.Join(r.Edit, "\n") {
-			return refuse(RuleRejectedBefore, "the proposed change is the one v%d made to v%d (%d changed lines), %s at %s%s", r.Seq, r.ParentSeq, changed(r.Edit), r.Status, when, why)
+			return &proposal.RefusalError{Rule: RuleRejectedBefore, Detail: fmt.Sprintf("the proposed change is the one v%d made to v%d (%d changed lines), %s at %s%s", r.Seq, r.ParentSeq, changed(r.Edit), r.Status, when, why)}
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 )
 
 func TestEditLines(t *testing.T) {
@@ -31,7 +32,7 @@ func TestCheckRejected(t *testing.T) {
 	parent := []byte("# A\n\nRun it.\n")
 	bad := []byte("# A\n\nRun it twice.\n")
 	rs := []Rejected{{Hash: promptfile.Hash(bad), Seq: 2, ParentSeq: 1, Status: StatusRolledBack, Words: "reject: 12 points worse\nmore", Edit: EditLines(parent, bad)}}
-	var re *RefusalError
+	var re *proposal.RefusalError
 	err := checkRejected(rs, parent, bad)
 	if !errors.As(err, &re) || re.Rule != RuleRejectedBefore || !strings.Contains(err.Error(), "the proposed text is v2") || !strings.Contains(err.Error(), "rolled back") ||
 		!strings.Contains(err.Error(), ": reject: 12 points worse") || strings.Contains(err.Error(), "more") {

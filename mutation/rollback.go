@@ -10,6 +10,7 @@ import (
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/store"
 )
 
@@ -57,7 +58,7 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 			words := pluginWords(plugin, sk.Name, sk.Path)
 			rec.note.plugin = plugin
 			if rule == "manual" {
-				return &RefusalError{"plugin_file", words}
+				return &proposal.RefusalError{Rule: "plugin_file", Detail: words}
 			}
 			rec.Kind = KindWouldRollBack
 			what := fmt.Sprintf("v%d (%s)", from.Seq, from.Hash)

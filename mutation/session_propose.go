@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/store"
 )
 
@@ -25,7 +26,7 @@ func SessionText(db *store.DB, sk *store.Skill, v *store.Version) ([]byte, error
 	path := skillFile(sk)
 	files, ok := store.ManifestFiles(v)
 	if !ok {
-		return nil, &RefusalError{"unknown_content", fmt.Sprintf("v%d of %s lists no instruction files: nothing to mutate", v.Seq, sk.Display())}
+		return nil, &proposal.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("v%d of %s lists no instruction files: nothing to mutate", v.Seq, sk.Display())}
 	}
 	for _, f := range files {
 		if f.Path != path {
@@ -36,11 +37,11 @@ func SessionText(db *store.DB, sk *store.Skill, v *store.Version) ([]byte, error
 			return nil, err
 		}
 		if !known {
-			return nil, &RefusalError{"unknown_content", fmt.Sprintf("sepad never read %s while v%d of %s held it (%s): nothing to mutate", path, v.Seq, sk.Display(), f.Hash)}
+			return nil, &proposal.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("sepad never read %s while v%d of %s held it (%s): nothing to mutate", path, v.Seq, sk.Display(), f.Hash)}
 		}
 		return b, nil
 	}
-	return nil, &RefusalError{"unknown_content", fmt.Sprintf("v%d of %s has no %s, the one instruction file sepad may write: nothing to mutate", v.Seq, sk.Display(), path)}
+	return nil, &proposal.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("v%d of %s has no %s, the one instruction file sepad may write: nothing to mutate", v.Seq, sk.Display(), path)}
 }
 
 // sessionProposal is the version a proposal of content for the project's

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/proposal"
 	"github.com/sepad/sepad/store"
 )
 
@@ -24,7 +25,7 @@ func TestSessionProposal(t *testing.T) {
 		r.session(80)
 	}
 	key := r.proj + "#_session"
-	po := DefaultProposalOptions()
+	po := proposal.DefaultOptions()
 	po.StableMean = 101 // never stable here
 	// The text the mutator is shown is the project file's.
 	sk := r.sessionSkill()
@@ -65,8 +66,8 @@ func TestSessionProposal(t *testing.T) {
 	// not the manifest's.
 	po.MinExecutions = 0
 	_, err = r.e.Propose(key, []byte("# P\n"), "test", po)
-	var re *RefusalError
-	if !errors.As(err, &re) || re.Rule != RuleLength {
+	var re *proposal.RefusalError
+	if !errors.As(err, &re) || re.Rule != proposal.RuleLength {
 		t.Errorf("a too-short CLAUDE.md: %v", err)
 	}
 }

@@ -1,4 +1,9 @@
-package mutation
+// Package proposal says whether a proposed text of a prompt file may be
+// written: the checks of its content against the baseline's (Check) and the
+// limits on how often a skill may change (CheckLimits), each refusal a
+// RefusalError naming the rule and the numbers; the mutation engine returns
+// the same error for every action it refuses (pure).
+package proposal
 
 import (
 	"bytes"
@@ -20,8 +25,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// ProposalOptions are the checks and limits on proposals from a mutator.
-type ProposalOptions struct {
+// Options are the checks and limits on proposals from a mutator.
+type Options struct {
 	// MinRatio and MaxRatio bound the proposal's length against the
 	// baseline's, in bytes: 0.5 and 2.
 	MinRatio, MaxRatio float64
@@ -48,9 +53,9 @@ type ProposalOptions struct {
 	GateCases []string
 }
 
-// DefaultProposalOptions are the protocol's checks and limits.
-func DefaultProposalOptions() ProposalOptions {
-	return ProposalOptions{MinRatio: 0.5, MaxRatio: 2, PerDay: 10, MinExecutions: 3, StableMean: 85, StableVariance: 5, StableWindow: 3,
+// DefaultOptions are the protocol's checks and limits.
+func DefaultOptions() Options {
+	return Options{MinRatio: 0.5, MaxRatio: 2, PerDay: 10, MinExecutions: 3, StableMean: 85, StableVariance: 5, StableWindow: 3,
 		Dangerous: []string{
 			"rm -rf /", "rm -rf /*", "rm -fr /", "rm -rf ~", "rm -rf ~/", "rm -rf $HOME", "rm -rf --no-preserve-root",
 			"mkfs.", "dd if=/dev/zero of=/dev/", "chmod -R 777 /", ":(){ :|:& };:",
@@ -60,8 +65,8 @@ func DefaultProposalOptions() ProposalOptions {
 		}}
 }
 
-// ProposalHistory is what the limits look at.
-type ProposalHistory struct {
+// History is what the limits look at.
+type History struct {
 	// Recent are the times of this skill's earlier proposals.
 	Recent []time.Time
 	// SinceChange counts the skill's executions since its file last
@@ -109,12 +114,12 @@ func refuse(rule, format string, args ...any) error {
 	return &RefusalError{Rule: rule, Detail: fmt.Sprintf(format, args...)}
 }
 
-// CheckProposal checks a proposed text against the baseline's text (nil
+// Check checks a proposed text against the baseline's text (nil
 // when the skill has no baseline: the comparisons are skipped) and the
 // limits. It returns nil or a *RefusalError naming the rule and the
 // numbers. Content is checked before limits, so a mutator learns what to
 // fix first.
-func CheckProposal(baseline, proposed []byte, h ProposalHistory, o ProposalOptions) error {
+func Check(baseline, proposed []byte, h History, o Options) error {
 	if len(bytes.TrimSpace(proposed)) == 0 {
 		return refuse(RuleEmpty, "the proposed text is empty (%d bytes of white space)", len(proposed))
 	}
@@ -149,7 +154,7 @@ func CheckProposal(baseline, proposed []byte, h ProposalHistory, o ProposalOptio
 
 // CheckLimits applies the proposal limits alone (rate_limit, too_soon,
 // stable): what a mutator can know before it writes a text.
-func CheckLimits(h ProposalHistory, o ProposalOptions) error {
+func CheckLimits(h History, o Options) error {
 	if o.PerDay > 0 {
 		var inDay []time.Time
 		for _, t := range h.Recent {

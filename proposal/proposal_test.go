@@ -1,4 +1,4 @@
-package mutation
+package proposal
 
 import (
 	"errors"
@@ -31,8 +31,8 @@ If the smoke test fails, run ` + "`make rollback`" + `.
 
 func TestCheckProposal(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
-	ok := ProposalHistory{SinceChange: 5, Last3: []float64{70, 80, 75}, Now: now}
-	o := DefaultProposalOptions()
+	ok := History{SinceChange: 5, Last3: []float64{70, 80, 75}, Now: now}
+	o := DefaultOptions()
 	edit := func(old, new string) string {
 		if !strings.Contains(baseSkill, old) {
 			t.Fatalf("test bug: %q not in the baseline", old)
@@ -50,7 +50,7 @@ func TestCheckProposal(t *testing.T) {
 		name     string
 		baseline string
 		text     string
-		h        ProposalHistory
+		h        History
 		rule     string
 		numbers  []string // the detail must carry these
 	}{
@@ -82,18 +82,18 @@ func TestCheckProposal(t *testing.T) {
 		{"force_with_lease_is_fine", baseSkill, edit("make deploy ENV=$1", "git push --force-with-lease origin release"), ok, "", nil},
 		{"git_push_force", baseSkill, edit("make deploy ENV=$1", "git push --force origin main"), ok, RuleDangerous, []string{"git push --force"}},
 		{"dangerous_already_in_baseline", "# A\n\nNever run git push --force.\n", "# A\n\nNever, ever, run git push --force.\n", ok, "", nil},
-		{"rate_limit", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 5, Now: now, Recent: hours(1, 2, 3, 4, 5, 6, 7, 8, 9, 23)}, RuleRateLimit,
+		{"rate_limit", baseSkill, edit("stop on failure", "stop"), History{SinceChange: 5, Now: now, Recent: hours(1, 2, 3, 4, 5, 6, 7, 8, 9, 23)}, RuleRateLimit,
 			[]string{"10 proposals", "limit 10", "2026-01-02T13:00:00Z"}},
-		{"rate_limit_old_ones_dont_count", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 5, Now: now, Recent: hours(1, 2, 3, 4, 5, 6, 7, 8, 9, 25)}, "", nil},
-		{"too_soon", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 2, Now: now}, RuleTooSoon, []string{"2 executions", "need 3", "1 more"}},
-		{"stable", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 5, Now: now, Last3: []float64{90, 91, 92, 20}}, RuleStable,
+		{"rate_limit_old_ones_dont_count", baseSkill, edit("stop on failure", "stop"), History{SinceChange: 5, Now: now, Recent: hours(1, 2, 3, 4, 5, 6, 7, 8, 9, 25)}, "", nil},
+		{"too_soon", baseSkill, edit("stop on failure", "stop"), History{SinceChange: 2, Now: now}, RuleTooSoon, []string{"2 executions", "need 3", "1 more"}},
+		{"stable", baseSkill, edit("stop on failure", "stop"), History{SinceChange: 5, Now: now, Last3: []float64{90, 91, 92, 20}}, RuleStable,
 			[]string{"mean 91.00 > 85", "variance 1.00 < 5", "last 3", "90.00, 91.00, 92.00"}},
-		{"high_but_unsteady", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 5, Now: now, Last3: []float64{99, 80, 95}}, "", nil},
-		{"stable_needs_three", baseSkill, edit("stop on failure", "stop"), ProposalHistory{SinceChange: 5, Now: now, Last3: []float64{95, 95}}, "", nil},
+		{"high_but_unsteady", baseSkill, edit("stop on failure", "stop"), History{SinceChange: 5, Now: now, Last3: []float64{99, 80, 95}}, "", nil},
+		{"stable_needs_three", baseSkill, edit("stop on failure", "stop"), History{SinceChange: 5, Now: now, Last3: []float64{95, 95}}, "", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := CheckProposal([]byte(c.baseline), []byte(c.text), c.h, o)
+			err := Check([]byte(c.baseline), []byte(c.text), c.h, o)
 			if c.rule == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -163,10 +163,10 @@ func FuzzCheckProposal(f *testing.F) {
 	f.Add([]byte(""), []byte("```\n# not\n```"))
 	f.Add([]byte("---\nname: x\n---\n# A\n"), []byte("---\nname: [x\n---\n# A\n"))
 	f.Fuzz(func(t *testing.T, base, prop []byte) {
-		h := ProposalHistory{SinceChange: 9, Now: time.Unix(0, 0)}
-		o := DefaultProposalOptions()
-		err := CheckProposal(base, prop, h, o)
-		again := CheckProposal(base, prop, h, o)
+		h := History{SinceChange: 9, Now: time.Unix(0, 0)}
+		o := DefaultOptions()
+		err := Check(base, prop, h, o)
+		again := Check(base, prop, h, o)
 		if (err == nil) != (again == nil) || err != nil && err.Error() != again.Error() {
 			t.Fatalf("not deterministic: %v then %v", err, again)
 		}
@@ -199,8 +199,8 @@ func FuzzCheckProposal(f *testing.F) {
 // say what it adds, widens or removes.
 func TestCheckPowers(t *testing.T) {
 	base := "---\nname: deploy\nallowed-tools: Read, Grep\n---\n# Deploy\n\nRun !`git status` first.\n"
-	h := ProposalHistory{SinceChange: 10, Now: time.Now()}
-	o := DefaultProposalOptions()
+	h := History{SinceChange: 10, Now: time.Now()}
+	o := DefaultOptions()
 	for _, c := range []struct{ name, proposed, want string }{
 		{"same powers, new words", strings.Replace(base, "first.", "first, then the checks.", 1), ""},
 		{"widened tools", strings.Replace(base, "Read, Grep", "Bash(*)", 1), "changes allowed-tools from Read, Grep to Bash(*)"},
@@ -211,7 +211,7 @@ func TestCheckPowers(t *testing.T) {
 		{"a shell block", base + "```!\ncurl x | sh\n```\n", "adds a shell line !`curl x | sh`"},
 		{"the same line twice", base + "Again !`git status`.\n", "adds a shell line !`git status`"},
 	} {
-		err := CheckProposal([]byte(base), []byte(c.proposed), h, o)
+		err := Check([]byte(base), []byte(c.proposed), h, o)
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
@@ -224,7 +224,7 @@ func TestCheckPowers(t *testing.T) {
 		}
 	}
 	// No baseline: nothing may be claimed either.
-	if err := CheckProposal(nil, []byte("---\nhooks: {}\n---\nx\n"), h, o); err == nil || !strings.Contains(err.Error(), "adds hooks") {
+	if err := Check(nil, []byte("---\nhooks: {}\n---\nx\n"), h, o); err == nil || !strings.Contains(err.Error(), "adds hooks") {
 		t.Errorf("a first text with hooks: %v", err)
 	}
 }
