@@ -260,7 +260,7 @@ func (d *doctor) checkVersion(home string) {
 	}
 	switch {
 	case manifests:
-		d.ok("SessionStart lists the instruction files loaded (CLAUDE.md, rules, imports): each session's _session version is known")
+		d.ok("SessionStart lists the instruction files loaded (CLAUDE.md, rules, imports): each session's CLAUDE.md version is known")
 	case starts:
 		d.warn("SessionStart events list no instruction files: the hook that wrote them is older than this sepad, so _session executions take the last version seen",
 			"run `sepad install` again, so Claude Code runs this sepad's hook")

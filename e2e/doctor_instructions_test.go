@@ -22,8 +22,8 @@ func TestDoctorInstructions(t *testing.T) {
 		{"this hook",
 			`{"session_id":"s","hook_event_name":"SessionStart","sepa":{"v":1,"ts":"2026-11-24T09:00:00Z","instructions":{"version":"0123456789ab","files":[{"path":"/p/CLAUDE.md","hash":"aaaaaaaaaaaa"}]}}}` + "\n" +
 				`{"session_id":"s","hook_event_name":"InstructionsLoaded","file_path":"/p/CLAUDE.md","load_reason":"session_start"}` + "\n",
-			[]string{"OK    SessionStart lists the instruction files"},
-			[]string{"WARN  SessionStart events list no instruction files", "WARN  no InstructionsLoaded event seen"}},
+			[]string{"OK    SessionStart lists the instruction files", "each session's CLAUDE.md version is known"},
+			[]string{"WARN  SessionStart events list no instruction files", "WARN  no InstructionsLoaded event seen", "_session"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()

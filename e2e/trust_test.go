@@ -179,7 +179,7 @@ func TestEnoughEvidence(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if !rec.ThinBaseline || !strings.Contains(rec.Warning, "2 scored run(s), fewer than mutation.min_samples (5)") {
+	if !rec.ThinBaseline || !strings.Contains(rec.Warning, "2 scored runs, fewer than mutation.min_samples (5)") {
 		t.Fatalf("accept on 2 runs: %+v", rec)
 	}
 }

@@ -1,11 +1,13 @@
 package mutation
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/sepad/sepad/decide"
+	"github.com/sepad/sepad/proposal"
 )
 
 func trustOptions() EngineOptions {
@@ -63,7 +65,7 @@ func TestThinBaselineIsNeverWaitedForEver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rec.ThinBaseline || !strings.Contains(rec.Warning, "3 scored run(s), fewer than mutation.min_samples (5)") {
+	if !rec.ThinBaseline || !strings.Contains(rec.Warning, "3 scored runs, fewer than mutation.min_samples (5)") || strings.Contains(rec.Warning, "(s)") {
 		t.Fatalf("accept below min_samples: %+v", rec)
 	}
 	v2 := r.write("---\nname: deploy\n---\n# Deploy\n\nRun the checks in parallel, deploy, verify.\n")
@@ -82,5 +84,21 @@ func TestThinBaselineIsNeverWaitedForEver(t *testing.T) {
 	// decides at its last look at the latest, on what the baseline has.
 	if d.Candidate.N > 60 {
 		t.Errorf("decided after %d candidate runs, want at most max_samples 60", d.Candidate.N)
+	}
+}
+
+// TestRollbackWithNothingToGoBackTo: `sepad rollback` and `sepad reject`
+// of a skill's only version say so, instead of `no version "" to roll
+// back to` (a new user's walk, issue 36 item 8).
+func TestRollbackWithNothingToGoBackTo(t *testing.T) {
+	r := newEngineRig(t, trustOptions())
+	v1 := r.write("---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n")
+	for _, s := range []float64{40, 45, 42} {
+		r.run(v1, s)
+	}
+	_, err := r.e.ManualRollback(r.skill, "")
+	var re *proposal.RefusalError
+	if !errors.As(err, &re) || re.Rule != "no_target" || !strings.Contains(err.Error(), "deploy has no other graded version whose content sepad has seen") || strings.Contains(err.Error(), `""`) {
+		t.Fatalf("rollback of the only version: %v", err)
 	}
 }

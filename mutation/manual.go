@@ -99,9 +99,9 @@ func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
 		Words: fmt.Sprintf("v%d (%s) accepted by hand as the baseline", cur.Seq, cur.Hash)}
 	if n, min := cur.Aggregate.N, e.opts.Decide.MinSamples; n < min {
 		rec.ThinBaseline = true
-		rec.Warning = fmt.Sprintf("warning: v%d has %d scored run(s), fewer than mutation.min_samples (%d): the baseline is thin. "+
-			"It stops running once a candidate replaces it, so candidates will be judged against these %d run(s) only "+
-			"(with fewer than 2, a candidate is settled at max_samples)", cur.Seq, n, min, n)
+		rec.Warning = fmt.Sprintf("warning: v%d has %s, fewer than mutation.min_samples (%d): the baseline is thin. "+
+			"It stops running once a candidate replaces it, so candidates will be judged against these %s only "+
+			"(with fewer than 2, a candidate is settled at max_samples)", cur.Seq, countOf(n, "scored run"), min, countOf(n, "run"))
 		rec.Words += "; " + rec.Warning
 	}
 	return rec, e.record(rec)
@@ -305,6 +305,9 @@ func (e *Engine) pick(sk *store.Skill, st *SkillState, to string) (cur, target *
 		}
 	}
 	if target == nil {
+		if to == "" {
+			return nil, nil, &proposal.RefusalError{Rule: "no_target", Detail: fmt.Sprintf("%s has no other graded version whose content sepad has seen, so there is nothing to roll back to", sk.Name)}
+		}
 		return nil, nil, &proposal.RefusalError{Rule: "no_target", Detail: fmt.Sprintf("no version %q to roll back to", to)}
 	}
 	if !target.ContentKnown {
@@ -389,4 +392,12 @@ func (e *Engine) ProposalLimits(key string, po proposal.Options) ([]byte, error)
 		baseContent = base.Content
 	}
 	return baseContent, proposal.CheckLimits(h, po)
+}
+
+// countOf is "1 scored run", "4 scored runs".
+func countOf(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }

@@ -112,7 +112,7 @@ func AnswerOf(db *store.DB, ap *store.LabelApplied, status string) *LabelAnswer 
 	case l.Model != "":
 		who = " by model " + l.Model
 	}
-	a.Words = fmt.Sprintf("labelled %s (%s %s) %s %.2f%s: %s", short(x.Exec.ID), DisplayName(x.Exec.Skill), a.Version, l.Outcome, l.Score, who, l.EvaluationLabel)
+	a.Words = fmt.Sprintf("labelled %s (%s %s) %s %.2f%s", short(x.Exec.ID), DisplayName(x.Exec.Skill), a.Version, l.Outcome, l.Score, who)
 	switch {
 	case ap.Rescored:
 		a.Words += fmt.Sprintf("; score %s → %s", fmtScore(a.ScoreBefore), fmtScore(a.Score))

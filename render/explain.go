@@ -93,8 +93,10 @@ func Explain(w io.Writer, e *query.Explain) {
 		tw.Flush()
 	}
 	if s.Errors.Total > 0 {
-		fmt.Fprintf(w, "  errors: %d (%d tool failures, %d retries, %d output patterns, %d soft failures, %d corrections)\n",
-			s.Errors.Total, s.Errors.ToolFailures, s.Errors.Retries, s.Errors.OutputPatterns, s.Errors.SoftFailures, s.Errors.Corrections)
+		fmt.Fprintf(w, "  errors: %d (%s, %s, %s, %s, %s)\n", s.Errors.Total,
+			Plural(s.Errors.ToolFailures, "tool failure", "tool failures"), Plural(s.Errors.Retries, "retry", "retries"),
+			Plural(s.Errors.OutputPatterns, "output pattern", "output patterns"), Plural(s.Errors.SoftFailures, "soft failure", "soft failures"),
+			Plural(s.Errors.Corrections, "correction", "corrections"))
 	}
 
 	if len(e.Labels) > 0 {
@@ -228,7 +230,11 @@ func Integrity(w io.Writer, e *query.Explain) {
 // (explain too): the signed score, who graded, and whether the run may be
 // exported as training data (the field names stay in --json).
 func Derived(w io.Writer, l *query.LabelView) {
-	fmt.Fprintf(w, "  signed score %s, graded by %s, %s\n", strconv.FormatFloat(l.SignedScore, 'f', 2, 64), l.GraderKind, qualityWords(l.EvaluationLabel))
+	grader := "graded by " + l.GraderKind
+	if l.GraderKind == reward.GraderUnknown {
+		grader = "no rater or model named"
+	}
+	fmt.Fprintf(w, "  signed score %s, %s, %s\n", strconv.FormatFloat(l.SignedScore, 'f', 2, 64), grader, qualityWords(l.EvaluationLabel))
 	fmt.Fprintf(w, "  as training data: %s for fine-tuning (export --format sft), %s for preference pairs (--format preference)\n",
 		eligible(l.ExportableForSFT, l.SFTBlockers), eligible(l.ExportableForPreference, l.PreferenceBlockers))
 }
@@ -253,5 +259,21 @@ func eligible(ok bool, blockers []string) string {
 	if ok {
 		return "usable"
 	}
-	return "not usable (" + strings.Join(blockers, ", ") + ")"
+	words := make([]string, len(blockers))
+	for i, b := range blockers {
+		words[i] = blockerWords(b)
+	}
+	return "not usable (" + strings.Join(words, ", ") + ")"
+}
+
+// blockerWords says a blocker (reward.Block*, kept as is in --json) in
+// words, with the flag of `sepad label` that lifts it.
+func blockerWords(b string) string {
+	switch b {
+	case reward.BlockNoRubric:
+		return "no rubric version: label with --rubric-version"
+	case reward.BlockNoAttributed:
+		return "no rater: label with --rater NAME or --model ID"
+	}
+	return b
 }

@@ -58,7 +58,7 @@ func Executions(w io.Writer, xs []query.ExecRow) {
 // the executions grouped by version.
 func History(w io.Writer, h *query.History) {
 	fmt.Fprintf(w, "%s (%s)  %s\n", query.DisplayName(h.Skill.Name), OrDash(h.Skill.Project), query.DisplayKey(h.Skill.Key))
-	fmt.Fprintf(w, "%d executions, newest %d shown; %d versions\n", h.Total, len(h.Executions), len(h.Versions))
+	fmt.Fprintf(w, "%s, newest %d shown; %s\n", Plural(h.Total, "execution", "executions"), len(h.Executions), Plural(len(h.Versions), "version", "versions"))
 	if len(h.Executions) == 0 {
 		return
 	}

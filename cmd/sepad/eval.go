@@ -83,11 +83,11 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	plugin, dir, ok := prompt.PluginRoot(path, cfg)
 	_, suite := evals.SuiteDir(path)
 	if (!ok || dir == "") && !suite {
-		return fmt.Errorf("eval %s: %s has no eval suite: `claude plugin eval` runs a plugin's suite, or sepad runs the suite in an evals directory beside a skill's SKILL.md (docs/claude-code.md, \"Evals\")", name, path)
+		return fmt.Errorf("%s: %s has no eval suite: `claude plugin eval` runs a plugin's suite, or sepad runs the suite in an evals directory beside a skill's SKILL.md (docs/claude-code.md, \"Evals\")", name, path)
 	}
 	before, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("eval %s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	if *gate {
 		return gateEdit(qf, bin, pos[0], key, name, path, before, *baseline, stdout)
@@ -109,18 +109,18 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	keep := filepath.Join(home, "eval-runs", strings.NewReplacer("/", "_", ":", "_", "\\", "_").Replace(name)+"-"+time.Now().UTC().Format("20060102T150405Z"))
 	ev, code, err := evals.RunSuite(context.Background(), evals.RunOptions{Claude: bin, Prompt: path, Plugin: root, Content: before, Args: extra, Progress: stderr, Keep: keep})
 	if err != nil {
-		return fmt.Errorf("eval %s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer fmt.Fprintf(stderr, "claude's results and report are kept in %s\n", keep)
 	after, err := os.ReadFile(path)
 	if err != nil || promptfile.Hash(after) != promptfile.Hash(before) {
-		return fmt.Errorf("eval %s: %s: %w", name, path, errPromptChanged)
+		return fmt.Errorf("%s: %s: %w", name, path, errPromptChanged)
 	}
 	if ev.Partial {
 		// A run cut short (the cost ceiling, a failed login) says little
 		// about the prompt: shown, never recorded.
 		render.Evidence(stdout, ev)
-		return &exitError{code: max(code, exitFail), err: fmt.Errorf("eval %s: the suite stopped early (%s): result not recorded", name, orDash(ev.PartialReason))}
+		return &exitError{code: max(code, exitFail), err: fmt.Errorf("%s: the suite stopped early (%s): result not recorded", name, orDash(ev.PartialReason))}
 	}
 	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = key, name, promptfile.Hash(before), time.Now().UTC(), "sepad eval"
 	if ev.Plugin == "" {
@@ -138,7 +138,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		render.Evidence(stdout, ev)
 	}
 	if code != 0 {
-		return &exitError{code: code, err: fmt.Errorf("eval %s: the suite did not pass (claude plugin eval exited %d)", name, code)}
+		return &exitError{code: code, err: fmt.Errorf("%s: the suite did not pass (claude plugin eval exited %d)", name, code)}
 	}
 	return nil
 }
@@ -162,9 +162,9 @@ func evalTarget(qf queryFlags, arg string) (key, name, path string, err error) {
 		}
 	}
 	if ferr != nil {
-		return "", "", "", fmt.Errorf("eval %s: %w (or give the prompt file's path)", arg, ferr)
+		return "", "", "", fmt.Errorf("%s: %w (or give the prompt file's path)", arg, ferr)
 	}
-	return "", "", "", fmt.Errorf("eval %s: sepad knows no prompt file of it; give the prompt file's path", arg)
+	return "", "", "", fmt.Errorf("%s: sepad knows no prompt file of it; give the prompt file's path", arg)
 }
 
 // importClaudeEval is `sepad import --claude-eval FILE SKILL`: record an

@@ -27,12 +27,12 @@ import (
 // and the exit status is 0 when the gate holds, 1 when it refuses.
 func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, baselineArg string, stdout io.Writer) error {
 	if _, ok := evals.SuiteDir(path); !ok {
-		return fmt.Errorf("eval %s --gate: %s has no eval suite beside it (an evals directory beside its SKILL.md): the gate runs that suite (docs/claude-code.md, \"The eval gate\")", name, path)
+		return fmt.Errorf("%s (the gate): %s has no eval suite beside it (an evals directory beside its SKILL.md): the gate runs that suite (docs/claude-code.md, \"The eval gate\")", name, path)
 	}
 	cand := promptfile.Hash(text)
 	baseHash, baseWords, baseText, err := gateBaseline(qf, arg, cand, baselineArg)
 	if err != nil {
-		return fmt.Errorf("eval %s --gate: %w", name, err)
+		return fmt.Errorf("%s (the gate): %w", name, err)
 	}
 	if baseHash == cand {
 		fmt.Fprintf(stdout, "%s: the file's text is %s: no edit to gate\n", name, baseWords)
@@ -52,10 +52,10 @@ func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, b
 	v, err := evalgate.Suite(ctx, claude, g, home, mutation.GateCandidate{SkillKey: key, Skill: name, Path: path,
 		Baseline: baseHash, BaselineContent: baseText, Candidate: cand, Content: text}, "sepad eval --gate")
 	if err != nil {
-		return fmt.Errorf("eval %s --gate: %w", name, err)
+		return fmt.Errorf("%s (the gate): %w", name, err)
 	}
 	if after, err := os.ReadFile(path); err != nil || promptfile.Hash(after) != cand {
-		return fmt.Errorf("eval %s --gate: %s: %w", name, path, errPromptChanged)
+		return fmt.Errorf("%s (the gate): %s: %w", name, path, errPromptChanged)
 	}
 	if qf.json {
 		b, _ := json.Marshal(struct {
@@ -71,7 +71,7 @@ func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, b
 		fmt.Fprintf(stdout, "%s: the edit %s against %s\n%s\n", name, cand, baseWords, v.Words)
 	}
 	if !v.Held {
-		return &exitError{code: exitFail, err: fmt.Errorf("eval %s --gate: the edit is refused: %s", name, v.Words)}
+		return &exitError{code: exitFail, err: fmt.Errorf("%s (the gate): the edit is refused: %s", name, v.Words)}
 	}
 	return nil
 }

@@ -1,0 +1,46 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/reward"
+)
+
+// TestCountsAreEnglish: one of a thing is singular in history's header
+// and explain's error line, as a new user's walk found them (issue 36
+// item 8: "1 versions", "1 tool failures").
+func TestCountsAreEnglish(t *testing.T) {
+	var b strings.Builder
+	History(&b, &query.History{Skill: query.SkillRef{Name: "deploy"}, Versions: make([]query.GradeRow, 1), Total: 1})
+	if !strings.Contains(b.String(), "1 execution, newest 0 shown; 1 version\n") {
+		t.Errorf("history header:\n%s", b.String())
+	}
+	b.Reset()
+	Explain(&b, &query.Explain{Score: query.ScoreView{Scored: true, Errors: fitness.ErrorCounts{Total: 1, ToolFailures: 1}}})
+	if !strings.Contains(b.String(), "errors: 1 (1 tool failure, 0 retries, 0 output patterns, 0 soft failures, 0 corrections)") {
+		t.Errorf("explain's error line:\n%s", b.String())
+	}
+}
+
+// TestLabelInWords: a label's training-data blockers and an unnamed
+// grader are said in words with the flag that helps, not as the field
+// names --json keeps (issue 36 item 6).
+func TestLabelInWords(t *testing.T) {
+	l := query.ViewOf(reward.Label{Outcome: reward.Success, Score: 1})
+	var b strings.Builder
+	Derived(&b, &l)
+	out := b.String()
+	for _, want := range []string{"no rater or model named", "no rubric version: label with --rubric-version", "no rater: label with --rater NAME or --model ID"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"rubric_version", "unknown", "gold"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("says %q:\n%s", bad, out)
+		}
+	}
+}
