@@ -339,10 +339,10 @@ func (w *replay) explain() error {
 	fmt.Fprintln(tw, "  SIGNAL\tVALUE\tWEIGHT\tPOINTS\tDETAIL")
 	for _, s := range x.Result.Signals {
 		if !s.Present {
-			fmt.Fprintf(tw, "  %s\tabsent\t-\t-\t%s\n", s.Signal, s.Detail)
+			fmt.Fprintf(tw, "  %s\tabsent\t-\t-\t%s\n", render.SignalName(s.Signal), s.Detail)
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%.2f\t%.2f\t%.2f\t%s\n", s.Signal, s.SubScore, s.EffectiveWeight, s.Contribution, s.Detail)
+		fmt.Fprintf(tw, "  %s\t%.2f\t%.2f\t%.2f\t%s\n", render.SignalName(s.Signal), s.SubScore, s.EffectiveWeight, s.Contribution, s.Detail)
 	}
 	return tw.Flush()
 }

@@ -14,7 +14,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo exit %d: %s\n%s", code, errOut, out)
 	}
 	for _, want := range []string{"v2 rejected: ", "v3 accepted: ", "worse than v1 with 95% confidence", "rolled back by a safety rule: v2 scored",
-		"back to v1, its parent", "Grades per skill version", "One execution explained", "tool_success_rate"} {
+		"back to v1, its parent", "Grades per skill version", "One execution explained", "tool success rate", "error-free"} {
 		contains(t, out, want)
 	}
 	if n := strings.Count(out, "✓"); n != 3 {

@@ -110,7 +110,7 @@ func TestImportFailuresOnlyExplain(t *testing.T) {
 	}
 	var line string
 	for _, l := range strings.Split(ex, "\n") {
-		if strings.Contains(l, "tool_success_rate") {
+		if strings.Contains(l, "tool success rate") {
 			line = l
 		}
 	}

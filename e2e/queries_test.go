@@ -333,7 +333,7 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 	contains(t, h, "|") // the version change
 	contains(t, h, "v2 bbbbbbbb")
 	ex := up["explain "+deployID].stdout
-	for _, want := range []string{"tool calls", "tool_success_rate", "structure_score", "aggregate of v", "TOOL"} {
+	for _, want := range []string{"tool calls", "tool success rate", "error-free", "structure", "aggregate of v", "TOOL"} {
 		contains(t, ex, want)
 	}
 	q := up["quarantine"].stdout

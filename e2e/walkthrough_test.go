@@ -121,7 +121,7 @@ func TestNewUserWalkthrough(t *testing.T) {
 		"diff":       {{[]string{"diff", "deploy", "v1", "v2"}, "GET /v1/skills/{skill}/diff", 0, 0, "+Deploy quickly; skip the checks."}},
 		"history":    {{[]string{"history", "deploy"}, "GET /v1/skills/{skill}/history", 0, 0, "deploy"}},
 		"executions": {{[]string{"executions"}, "GET /v1/executions", 0, 0, "deploy"}},
-		"explain":    {{[]string{"explain", execID}, "GET /v1/executions/{id}", 0, 0, "tool_success_rate"}},
+		"explain":    {{[]string{"explain", execID}, "GET /v1/executions/{id}", 0, 0, "tool success rate"}},
 		"sessions":   {{[]string{"sessions"}, "GET /v1/sessions", 0, 0, p.session[:8]}},
 		"quarantine": {{[]string{"quarantine"}, "GET /v1/quarantine", 0, 0, ""}},
 		"decisions":  {{[]string{"decisions"}, "GET /v1/decisions", 0, 0, ""}},

@@ -81,14 +81,15 @@ func Explain(w io.Writer, e *query.Explain) {
 		tw := Table(w)
 		// VALUE is the sub-score (higher is better, as the points are), the
 		// number the demo and the dashboard show: error_rate's is one minus
-		// the error rate (issue 36 item 1).
+		// the error rate (issue 36 item 1), so its row is named "error-free"
+		// (SignalName; the ids stay in --json).
 		fmt.Fprintln(tw, "  SIGNAL\tVALUE\tWEIGHT\tCONTRIBUTION\tDETAIL")
 		for _, g := range s.Signals {
 			if !g.Present {
-				fmt.Fprintf(tw, "  %s\tabsent\t%.2f → 0\t-\t%s\n", g.Signal, g.Weight, g.Detail)
+				fmt.Fprintf(tw, "  %s\tabsent\t%.2f → 0\t-\t%s\n", SignalName(g.Signal), g.Weight, g.Detail)
 				continue
 			}
-			fmt.Fprintf(tw, "  %s\t%.3f\t%.2f → %.4f\t%.2f\t%s\n", g.Signal, g.SubScore, g.Weight, g.EffectiveWeight, g.Contribution, g.Detail)
+			fmt.Fprintf(tw, "  %s\t%.3f\t%.2f → %.4f\t%.2f\t%s\n", SignalName(g.Signal), g.SubScore, g.Weight, g.EffectiveWeight, g.Contribution, g.Detail)
 		}
 		tw.Flush()
 	}

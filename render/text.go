@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/render/words"
 )
 
 // Times are local and absolute, so the same data always prints the same
@@ -138,3 +139,8 @@ func ExecCost(u *execution.Usage) string {
 	}
 	return Cost(u.CostUSD(), unknown, 1)
 }
+
+// SignalName is a signal's name in a table a person reads: "tool success
+// rate", "error-free" (its value is one minus the error rate: every row
+// reads higher is better), "structure"; the ids stay in --json.
+func SignalName(id string) string { return words.SignalLabel(id) }

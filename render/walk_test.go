@@ -44,3 +44,18 @@ func TestLabelInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainSignalNames: explain's signal rows read "higher is better" by
+// name too: error_rate's value is one minus the error rate, so its row is
+// "error-free", not "error_rate 0.900" (issue 36 items 1 and 6).
+func TestExplainSignalNames(t *testing.T) {
+	var b strings.Builder
+	Explain(&b, &query.Explain{Score: query.ScoreView{Scored: true, Signals: []fitness.Signal{
+		{Signal: fitness.SignalErrorRate, Present: true, SubScore: 0.9, Detail: "1 error"},
+		{Signal: fitness.SignalToolSuccess, Present: true, SubScore: 1},
+	}}})
+	out := b.String()
+	if !strings.Contains(out, "  error-free         0.900") || !strings.Contains(out, "  tool success rate  1.000") || strings.Contains(out, "_rate") {
+		t.Errorf("explain's signal rows:\n%s", out)
+	}
+}
