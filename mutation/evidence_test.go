@@ -102,3 +102,20 @@ func TestRollbackWithNothingToGoBackTo(t *testing.T) {
 		t.Fatalf("rollback of the only version: %v", err)
 	}
 }
+
+// TestProposeWithoutStrategy: `sepad propose` without --strategy says
+// what it wrote without `strategy ""` (a new user's walk, issue 36).
+func TestProposeWithoutStrategy(t *testing.T) {
+	r := newEngineRig(t, trustOptions())
+	r.write("---\nname: deploy\n---\n# Deploy\n\nRun the checks, then deploy.\n")
+	po := proposal.DefaultOptions()
+	po.MinExecutions = 0
+	rec, err := r.e.Propose(r.skill, []byte("---\nname: deploy\n---\n# Deploy\n\nRun the checks, stop at the first failure, then deploy.\n"), "", po)
+	if err != nil || !rec.Applied || !strings.Contains(rec.Words, "proposal written as v2 (") || !strings.HasSuffix(rec.Words, "; it is the candidate") || strings.Contains(rec.Words, "strategy") {
+		t.Fatalf("%+v %v", rec, err)
+	}
+	rec, err = r.e.Propose(r.skill, []byte("---\nname: deploy\n---\n# Deploy\n\nRun the checks, stop at the first failure, deploy, then verify.\n"), "clarify", po)
+	if err != nil || !strings.Contains(rec.Words, `, strategy "clarify"; it is the candidate`) {
+		t.Fatalf("%+v %v", rec, err)
+	}
+}

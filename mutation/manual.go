@@ -175,7 +175,7 @@ func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte,
 		return Record{}, err
 	}
 	rec := Record{Kind: "proposal", SkillKey: key, Skill: sk.Name, Rule: "proposal", To: hash, Applied: true,
-		Words: fmt.Sprintf("proposal written as v%d (%s), strategy %q; it is the candidate", v.Seq, hash, strategy), Gate: gate}
+		Words: fmt.Sprintf("proposal written as v%d (%s)%s; it is the candidate", v.Seq, hash, strategyWords(strategy)), Gate: gate}
 	if gate != nil {
 		rec.Words += "; " + gate.Words
 	}
@@ -400,4 +400,13 @@ func countOf(n int, one string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %ss", n, one)
+}
+
+// strategyWords names a proposal's strategy, or nothing when it has none
+// (`sepad propose` without --strategy), never `strategy ""`.
+func strategyWords(s string) string {
+	if s == "" {
+		return ""
+	}
+	return fmt.Sprintf(", strategy %q", s)
 }

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/scoring"
 )
 
@@ -18,7 +19,7 @@ func ScoreTable(w io.Writer, rep *scoring.Report, explain bool) {
 	fmt.Fprintln(tw, "EXECUTION\tSKILL\tPROJECT\tCALLS\tFAILED\tERRORS\tTOOLS/35\tOUTPUT/25\tEFFIC/20\tERRRATE/15\tSTRUCT/5\tOUTCOME\tSCORE\tGRADE")
 	cols := []string{fitness.SignalToolSuccess, fitness.SignalOutput, fitness.SignalEfficiency, fitness.SignalErrorRate, fitness.SignalStructure, fitness.SignalOutcome}
 	for _, x := range rep.Executions {
-		skill := x.Skill
+		skill := query.DisplayName(x.Skill) // CLAUDE.md, not _session
 		if !x.Complete {
 			skill += " (incomplete)"
 		}
@@ -43,7 +44,7 @@ func ScoreTable(w io.Writer, rep *scoring.Report, explain bool) {
 	tw.Flush()
 	if explain {
 		for _, x := range rep.Executions {
-			fmt.Fprintf(w, "\n%s %s", x.ID, x.Skill)
+			fmt.Fprintf(w, "\n%s %s", x.ID, query.DisplayName(x.Skill))
 			if x.Scored {
 				fmt.Fprintf(w, ": %.2f %s (%s)", *x.Score, x.Grade, fitness.Grade(x.Grade).Advice())
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/reward"
+	"github.com/sepad/sepad/scoring"
 )
 
 // TestCountsAreEnglish: one of a thing is singular in history's header
@@ -57,5 +58,16 @@ func TestExplainSignalNames(t *testing.T) {
 	out := b.String()
 	if !strings.Contains(out, "  error-free         0.900") || !strings.Contains(out, "  tool success rate  1.000") || strings.Contains(out, "_rate") {
 		t.Errorf("explain's signal rows:\n%s", out)
+	}
+}
+
+// TestScoreTableNamesCLAUDEmd: `sepad score FILE` names the session's base
+// prompt CLAUDE.md, not _session (issue 36 item 9).
+func TestScoreTableNamesCLAUDEmd(t *testing.T) {
+	score := 81.82
+	var b strings.Builder
+	ScoreTable(&b, &scoring.Report{Executions: []scoring.Execution{{ID: "5824cec2cdb8", Skill: "_session", Project: "/p/proj", Complete: true, Scored: true, Score: &score, Grade: "A"}}}, true)
+	if out := b.String(); strings.Contains(out, "_session") || !strings.Contains(out, "5824cec2cdb8  CLAUDE.md") || !strings.Contains(out, "\n5824cec2cdb8 CLAUDE.md: 81.82 A") {
+		t.Errorf("score table:\n%s", out)
 	}
 }
