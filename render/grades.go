@@ -59,7 +59,7 @@ func Grades(w io.Writer, doc *query.Grades, all bool) {
 	Pending(w, doc.Grades)
 	Models(w, doc.Grades, false)
 	Evals(w, doc.Grades)
-	Activation(w, doc.Grades, all)
+	Activation(w, doc.Grades, all, pl)
 	fmt.Fprintf(w, "\nrubric %s; a version is graded from %d scored executions", doc.RubricVersion, doc.MinSamples)
 	if all {
 		fmt.Fprint(w, "; * marks the version in force; OVER-CLAIMS: runs whose answer claimed more than its tool calls showed (not part of the score)")
@@ -134,8 +134,17 @@ func Covers(w io.Writer, rows []query.GradeRow, projects map[string]string) {
 // description in force (docs/activation.md): "release: the model used it
 // 4 times on its own; …", and how its last description edit did on
 // activation, beside (never in) the score. With all, only the rows of
-// the versions in force speak.
-func Activation(w io.Writer, rows []query.GradeRow, all bool) {
+// the versions in force speak. A name used in several projects is
+// followed by its project's label in projects ("deploy (proj2)").
+func Activation(w io.Writer, rows []query.GradeRow, all bool, projects map[string]string) {
+	seen := map[string]string{}
+	shared := map[string]bool{}
+	for i := range rows {
+		if p, ok := seen[rows[i].Skill]; ok && p != rows[i].Project {
+			shared[rows[i].Skill] = true
+		}
+		seen[rows[i].Skill] = rows[i].Project
+	}
 	first := true
 	for i := range rows {
 		r := &rows[i]
@@ -147,9 +156,13 @@ func Activation(w io.Writer, rows []query.GradeRow, all bool) {
 			first = false
 		}
 		a := r.Activation
-		fmt.Fprintf(w, "%s activation, description of v%d: %s\n", r.Skill, a.Since, a.Words)
+		name := r.Skill
+		if p := projects[r.Project]; shared[r.Skill] && p != "" {
+			name += " (" + p + ")"
+		}
+		fmt.Fprintf(w, "%s activation, description of v%d: %s\n", name, a.Since, a.Words)
 		if c := a.Comparison; c != nil {
-			fmt.Fprintf(w, "%s description edit (v%d after v%d), on activation: %s\n", r.Skill, c.Candidate, c.Baseline, c.Words)
+			fmt.Fprintf(w, "%s description edit (v%d after v%d), on activation: %s\n", name, c.Candidate, c.Baseline, c.Words)
 		}
 	}
 }

@@ -29,7 +29,7 @@ func Versions(w io.Writer, doc *query.SkillVersions) {
 	Pending(w, doc.Versions)
 	Models(w, doc.Versions, true)
 	Evals(w, doc.Versions)
-	Activation(w, doc.Versions, true)
+	Activation(w, doc.Versions, true, nil)
 	fmt.Fprintln(w, "* = the version in the file now; COMPARED = its aggregate minus that of the version named: the baseline")
 	fmt.Fprintln(w, "its decision compared it with (`sepad decisions`), else the last earlier version not rejected or rolled back")
 }

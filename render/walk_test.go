@@ -71,3 +71,20 @@ func TestScoreTableNamesCLAUDEmd(t *testing.T) {
 		t.Errorf("score table:\n%s", out)
 	}
 }
+
+// TestActivationNamesTheProject: two skills of one name in two projects
+// each say which one their activation line is about; a name used once is
+// left as it is (a new user's walk with two projects, issue 36).
+func TestActivationNamesTheProject(t *testing.T) {
+	rows := []query.GradeRow{
+		{Skill: "deploy", Project: "/w/proj", Activation: &query.ActivationRow{Since: 1, Words: "4 times"}},
+		{Skill: "deploy", Project: "/w/proj2", Activation: &query.ActivationRow{Since: 1, Words: "twice"}},
+		{Skill: "review", Project: "/w/proj", Activation: &query.ActivationRow{Since: 2, Words: "once"}},
+	}
+	var b strings.Builder
+	Activation(&b, rows, false, map[string]string{"/w/proj": "proj", "/w/proj2": "proj2"})
+	want := "\ndeploy (proj) activation, description of v1: 4 times\ndeploy (proj2) activation, description of v1: twice\nreview activation, description of v2: once\n"
+	if b.String() != want {
+		t.Errorf("got:\n%q\nwant:\n%q", b.String(), want)
+	}
+}
