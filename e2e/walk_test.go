@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sepad/sepad/store"
 )
 
 // TestEvalWithoutSuiteOnePrefix: `sepad eval` of a skill without an eval
@@ -21,5 +23,33 @@ func TestEvalWithoutSuiteOnePrefix(t *testing.T) {
 	_, errOut, code := sepad(t, env, nil, "eval", skill)
 	if code == 0 || !strings.HasPrefix(errOut, "sepad eval: deploy: ") || strings.Count(errOut, "eval ") > 1 || !strings.Contains(errOut, "has no eval suite") {
 		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// TestExplainLastWithNothingOnePrefix: `sepad explain last` before any
+// execution names the command once (issue 36 item 8).
+func TestExplainLastWithNothingOnePrefix(t *testing.T) {
+	root := t.TempDir()
+	state := filepath.Join(root, "state")
+	env := []string{"HOME=" + filepath.Join(root, "home"), "SEPA_HOME=" + state}
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(filepath.Join(state, "sepa.db"), store.Options{}) // an empty store
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain", "last"}, "sepad explain: no execution recorded yet\n"},
+		{[]string{"explain", "last", "--skill", "deploy"}, "sepad explain: no skill named \"deploy\": sepad has recorded no skill yet\n"},
+	} {
+		_, errOut, code := sepad(t, env, nil, c.args...)
+		if code == 0 || errOut != c.want {
+			t.Errorf("sepad %s: exit %d, stderr %q, want %q", strings.Join(c.args, " "), code, errOut, c.want)
+		}
 	}
 }

@@ -42,10 +42,11 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			return err
 		}
 		if len(list.Executions) == 0 {
+			// One prefix: main prints "sepad explain: " before it.
 			if *skill != "" {
-				return fmt.Errorf("explain last --skill %s: %w", *skill, errNoExecutions)
+				return fmt.Errorf("%w for %s", errNoExecutions, *skill)
 			}
-			return fmt.Errorf("explain last: %w", errNoExecutions)
+			return errNoExecutions
 		}
 		id = list.Executions[0].ID
 	}
