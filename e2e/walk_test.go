@@ -27,7 +27,8 @@ func TestEvalWithoutSuiteOnePrefix(t *testing.T) {
 }
 
 // TestExplainLastWithNothingOnePrefix: `sepad explain last` before any
-// execution names the command once (issue 36 item 8).
+// execution, and an unknown execution, name the command once and say it
+// once (no ": not found" after "no execution"; issue 36 item 8).
 func TestExplainLastWithNothingOnePrefix(t *testing.T) {
 	root := t.TempDir()
 	state := filepath.Join(root, "state")
@@ -45,6 +46,8 @@ func TestExplainLastWithNothingOnePrefix(t *testing.T) {
 		want string
 	}{
 		{[]string{"explain", "last"}, "sepad explain: no execution recorded yet\n"},
+		{[]string{"explain", "nosuch"}, "sepad explain: no execution \"nosuch\"\n"},
+		{[]string{"label", "nosuch", "success"}, "sepad label: no execution \"nosuch\"\n"},
 		{[]string{"explain", "last", "--skill", "deploy"}, "sepad explain: no skill named \"deploy\": sepad has recorded no skill yet\n"},
 	} {
 		_, errOut, code := sepad(t, env, nil, c.args...)

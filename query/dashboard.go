@@ -251,7 +251,7 @@ func SignalMeans(db *store.DB, key string, perVersion int) (map[string][]SignalM
 func ExecutionOutput(db *store.DB, id string) (output string, ok bool, err error) {
 	s, err := db.Execution(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", false, fmt.Errorf("no execution %q: %w", id, ErrNotFound)
+		return "", false, &NotFoundError{Msg: fmt.Sprintf("no execution %q", id)}
 	}
 	if err != nil {
 		return "", false, err

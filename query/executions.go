@@ -297,7 +297,7 @@ func ExplainExecution(db *store.DB, id string) (*Explain, error) {
 	}
 	s, err := db.Execution(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("no execution %q: %w", id, ErrNotFound)
+		return nil, &NotFoundError{Msg: fmt.Sprintf("no execution %q", id)}
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "ambiguous") {

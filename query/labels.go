@@ -58,9 +58,9 @@ func ResolveExecution(db *store.DB, arg, skill string) (string, error) {
 		}
 		if len(xs) == 0 {
 			if skill != "" {
-				return "", fmt.Errorf("no execution of %s yet: %w", skill, ErrNotFound)
+				return "", &NotFoundError{Msg: fmt.Sprintf("no execution of %s yet", skill)}
 			}
-			return "", fmt.Errorf("no execution yet: %w", ErrNotFound)
+			return "", &NotFoundError{Msg: "no execution yet"}
 		}
 		return xs[0].Exec.ID, nil
 	}
@@ -69,7 +69,7 @@ func ResolveExecution(db *store.DB, arg, skill string) (string, error) {
 	}
 	s, err := db.Execution(arg)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", fmt.Errorf("no execution %q: %w", arg, ErrNotFound)
+		return "", &NotFoundError{Msg: fmt.Sprintf("no execution %q", arg)}
 	}
 	if err != nil {
 		return "", fmt.Errorf("%w: %v: give more of it", ErrBadRequest, err)
