@@ -20,7 +20,7 @@ func TestRun(t *testing.T) {
 	}
 	s := out.String()
 	for _, want := range []string{"✓ v2 made deploy worse: deploy's file is v1 again", "✓ v3 made deploy better: deploy keeps v3",
-		"✓ review v2 was graded F: review's file is v1 again", "One execution explained", "VS PREVIOUS", "Run `sepad demo --keep`"} {
+		"✓ review v2 was graded F: review's file is v1 again", "One execution explained", "COMPARED", " vs v1", "Run `sepad demo --keep`"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the demo lacks %q:\n%s", want, s)
 		}

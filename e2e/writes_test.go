@@ -136,7 +136,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{0, `"seq": `},
 		{0, "accepted by hand as the baseline"},
 		{0, `"evaluation_label": "rejected"`},
-		{0, "success 0.68 by model m1: silver"},
+		{0, "success 0.68 by model m1; score 62.47 → 72.19"},
 		{1, ""},
 		{0, "pruned 10 executions and 0 quarantined lines older than "},
 		{0, `"n": 5,`}, // the grades are kept
