@@ -4,7 +4,7 @@
 // the value and integrity, the version), and training data from labelled
 // runs: reward (every labelled execution with what its label means), sft
 // (instruction and response of the SFT-eligible ones) and preference
-// (chosen/rejected pairs per skill), in the Kairos reward tool's formats.
+// (chosen/rejected pairs per skill), in the formats docs/export.md defines.
 package export
 
 import (
@@ -170,8 +170,8 @@ func (j *jsonlRows) row(s *store.Scored, l *reward.Label, seq int) (bool, error)
 
 func (j *jsonlRows) flush() error { return nil }
 
-// LabelRow is an execution's newest label with the fields Kairos derives
-// (reward.Derive).
+// LabelRow is an execution's newest label with what it means for
+// training data (reward.Derive).
 type LabelRow struct {
 	reward.Label
 	reward.Derived

@@ -86,7 +86,7 @@ func fullRow(s *store.Scored, l *reward.Label, seq int) any {
 }
 
 // RewardRow is one labelled execution in the reward format: the label's
-// normalised fields as Kairos exports them (reward_jsonl).
+// normalised fields (reward_jsonl, docs/export.md).
 type RewardRow struct {
 	Schema      int       `json:"schema"`
 	ExecutionID string    `json:"execution_id"`

@@ -9,7 +9,7 @@ import (
 	"github.com/sepad/sepad/store"
 )
 
-// LabelView is a label with the fields Kairos derives from it
+// LabelView is a label with what it means for training data
 // (reward.Derive), as explain and POST .../label show it.
 type LabelView struct {
 	reward.Label

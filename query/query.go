@@ -319,7 +319,7 @@ type Explain struct {
 	Score       ScoreView              `json:"score"`
 	Aggregate   Entry                  `json:"aggregate"`
 	// Labels are the execution's labels, newest first (the first counts),
-	// with the fields Kairos derives (sepad label).
+	// with what each means for training data (sepad label).
 	Labels []LabelView `json:"labels"`
 	// Value is the execution's value score (docs/value.md), Integrity its
 	// claims against what the calls showed (docs/integrity.md): recorded

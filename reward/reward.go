@@ -1,7 +1,7 @@
 // Package reward holds a label: a person's (or a model's) verdict on one
 // execution. Derive computes what a label means for training data (signed
 // score, grader kind, evaluation label, SFT and preference eligibility
-// with named blockers; the rules follow the Kairos reward tool's);
+// with named blockers; docs/export.md states the rules);
 // it is pure and the one place those rules live, for `sepad explain` and
 // for exports of labelled executions.
 package reward
@@ -35,7 +35,7 @@ const (
 	Rejected = "rejected"
 )
 
-// Thresholds (Kairos' reward-evals).
+// Thresholds of the evaluation labels and of SFT eligibility.
 const (
 	GoldMin       = 0.85
 	SilverMin     = 0.65
@@ -95,8 +95,8 @@ type Input struct {
 }
 
 // New checks an input and returns the label for execution id at time now
-// (Seq is assigned by the store). A score outside [0, 1] is clamped, as
-// Kairos does; one that is not a number is refused.
+// (Seq is assigned by the store). A score outside [0, 1] is clamped, so a
+// slightly-off grader still counts; one that is not a number is refused.
 func New(id string, in Input, now time.Time) (Label, error) {
 	l := Label{ExecutionID: id, Outcome: strings.ToLower(strings.TrimSpace(in.Outcome)), Note: in.Note,
 		Rater: strings.TrimSpace(in.Rater), Model: strings.TrimSpace(in.Model), RubricVersion: strings.TrimSpace(in.RubricVersion),
@@ -147,7 +147,7 @@ func (l Label) Words() string {
 	return fmt.Sprintf("%s %.2f%s", l.Outcome, l.Score, who)
 }
 
-// Derived are the fields Kairos derives from a label.
+// Derived is what a label means for training data.
 type Derived struct {
 	// SignedScore is the score, negative for a failure.
 	SignedScore float64 `json:"signed_score"`

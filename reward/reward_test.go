@@ -10,7 +10,7 @@ import (
 
 func f(v float64) *float64 { return &v }
 
-// TestDerive is the Kairos label table: every evaluation label boundary,
+// TestDerive is the label table: every evaluation label boundary,
 // the signed score, the grader kind and every blocker.
 func TestDerive(t *testing.T) {
 	full := func(outcome string, score float64) Label {

@@ -87,7 +87,7 @@ type Scored struct {
 	Version  string    `json:"version"`
 	Seq      uint64    `json:"seq"`
 	Stored   time.Time `json:"stored"`
-	// Value is KnowledgePulse's value score of the execution, measured
+	// Value is the value of the run (how much it would teach), measured
 	// against its skill's previous executions (package tracevalue):
 	// computed by Commit, which holds the novelty cache. Integrity is what
 	// its final answer claims against what its calls show (package

@@ -1,7 +1,7 @@
 // Package tracevalue computes the value of a run: how much one execution
-// would teach (four dimensions, their weights and three overrides: a
-// scheme taken from KnowledgePulse's evaluateValue), with a lexical
-// vector for novelty against the skill's recent runs (docs/value.md). It is pure: the same
+// would teach (four dimensions, their weights and three overrides), with
+// a lexical vector for novelty against the skill's recent runs
+// (docs/value.md). It is pure: the same
 // execution and the same cache give the same value. The value is
 // recorded beside the fitness score and is never part of it.
 package tracevalue
@@ -12,7 +12,7 @@ import (
 	"github.com/sepad/sepad/execution"
 )
 
-// Step types, as KnowledgePulse names them.
+// Step types: what each step of a run is.
 const (
 	Thought       = "thought"
 	ToolCall      = "tool_call"
