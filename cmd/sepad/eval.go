@@ -15,7 +15,6 @@ import (
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/prompt"
-	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/spool"
@@ -24,10 +23,6 @@ import (
 func init() {
 	register("eval", "run a skill's eval suite (claude plugin eval: its plugin's, or evals/ beside its SKILL.md) and record it as evidence for its version", runEval)
 }
-
-// errPromptChanged: the prompt file changed while its suite ran, so the
-// result belongs to no one version.
-var errPromptChanged = errors.New("the prompt file changed during the eval: result not recorded")
 
 // runEval is `sepad eval SKILL [-- ARGS…]`: run the eval suite of the
 // skill's plugin (or skills-dir plugin), or, for a skill in no plugin,
@@ -106,28 +101,19 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	// claude prints where its results and report are: under $SEPA_HOME,
 	// not in the private plugin's directory removed after the run.
-	keep := filepath.Join(home, "eval-runs", strings.NewReplacer("/", "_", ":", "_", "\\", "_").Replace(name)+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	keep := evals.KeepDir(home, name, time.Now())
 	ev, code, err := evals.RunSuite(context.Background(), evals.RunOptions{Claude: bin, Prompt: path, Plugin: root, Content: before, Args: extra, Progress: stderr, Keep: keep})
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer fmt.Fprintf(stderr, "claude's results and report are kept in %s\n", keep)
-	after, err := os.ReadFile(path)
-	if err != nil || promptfile.Hash(after) != promptfile.Hash(before) {
-		return fmt.Errorf("%s: %s: %w", name, path, errPromptChanged)
-	}
-	if ev.Partial {
-		// A run cut short (the cost ceiling, a failed login) says little
-		// about the prompt: shown, never recorded.
+	err = evals.Record(home, ev, evals.Target{Key: key, Name: name, Path: path}, plugin, before, time.Now())
+	if errors.Is(err, evals.ErrPartial) {
 		render.Evidence(stdout, ev)
-		return &exitError{code: max(code, exitFail), err: fmt.Errorf("%s: the suite stopped early (%s): result not recorded", name, orDash(ev.PartialReason))}
+		return &exitError{code: max(code, exitFail), err: fmt.Errorf("%s: %w", name, err)}
 	}
-	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source = key, name, promptfile.Hash(before), time.Now().UTC(), "sepad eval"
-	if ev.Plugin == "" {
-		ev.Plugin = plugin
-	}
-	if err := evals.Append(home, *ev); err != nil {
-		return err
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	if qf.json {
 		b, _ := json.Marshal(ev)
@@ -175,36 +161,26 @@ func importClaudeEval(qf queryFlags, file string, pos []string, stdout io.Writer
 	if len(pos) != 1 {
 		return usageErrorf("import --claude-eval FILE takes one SKILL (the skill the suite evaluated)")
 	}
-	b, err := os.ReadFile(file)
+	ev, err := evals.ReadResult(file)
+	if errors.Is(err, evals.ErrPartial) {
+		return fmt.Errorf("import --claude-eval %w", err)
+	}
 	if err != nil {
 		return err
-	}
-	ev, err := evals.Parse(file, b)
-	if err != nil {
-		return err
-	}
-	if ev.Partial {
-		return fmt.Errorf("import --claude-eval %s: the suite stopped early (%s): not recorded", file, orDash(ev.PartialReason))
 	}
 	key, name, path, err := evalTarget(qf, pos[0])
 	if err != nil {
 		return err
 	}
-	content, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if fi, err := os.Stat(path); err == nil && !ev.RanAt.IsZero() && fi.ModTime().After(ev.RanAt) {
-		return fmt.Errorf("import --claude-eval %s: %s changed at %s, after the suite started (%s): cannot tell which version it evaluated; run `sepad eval %s` instead",
-			file, path, fi.ModTime().UTC().Format(time.RFC3339), ev.RanAt.Format(time.RFC3339), name)
-	}
-	abs, _ := filepath.Abs(file)
-	ev.SkillKey, ev.Skill, ev.Version, ev.At, ev.Source, ev.File = key, name, promptfile.Hash(content), time.Now().UTC(), "import", abs
 	home := qf.home
 	if home == "" {
 		home = spool.Home()
 	}
-	if err := evals.Append(home, *ev); err != nil {
+	err = evals.Import(home, ev, file, evals.Target{Key: key, Name: name, Path: path}, time.Now())
+	if errors.Is(err, evals.ErrStale) {
+		return fmt.Errorf("import --claude-eval %w; run `sepad eval %s` instead", err, name)
+	}
+	if err != nil {
 		return err
 	}
 	render.Evidence(stdout, ev)

@@ -55,7 +55,7 @@ func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, b
 		return fmt.Errorf("%s (the gate): %w", name, err)
 	}
 	if after, err := os.ReadFile(path); err != nil || promptfile.Hash(after) != cand {
-		return fmt.Errorf("%s (the gate): %s: %w", name, path, errPromptChanged)
+		return fmt.Errorf("%s (the gate): %s: %w", name, path, evals.ErrChanged)
 	}
 	if qf.json {
 		b, _ := json.Marshal(struct {
