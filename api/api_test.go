@@ -24,6 +24,7 @@ import (
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/spool"
+	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
 )
 
@@ -269,7 +270,7 @@ func TestServerSocketAndTCP(t *testing.T) {
 	stale.(*net.UnixListener).SetUnlinkOnClose(false)
 	stale.Close()
 	m := NewMetrics(MetricsOptions{})
-	s := New(Options{DB: db, Home: home, HTTPAddr: "127.0.0.1:0", Daemon: query.Daemon{Running: true, PID: 42}, Cache: true, Metrics: m})
+	s := New(Options{DB: db, Home: home, HTTPAddr: "127.0.0.1:0", Daemon: status.Daemon{Running: true, PID: 42}, Cache: true, Metrics: m})
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestServerSocketAndTCP(t *testing.T) {
 	uc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}}
-	var st query.Status
+	var st status.Status
 	getJSON(t, uc, "http://sepad/v1/status", &st)
 	if !st.Daemon.Running || st.Daemon.PID != 42 || st.Daemon.Socket != sock || st.Daemon.HTTP != s.Addr() || s.Addr() == "" {
 		t.Fatalf("status daemon %+v addr %s", st.Daemon, s.Addr())

@@ -16,6 +16,7 @@ import (
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
+	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
 )
 
@@ -304,7 +305,7 @@ func (h *handler) status(r *http.Request) (any, error) {
 	if d.HTTP == "" && h.o.addr != nil {
 		d.HTTP = h.o.addr()
 	}
-	return query.GetStatus(h.o.DB, h.o.Home, d)
+	return status.Get(h.o.DB, h.o.Home, d)
 }
 
 func (h *handler) skills(r *http.Request) (any, error) {

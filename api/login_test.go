@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 // loginClient asks the server's socket for a login link.
@@ -77,7 +77,7 @@ func TestDashboardLogin(t *testing.T) {
 	if !l.Expires.Equal(now.Add(LoginTTL)) {
 		t.Errorf("expires %v", l.Expires)
 	}
-	var st query.Status
+	var st status.Status
 	getJSON(t, uc, "http://sepad/v1/status", &st)
 	if st.Daemon.HTTP != l.Addr {
 		t.Errorf("status shows http %q, want %q", st.Daemon.HTTP, l.Addr)

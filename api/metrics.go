@@ -11,6 +11,7 @@ import (
 
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
 )
 
@@ -186,7 +187,7 @@ func (c *storeCollector) Describe(chan<- *prometheus.Desc) {}
 
 // Collect reads the store (short transactions) and sends the series.
 func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
-	if st, err := query.GetStatus(c.o.DB, c.o.Home, query.Daemon{}); err == nil {
+	if st, err := status.Get(c.o.DB, c.o.Home, status.Daemon{}); err == nil {
 		ch <- prometheus.MustNewConstMetric(c.d.lagBytes, prometheus.GaugeValue, float64(st.LagBytes))
 		ch <- prometheus.MustNewConstMetric(c.d.lagEvents, prometheus.GaugeValue, float64(st.LagEvents))
 	}

@@ -25,7 +25,7 @@ import (
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/mutation"
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
 )
 
@@ -65,7 +65,7 @@ type Options struct {
 	// Daemon describes the serving daemon in /v1/status; the zero value
 	// (not running) is what the CLI reports when it reads the database
 	// itself.
-	Daemon query.Daemon
+	Daemon status.Daemon
 	// Metrics serves /metrics (404 when nil).
 	Metrics *Metrics
 	// Engine, when set, applies the write endpoints (writes.go): the

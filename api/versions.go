@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 // version is GET /v1/skills/{skill}/versions/{version}: one version with
@@ -28,5 +29,5 @@ func (h *handler) diff(r *http.Request) (any, error) {
 
 // build is GET /v1/version: what the serving binary was built from.
 func (h *handler) build(r *http.Request) (any, error) {
-	return query.ReadBuild(), nil
+	return status.ReadBuild(), nil
 }

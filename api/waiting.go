@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/sepad/sepad/hooks"
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 // WaitingOptions configure the API of a daemon waiting for its database.
@@ -24,7 +24,7 @@ type WaitingOptions struct {
 	Home, Database, Rubric string
 	// Daemon describes the process (running, pid, start); its Ingest is
 	// filled from IngestFunc at every request.
-	Daemon query.Daemon
+	Daemon status.Daemon
 	// Registry holds the metrics served on /metrics (the ingest gauges,
 	// build info).
 	Registry *prometheus.Registry
@@ -69,7 +69,7 @@ func OpenWaiting(ctx context.Context, o WaitingOptions) (*Waiting, error) {
 			in := d.IngestFunc()
 			d.Ingest = &in
 		}
-		writeJSON(w, http.StatusOK, query.Status{Daemon: d, Home: o.Home, Database: o.Database, RubricVersion: o.Rubric, Events: map[string]int64{}})
+		writeJSON(w, http.StatusOK, status.Status{Daemon: d, Home: o.Home, Database: o.Database, RubricVersion: o.Rubric, Events: map[string]int64{}})
 	})))
 	if o.Registry != nil {
 		mux.Handle("/metrics", only(http.MethodGet, promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})))

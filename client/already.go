@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/api"
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/spool"
+	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
 )
 
@@ -44,7 +44,7 @@ var ErrNotDaemon = errors.New("the socket answers, but not with a running daemon
 
 // Status asks the socket of home for the daemon's status, at once:
 // ErrNoAnswer when nobody listens, ErrNotDaemon for another answer.
-func Status(home string) (*query.Status, error) {
+func Status(home string) (*status.Status, error) {
 	sock := api.SocketPath(home)
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -55,7 +55,7 @@ func Status(home string) (*query.Status, error) {
 		return nil, fmt.Errorf("%w: %v", ErrNoAnswer, err)
 	}
 	defer resp.Body.Close()
-	var st query.Status
+	var st status.Status
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&st) != nil || !st.Daemon.Running {
 		return nil, fmt.Errorf("%s: %w", sock, ErrNotDaemon)
 	}

@@ -3,7 +3,7 @@ package client
 import (
 	"time"
 
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 // AwaitReload waits up to wait for the daemon of home to report a reload
@@ -11,7 +11,7 @@ import (
 // the keys applied and those waiting for a restart, or why it kept the
 // previous configuration. nil: the daemon said nothing in time (an older
 // sepad).
-func AwaitReload(home string, prev int, wait time.Duration) *query.Reload {
+func AwaitReload(home string, prev int, wait time.Duration) *status.Reload {
 	deadline := time.Now().Add(wait)
 	for {
 		st, err := Status(home)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/hooks"
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 // openAPI starts the daemon's API: the unix socket $SEPA_HOME/sepad.sock
@@ -29,8 +29,8 @@ func openAPI(ctx context.Context, d *Daemon, f Options) (io.Closer, error) {
 		DB:       d.db,
 		Home:     d.home,
 		HTTPAddr: f.HTTP,
-		Daemon: query.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
-			IngestFunc: d.col.Health, Build: ptrTo(query.ReadBuild()),
+		Daemon: status.Daemon{Running: true, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second),
+			IngestFunc: d.col.Health, Build: ptrTo(status.ReadBuild()),
 			ReloadFunc: d.lastReload.Load},
 		Metrics: m,
 		Engine:  d.mut, // the write endpoints: no second writer

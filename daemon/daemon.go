@@ -30,9 +30,9 @@ import (
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/spool"
+	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 	"github.com/sepad/sepad/telemetry"
@@ -71,7 +71,7 @@ type Daemon struct {
 	cfgFlag  string
 	noConfig bool
 	// lastReload is what the last reload did (`sepad reload` prints it).
-	lastReload atomic.Pointer[query.Reload]
+	lastReload atomic.Pointer[status.Reload]
 	cfg        atomic.Pointer[config.Config]
 	// scorer scores with the configuration in force; its weights are
 	// those the daemon started with (its rubric version), so a reload
@@ -268,7 +268,7 @@ func (d *Daemon) Reload() {
 	if !d.noConfig {
 		path = config.Path(d.cfgFlag)
 	}
-	r := &query.Reload{Time: time.Now().UTC(), Config: path, Applied: []string{}, Restart: []string{}}
+	r := &status.Reload{Time: time.Now().UTC(), Config: path, Applied: []string{}, Restart: []string{}}
 	if prev := d.lastReload.Load(); prev != nil {
 		r.Seq = prev.Seq
 	}

@@ -4,7 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sepad/sepad/collector"
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 // registerIngestMetrics adds the daemon's commit health to its metrics:
@@ -34,7 +34,7 @@ func registerIngestMetrics(reg *prometheus.Registry, in func() collector.Health)
 // registerBuildInfo adds sepad_build_info{version,commit,goversion} 1 to
 // the daemon's metrics.
 func registerBuildInfo(reg *prometheus.Registry) {
-	b := query.ReadBuild()
+	b := status.ReadBuild()
 	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sepad_build_info", Help: "Always 1; the labels say what the daemon was built from.",
 		ConstLabels: prometheus.Labels{"version": b.Version, "commit": b.Commit, "goversion": b.Go}})
 	g.Set(1)

@@ -12,7 +12,7 @@ import (
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/hooks"
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
 )
 
@@ -50,8 +50,8 @@ func openStoreWaiting(ctx context.Context, d *Daemon, path string, o store.Optio
 	registerIngestMetrics(reg, ingest)
 	registerBuildInfo(reg)
 	w, werr := api.OpenWaiting(ctx, api.WaitingOptions{Home: d.home, Database: path, Rubric: o.Rubric, Registry: reg, Logger: d.logger,
-		Daemon: query.Daemon{Running: true, PID: os.Getpid(), Started: now.Truncate(time.Second), IngestFunc: ingest,
-			Build: ptrTo(query.ReadBuild())},
+		Daemon: status.Daemon{Running: true, PID: os.Getpid(), Started: now.Truncate(time.Second), IngestFunc: ingest,
+			Build: ptrTo(status.ReadBuild())},
 		Hook: &hooks.Options{Home: d.home, MaxField: d.cfg.Load().Hook.MaxField}})
 	if werr != nil {
 		d.logger.Warn("cannot serve the socket while waiting for the database", "err", werr)

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 // DecisionsShown is how many decisions the decisions page lists.
@@ -13,7 +14,7 @@ const DecisionsShown = 200
 type decisionsPage struct {
 	base
 	Decisions []decisionRow
-	Notices   []query.NoticeRow
+	Notices   []status.NoticeRow
 }
 
 func (d *Dashboard) decisions(r *http.Request) (any, error) {
@@ -38,7 +39,7 @@ func (d *Dashboard) decisions(r *http.Request) (any, error) {
 		}
 	}
 	p.Decisions = decisionRows(ds.Decisions, seqOf)
-	p.Notices = query.PendingNotices(d.o.Home)
+	p.Notices = status.PendingNotices(d.o.Home)
 	sort.SliceStable(p.Notices, func(a, b int) bool { return p.Notices[a].Time.After(p.Notices[b].Time) })
 	return p, nil
 }

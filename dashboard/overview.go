@@ -3,12 +3,14 @@ package dashboard
 import (
 	"bytes"
 	"fmt"
-	"github.com/sepad/sepad/render"
 	"html/template"
 	"net/http"
 	"sort"
 
+	"github.com/sepad/sepad/render"
+
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 // TrendRuns is how many of a skill's newest executions the overview's
@@ -38,7 +40,7 @@ type overviewPage struct {
 	Projects  []string
 	Project   string
 	Sort      string
-	Notices   []query.NoticeRow
+	Notices   []status.NoticeRow
 	Undecided int
 	Total     int
 }
@@ -88,7 +90,7 @@ func (d *Dashboard) overview(r *http.Request) (any, error) {
 	}
 	sort.Strings(p.Projects)
 	notices := map[string]int{}
-	for _, n := range query.PendingNotices(d.o.Home) {
+	for _, n := range status.PendingNotices(d.o.Home) {
 		if p.Project == "" || n.Project == p.Project {
 			p.Notices = append(p.Notices, n)
 			notices[n.Project]++

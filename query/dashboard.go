@@ -258,7 +258,3 @@ func ExecutionOutput(db *store.DB, id string) (output string, ok bool, err error
 	}
 	return s.Exec.Output, s.Exec.HasOutput, nil
 }
-
-// PendingNotices returns the notices of home not shown yet (those of
-// GET /v1/status), without the rest of the status.
-func PendingNotices(home string) []NoticeRow { return pendingNotices(home) }

@@ -1,19 +1,13 @@
 package query
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
 
@@ -116,109 +110,4 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 		out.Decisions = out.Decisions[:limit]
 	}
 	return out, nil
-}
-
-// GetStatus summarises the database and the spool files of home. db may
-// be nil when no database exists yet.
-func GetStatus(db *store.DB, home string, d Daemon) (*Status, error) {
-	st := &Status{Daemon: d, Home: home, Database: filepath.Join(home, "sepa.db"), SchemaVersion: store.SchemaVersion,
-		RubricVersion: fitness.RubricVersion, Events: map[string]int64{}, Spool: []SpoolFile{}, Notices: pendingNotices(home)}
-	if db != nil {
-		st.RubricVersion = db.Rubric()
-	}
-	if d.IngestFunc != nil {
-		in := d.IngestFunc()
-		st.Daemon.Ingest = &in
-	}
-	if d.ReloadFunc != nil {
-		st.Daemon.Reload = d.ReloadFunc()
-	}
-	var offs []store.Offset
-	if db != nil {
-		s, err := db.Stats()
-		if err != nil {
-			return nil, err
-		}
-		st.Database, st.DatabaseBytes = db.Path(), s.Size
-		st.Skills, st.Executions, st.OpenExecutions = s.Skills, s.Executions, s.Open
-		st.Quarantined, st.QuarantineKept = s.Quarantined, s.QuarantineKept
-		for k, v := range s.Events {
-			st.Events[k] = v
-		}
-		if offs, err = db.Offsets(); err != nil {
-			return nil, err
-		}
-	}
-	seen := map[string]bool{}
-	for _, o := range offs {
-		seen[o.File] = true
-		st.Spool = append(st.Spool, spoolFile(o.File, o.Offset))
-	}
-	// Files the daemon has not read yet: the spool, the fallback files and
-	// rotated segments.
-	sp := spool.Path(home)
-	segs, _ := filepath.Glob(sp + ".*")
-	unread := append([]string{sp, spool.FallbackPath(home)}, segs...)
-	for _, fb := range spool.RuntimeFallbackPaths(home) {
-		more, _ := filepath.Glob(fb + ".*")
-		unread = append(append(unread, fb), more...)
-	}
-	for _, p := range unread {
-		if seen[p] || strings.HasSuffix(p, ".tmp") || strings.HasSuffix(p, ".gz") {
-			continue
-		}
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			seen[p] = true
-			st.Spool = append(st.Spool, spoolFile(p, 0))
-		}
-	}
-	var err error
-	if st.Undecided, err = pendingCandidates(db); err != nil {
-		return nil, err
-	}
-	sort.Slice(st.Spool, func(i, j int) bool { return st.Spool[i].File < st.Spool[j].File })
-	for _, f := range st.Spool {
-		st.LagBytes += f.LagBytes
-		st.LagEvents += max(f.LagEvents, 0)
-		st.LagEstimated = st.LagEstimated || f.LagEstimated
-	}
-	return st, nil
-}
-
-// maxLagScan bounds the bytes of lag read to count lines (status is asked
-// often, while the lag may be large); past it the count is extrapolated
-// from the lines in what was read.
-const maxLagScan = 64 << 10
-
-// spoolFile measures one followed file: its size and the lines after the
-// committed offset.
-func spoolFile(path string, off int64) SpoolFile {
-	sf := SpoolFile{File: path, Offset: off, Size: -1}
-	f, err := os.Open(path)
-	if err != nil {
-		return sf
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return sf
-	}
-	sf.Size = fi.Size()
-	if sf.Size <= off {
-		return sf // caught up (or truncated: the daemon rereads it)
-	}
-	sf.LagBytes = sf.Size - off
-	buf := make([]byte, min(sf.LagBytes, maxLagScan))
-	n, err := f.ReadAt(buf, off)
-	if err != nil && !errors.Is(err, io.EOF) {
-		sf.LagEvents = -1
-		return sf
-	}
-	lines := int64(bytes.Count(buf[:n], []byte{'\n'}))
-	if int64(n) < sf.LagBytes && n > 0 {
-		lines = lines * sf.LagBytes / int64(n)
-		sf.LagEstimated = true
-	}
-	sf.LagEvents = lines
-	return sf
 }

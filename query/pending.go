@@ -56,8 +56,8 @@ func markPending(rows []GradeRow, state []byte) {
 	}
 }
 
-// pendingCandidates lists every skill's undecided candidate.
-func pendingCandidates(db *store.DB) ([]PendingRow, error) {
+// PendingCandidates lists every skill's undecided candidate.
+func PendingCandidates(db *store.DB) ([]PendingRow, error) {
 	out := []PendingRow{}
 	if db == nil {
 		return out, nil

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
@@ -405,87 +404,4 @@ type Decision struct {
 type Decisions struct {
 	Limit     int        `json:"limit"`
 	Decisions []Decision `json:"decisions"`
-}
-
-// SpoolFile is one file the daemon follows (or will).
-type SpoolFile struct {
-	File string `json:"file"`
-	// Offset is the committed read position; Size the file's size now
-	// (-1 when it no longer exists).
-	Offset int64 `json:"offset"`
-	Size   int64 `json:"size"`
-	// LagBytes and LagEvents are what is written but not yet committed;
-	// LagEvents counts lines in the first 64 KiB of the lag and is
-	// extrapolated past it (LagEstimated), -1 when unreadable.
-	LagBytes     int64 `json:"lag_bytes"`
-	LagEvents    int64 `json:"lag_events"`
-	LagEstimated bool  `json:"lag_estimated"`
-}
-
-// Daemon describes the running daemon (Running false when the CLI read
-// the database itself).
-type Daemon struct {
-	Running bool      `json:"running"`
-	PID     int       `json:"pid,omitempty"`
-	Started time.Time `json:"started,omitzero"`
-	Socket  string    `json:"socket,omitempty"`
-	HTTP    string    `json:"http"` // "" without --http
-	// Ingest is the running daemon's ingestion health (the collector's:
-	// whether its commits succeed; while the file system holding the
-	// database is full it holds the lines it read, reads no more, and
-	// retries with backoff), filled by GetStatus from IngestFunc.
-	Ingest *collector.Health `json:"ingest,omitempty"`
-	// IngestFunc, when set, reports whether the daemon's commits succeed.
-	IngestFunc func() collector.Health `json:"-"`
-	// Build is the daemon's binary (sepad version).
-	Build *Build `json:"build,omitempty"`
-	// Reload is what the daemon's last reload (SIGHUP, `sepad reload`)
-	// did, filled by GetStatus from ReloadFunc; nil before the first.
-	Reload *Reload `json:"reload,omitempty"`
-	// ReloadFunc, when set, returns the last reload (nil for none).
-	ReloadFunc func() *Reload `json:"-"`
-}
-
-// Reload is the outcome of a configuration reload.
-type Reload struct {
-	// Seq counts the daemon's reloads from 1, so `sepad reload` can tell
-	// the one it asked for from an earlier one.
-	Seq  int       `json:"seq"`
-	Time time.Time `json:"time"`
-	// Config is the file read ("" for the built-in defaults).
-	Config string `json:"config"`
-	// Applied are the changed keys in force now; Restart those that take
-	// effect when the daemon starts again.
-	Applied []string `json:"applied"`
-	Restart []string `json:"restart"`
-	// Error is why the file was refused (the previous configuration is
-	// kept).
-	Error string `json:"error,omitempty"`
-}
-
-// Status is GET /v1/status and `sepad status`.
-type Status struct {
-	Daemon         Daemon           `json:"daemon"`
-	Home           string           `json:"home"`
-	Database       string           `json:"database"`
-	DatabaseBytes  int64            `json:"database_bytes"`
-	SchemaVersion  int              `json:"schema_version"`
-	RubricVersion  string           `json:"rubric_version"`
-	Skills         int              `json:"skills"`
-	Executions     int64            `json:"executions"`
-	OpenExecutions int              `json:"open_executions"`
-	Quarantined    int64            `json:"quarantined"`
-	QuarantineKept int              `json:"quarantine_kept"`
-	Events         map[string]int64 `json:"events"`
-	Spool          []SpoolFile      `json:"spool"`
-	// LagBytes and LagEvents sum the spool files'.
-	LagBytes     int64 `json:"lag_bytes"`
-	LagEvents    int64 `json:"lag_events"`
-	LagEstimated bool  `json:"lag_estimated"`
-	// Notices are the notices not shown yet, each shown once at the start
-	// of the next Claude Code session in its project (notices.go).
-	Notices []NoticeRow `json:"notices"`
-	// Undecided lists the candidates still under test, with the runs
-	// each needs (pending.go).
-	Undecided []PendingRow `json:"undecided"`
 }

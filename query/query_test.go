@@ -3,7 +3,6 @@ package query
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -452,43 +451,6 @@ func TestQuarantineNewestFirst(t *testing.T) {
 	h := got.Lines[0].Head
 	if len(h) > HeadBytes || strings.ContainsRune(h, '\uFFFD') || got.Lines[0].Bytes != 201 {
 		t.Errorf("head %q (%d bytes) of %d", h, len(h), got.Lines[0].Bytes)
-	}
-}
-
-func TestStatusSpoolLag(t *testing.T) {
-	home := t.TempDir()
-	spool := filepath.Join(home, "events.jsonl")
-	if err := os.WriteFile(spool, []byte("a\nb\nc\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "events.fallback.jsonl"), []byte("x\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(filepath.Join(home, "sepa.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Commit(&store.Batch{Offsets: []store.Offset{{File: spool, Offset: 2}}, EventCounts: map[string]int64{"Stop": 1},
-		Executions: []store.Scored{scored(ex{id: "a1", skill: "s", project: shop, score: 70})}}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := GetStatus(db, home, Daemon{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(st.Spool) != 2 || st.Spool[0].File != filepath.Join(home, "events.fallback.jsonl") || st.Spool[1].File != spool {
-		t.Fatalf("spool %+v", st.Spool)
-	}
-	if f := st.Spool[1]; f.Offset != 2 || f.Size != 6 || f.LagBytes != 4 || f.LagEvents != 2 {
-		t.Errorf("spool file %+v", f)
-	}
-	if st.LagEvents != 3 || st.LagBytes != 6 || st.Executions != 1 || st.Skills != 1 || st.Events["Stop"] != 1 || st.Daemon.Running {
-		t.Errorf("status %+v", st)
-	}
-	none, err := GetStatus(nil, t.TempDir(), Daemon{})
-	if err != nil || none.DatabaseBytes != 0 || len(none.Spool) != 0 {
-		t.Errorf("no database: %+v %v", none, err)
 	}
 }
 

@@ -5,12 +5,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 // Reload is what `sepad reload` prints of the daemon's reload: the file
 // it read, the keys applied now and those waiting for a restart.
-func Reload(w io.Writer, r *query.Reload) {
+func Reload(w io.Writer, r *status.Reload) {
 	file := r.Config
 	if file == "" {
 		file = "no configuration file (the built-in defaults)"

@@ -9,12 +9,13 @@ import (
 
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render/words"
+	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
 )
 
 // StatusView writes `sepad status`: the daemon, the database, the counts
 // and the spool's lag.
-func StatusView(w io.Writer, s *query.Status) {
+func StatusView(w io.Writer, s *status.Status) {
 	d := s.Daemon
 	if d.Running {
 		fmt.Fprintf(w, "daemon       running, pid %d, since %s, socket %s", d.PID, Time(d.Started), d.Socket)
@@ -87,7 +88,7 @@ func StatusView(w io.Writer, s *query.Status) {
 
 // Notices writes `sepad notices`: the notices not yet shown at a session
 // start.
-func Notices(w io.Writer, ns []query.NoticeRow) {
+func Notices(w io.Writer, ns []status.NoticeRow) {
 	if len(ns) == 0 {
 		fmt.Fprintln(w, "no notices pending (sepad decisions lists everything sepad decided)")
 		return

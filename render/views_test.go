@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 	"github.com/sepad/sepad/validity"
@@ -41,9 +42,9 @@ func views(t *testing.T) []view {
 		history    = filled[query.History](t, 1)
 		execs      = []query.ExecRow{filled[query.ExecRow](t, 1), filled[query.ExecRow](t, 2)}
 		sessions   = []query.Session{filled[query.Session](t, 1), filled[query.Session](t, 2)}
-		status     = filled[query.Status](t, 1)
+		st         = filled[status.Status](t, 1)
 		quarantine = filled[query.Quarantine](t, 1)
-		notices    = []query.NoticeRow{filled[query.NoticeRow](t, 1), {Time: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), Text: "anywhere"}}
+		notices    = []status.NoticeRow{filled[status.NoticeRow](t, 1), {Time: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC), Text: "anywhere"}}
 		diff       = filled[query.Diff](t, 1)
 		strategies = []evolve.StrategyStat{filled[evolve.StrategyStat](t, 1), {Strategy: "shorter", Risk: "low"}}
 		imp        = filled[importer.Report](t, 1)
@@ -78,10 +79,10 @@ func views(t *testing.T) []view {
 	show := query.VersionContent{Skill: query.SkillRef{Name: "_session"}, Version: query.GradeRow{Version: 2, Hash: "abcdef123456"}, ContentKnown: true,
 		Files: []query.FileText{{Label: "~/.claude/CLAUDE.md", Hash: "1111", ContentKnown: true, Content: "# User\nBe brief.\n"},
 			{Label: "CLAUDE.md", Hash: "2222", ContentKnown: true, Content: "# Project"}, {Label: "/elsewhere/CLAUDE.md", Hash: "3333"}}}
-	status.Spool = append(status.Spool, query.SpoolFile{File: "gone.jsonl", Size: -1})
+	st.Spool = append(st.Spool, status.SpoolFile{File: "gone.jsonl", Size: -1})
 	unscored := query.Explain{}
 	unscored.Aggregate.In = "unscored"
-	notRunning := query.Status{Home: "/h", Database: "/h/sepa.db", Events: map[string]int64{}}
+	notRunning := status.Status{Home: "/h", Database: "/h/sepa.db", Events: map[string]int64{}}
 	decisions := []query.Decision{{Time: record.Time, Payload: record}, {Time: record.Time, Payload: mutation.Record{Kind: mutation.KindWouldRollBack, Skill: "deploy", Words: "would roll back"}}}
 	tunreachable := team.Report{Database: team.DBState{Error: "dial: refused"}}
 	fs := flag.NewFlagSet("rollback", flag.ContinueOnError)
@@ -104,7 +105,7 @@ func views(t *testing.T) []view {
 		{"executions", func(w io.Writer) { Executions(w, execs) }},
 		{"executions-none", func(w io.Writer) { Executions(w, nil) }},
 		{"sessions", func(w io.Writer) { Sessions(w, sessions) }},
-		{"status", func(w io.Writer) { StatusView(w, &status) }},
+		{"status", func(w io.Writer) { StatusView(w, &st) }},
 		{"status-down", func(w io.Writer) { StatusView(w, &notRunning) }},
 		{"quarantine", func(w io.Writer) { Quarantine(w, &quarantine) }},
 		{"notices", func(w io.Writer) { Notices(w, notices) }},

@@ -3,8 +3,8 @@ package main
 import (
 	"io"
 
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
+	"github.com/sepad/sepad/status"
 )
 
 func init() {
@@ -23,7 +23,7 @@ func runNotices(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if len(pos) != 0 {
 		return usageErrorf("notices takes no arguments")
 	}
-	var st query.Status
+	var st status.Status
 	if _, err := fetch(qf, "/v1/status", &st); err != nil {
 		return err
 	}

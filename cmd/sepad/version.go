@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/status"
 )
 
 func init() {
@@ -23,7 +23,7 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if len(pos) > 0 {
 		return usageErrorf("version takes no arguments")
 	}
-	b := query.ReadBuild()
+	b := status.ReadBuild()
 	if *asJSON {
 		return printIndented(stdout, b)
 	}

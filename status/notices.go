@@ -1,4 +1,4 @@
-package query
+package status
 
 import (
 	"time"
@@ -24,3 +24,7 @@ func pendingNotices(home string) []NoticeRow {
 	}
 	return out
 }
+
+// PendingNotices returns the notices of home not shown yet (those of
+// GET /v1/status), without the rest of the status.
+func PendingNotices(home string) []NoticeRow { return pendingNotices(home) }
