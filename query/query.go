@@ -1,5 +1,5 @@
 // Package query turns the store into the views that `sepad grades`,
-// `explain`, `history`, `status`, `sessions`, `executions` and
+// `explain`, `history`, `sessions`, `executions` and
 // `quarantine` print and that the local API serves. The view types are the
 // JSON shapes of both, documented in docs/api.md: add fields, never rename
 // or remove them.
