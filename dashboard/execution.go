@@ -40,7 +40,7 @@ func (d *Dashboard) execution(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, ok, err := query.ExecutionOutput(d.o.DB, x.Execution.ID)
+	out, ok, err := executionOutput(d.o.DB, x.Execution.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ type versionCol struct {
 	query.GradeRow
 	Marker     template.HTML
 	StatusText string
-	Signals    []query.SignalMean
+	Signals    []signalMean
 }
 
 type skillPage struct {
@@ -140,7 +140,7 @@ func (d *Dashboard) skill(r *http.Request) (any, error) {
 	}
 	key = h.Skill.Key
 	p := &skillPage{base: d.base(r, h.Skill.Display), Skill: h.Skill, Executions: h.Executions, Total: h.Total}
-	means, err := query.SignalMeans(d.o.DB, key, 50)
+	means, err := signalMeans(d.o.DB, key, 50)
 	if err != nil {
 		return nil, err
 	}

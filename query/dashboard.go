@@ -1,7 +1,6 @@
 package query
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -10,9 +9,8 @@ import (
 	"github.com/sepad/sepad/store"
 )
 
-// Views the web dashboard needs beyond the CLI's (package dashboard): the
-// recent scores of many skills at once, a version's per-signal means and
-// an execution's final output. They are not API endpoints.
+// The view the web dashboard needs beyond the CLI's (package dashboard):
+// the recent scores of many skills at once. It is not an API endpoint.
 
 // TrendPoint is one execution in a skill's recent trend.
 type TrendPoint struct {
@@ -178,83 +176,4 @@ func trendsOf(db *store.DB, ss []store.Skill, n int) (map[string][]TrendPoint, e
 		out[sk.Key] = pts
 	}
 	return out, nil
-}
-
-// SignalMean is one signal's mean sub-score (0-1) over a version's
-// executions where it was present.
-type SignalMean struct {
-	Signal string  `json:"signal"`
-	Mean   float64 `json:"mean"`
-	N      int     `json:"n"`
-}
-
-// SignalMeans returns, per version hash of the skill key names, the mean
-// sub-score of each signal over its perVersion most recently recorded
-// executions (signals in the rubric's order).
-func SignalMeans(db *store.DB, key string, perVersion int) (map[string][]SignalMean, error) {
-	if perVersion <= 0 {
-		perVersion = 50
-	}
-	ss, err := db.SkillsByKey([]string{key})
-	if err != nil {
-		return nil, err
-	}
-	if len(ss) == 0 {
-		return nil, fmt.Errorf("no skill %q: %w", key, ErrNotFound)
-	}
-	out := map[string][]SignalMean{}
-	for _, v := range ss[0].Versions {
-		var ids []string
-		if err := db.WalkExecutionIDs(key, v.Hash, perVersion, func(id string, _ uint64) bool {
-			ids = append(ids, id)
-			return len(ids) < perVersion
-		}); err != nil {
-			return nil, err
-		}
-		var order []string
-		sums := map[string]*SignalMean{}
-		for _, id := range ids {
-			s, err := db.Execution(id)
-			if errors.Is(err, store.ErrNotFound) {
-				continue // pruned since the index was read
-			}
-			if err != nil {
-				return nil, err
-			}
-			for _, sig := range s.Result.Signals {
-				if !sig.Present {
-					continue
-				}
-				m := sums[sig.Signal]
-				if m == nil {
-					m = &SignalMean{Signal: sig.Signal}
-					sums[sig.Signal] = m
-					order = append(order, sig.Signal)
-				}
-				m.Mean += sig.SubScore
-				m.N++
-			}
-		}
-		var ms []SignalMean
-		for _, name := range order {
-			m := *sums[name]
-			m.Mean = round4(m.Mean / float64(m.N))
-			ms = append(ms, m)
-		}
-		out[v.Hash] = ms
-	}
-	return out, nil
-}
-
-// ExecutionOutput returns an execution's final assistant message (ok
-// false when its closing event carried none).
-func ExecutionOutput(db *store.DB, id string) (output string, ok bool, err error) {
-	s, err := db.Execution(id)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", false, &NotFoundError{Msg: fmt.Sprintf("no execution %q", id)}
-	}
-	if err != nil {
-		return "", false, err
-	}
-	return s.Exec.Output, s.Exec.HasOutput, nil
 }
