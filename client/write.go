@@ -106,7 +106,12 @@ func (c *Client) openWrite() (http.Handler, func(), error) {
 		return nil, nil, err
 	}
 	uh, _ := os.UserHomeDir()
-	e := mutation.NewEngine(db, daemon.MutationOptions(cfg, uh, c.home, nil))
+	mo := daemon.MutationOptions(cfg, uh, c.home, nil)
+	// This engine lives for one command: it claims a root only when the
+	// command writes a prompt file there, never at Open as a daemon does
+	// (an import or a label writes none).
+	mo.ClaimAtWriteOnly = true
+	e := mutation.NewEngine(db, mo)
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := e.Open(ctx); err != nil {
 		cancel()

@@ -62,6 +62,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{"label", "last", "success", "--score", "0.68", "--model", "m1", "--rubric-version", "r1"},
 		{"label", "nope", "success"},
 		{"prune", "--before", "2999-01-01", "--yes"}, // every execution
+		{"history", "deploy"},
 		{"grades", "deploy", "--all-versions", "--json"},
 		{"forget", "deploy"}, // without --yes
 		{"forget", "deploy", "--yes"},
@@ -139,6 +140,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 		{0, "success 0.68 by model m1; score 62.47 → 72.19"},
 		{1, ""},
 		{0, "pruned 10 executions and 0 quarantined lines older than "},
+		{0, "10 executions, none still stored (removed by sepad prune; the grades keep counting them); 3 versions\n"},
 		{0, `"n": 5,`}, // the grades are kept
 		{2, ""},
 		{0, "forgot " + p.skill + ": 0 executions, 3 versions, "}, // pruned above
@@ -158,7 +160,7 @@ func TestWritesDaemonUpAndDown(t *testing.T) {
 	checkDocumented(t, "POST /v1/executions/{id}/label", 0, up[13].stdout)
 	contains(t, up[14].stdout, "as training data: usable for fine-tuning (export --format sft), not usable (score below 0.7) for preference pairs")
 	contains(t, up[15].stderr, `no execution "nope"`)
-	contains(t, up[20].stderr, `no skill named "deploy"`)
+	contains(t, up[21].stderr, `no skill named "deploy"`)
 	contains(t, up[4].stderr, "nothing to do: the file already holds v1")
 	contains(t, up[5].stderr, `no version "v9"`)
 	contains(t, up[9].stderr, "known skills: deploy")

@@ -94,8 +94,14 @@ type EngineOptions struct {
 	GateTimeout func() time.Duration
 	// Home is this sepad's state directory: the home that claims the
 	// roots it writes in (owner.go); "" makes no claims.
-	Home     string
-	Debounce time.Duration
+	Home string
+	// ClaimAtWriteOnly leaves the roots unclaimed at Open: a root is
+	// claimed when this engine first writes in it. The CLI's own engine
+	// (no daemon running) sets it, so that a command that writes no
+	// prompt file (import, label, prune) claims nothing, not even for a
+	// --home of another state directory.
+	ClaimAtWriteOnly bool
+	Debounce         time.Duration
 	// Watch is the daemon's shared file watcher (package fswatch); nil:
 	// the engine's watcher opens one of its own.
 	Watch  *fswatch.Watcher
@@ -232,7 +238,9 @@ func (e *Engine) Open(ctx context.Context) error {
 	}
 	ctx, e.cancel = context.WithCancel(ctx)
 	e.done = make(chan struct{})
-	e.claimRoots()
+	if !e.opts.ClaimAtWriteOnly {
+		e.claimRoots()
+	}
 	go e.run(ctx)
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 // ownerName inside the root's .claude directory. A daemon or command of
 // another home never writes there while the holding home exists; it
 // records a conflict naming that home instead.
-const ownerName = ".sepad-home"
+const ownerName = promptfile.ClaimName
 
 // ownerFile is the claim file of a write root.
 func (e *Engine) ownerFile(root string) string {

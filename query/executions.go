@@ -269,8 +269,14 @@ func SkillHistory(db *store.DB, r HistoryRequest) (*History, error) {
 	var seqOf []uint64
 	sq := &seqs{db: db}
 	for _, v := range sk.Versions {
+		// Count what is still stored (the index's keys only): after a
+		// prune, Total counts executions that are gone.
+		err := db.WalkExecutionIDs(sk.Key, v.Hash, 4096, func(string, uint64) bool { h.Stored++; return true })
+		if err != nil {
+			return nil, err
+		}
 		n := 0
-		err := walkRows(db, sk.Key, v.Hash, r.Limit, rowFilter{}, sq.of, func(row *ExecRow, seq uint64) bool {
+		err = walkRows(db, sk.Key, v.Hash, r.Limit, rowFilter{}, sq.of, func(row *ExecRow, seq uint64) bool {
 			ex = append(ex, *row)
 			seqOf = append(seqOf, seq)
 			n++

@@ -236,8 +236,11 @@ type History struct {
 	// Executions are the newest Limit executions, newest first.
 	Executions []ExecRow `json:"executions"`
 	Limit      int       `json:"limit"`
-	// Total counts all the skill's executions.
-	Total int `json:"total"`
+	// Total counts all the skill's executions ever recorded; Stored those
+	// still stored (sepad prune removes old ones, and the grades keep
+	// counting them).
+	Total  int `json:"total"`
+	Stored int `json:"stored"`
 }
 
 // CallRow is one tool call of an explained execution.

@@ -58,18 +58,27 @@ func Executions(w io.Writer, xs []query.ExecRow) {
 // the executions grouped by version.
 func History(w io.Writer, h *query.History) {
 	fmt.Fprintf(w, "%s (%s)  %s\n", query.DisplayName(h.Skill.Name), OrDash(h.Skill.Project), query.DisplayKey(h.Skill.Key))
-	fmt.Fprintf(w, "%s, newest %d shown; %s\n", Plural(h.Total, "execution", "executions"), len(h.Executions), Plural(len(h.Versions), "version", "versions"))
+	vers := Plural(len(h.Versions), "version", "versions")
+	switch {
+	case h.Stored >= h.Total:
+		fmt.Fprintf(w, "%s, newest %d shown; %s\n", Plural(h.Total, "execution", "executions"), len(h.Executions), vers)
+	case h.Stored == 0:
+		// sepad prune removed every one: the grades still count them.
+		fmt.Fprintf(w, "%s, none still stored (removed by sepad prune; the grades keep counting them); %s\n", Plural(h.Total, "execution", "executions"), vers)
+	default:
+		fmt.Fprintf(w, "%s, %d still stored (sepad prune removed the others), newest %d shown; %s\n", Plural(h.Total, "execution", "executions"), h.Stored, len(h.Executions), vers)
+	}
 	if len(h.Executions) == 0 {
 		return
 	}
 	// The sparkline reads oldest to newest.
 	n := len(h.Executions)
 	scores := make([]*float64, n)
-	vers := make([]int, n)
+	seqs := make([]int, n)
 	for i, x := range h.Executions {
-		scores[n-1-i], vers[n-1-i] = x.Score, x.Version
+		scores[n-1-i], seqs[n-1-i] = x.Score, x.Version
 	}
-	fmt.Fprintf(w, "\nscores  %s\n", Sparkline(scores, vers))
+	fmt.Fprintf(w, "\nscores  %s\n", Sparkline(scores, seqs))
 	fmt.Fprintf(w, "        oldest → newest, ▁ 0 … █ 100, · unscored, | new version\n")
 
 	rows := map[int]*query.GradeRow{}

@@ -15,7 +15,7 @@ import (
 // item 8: "1 versions", "1 tool failures").
 func TestCountsAreEnglish(t *testing.T) {
 	var b strings.Builder
-	History(&b, &query.History{Skill: query.SkillRef{Name: "deploy"}, Versions: make([]query.GradeRow, 1), Total: 1})
+	History(&b, &query.History{Skill: query.SkillRef{Name: "deploy"}, Versions: make([]query.GradeRow, 1), Total: 1, Stored: 1})
 	if !strings.Contains(b.String(), "1 execution, newest 0 shown; 1 version\n") {
 		t.Errorf("history header:\n%s", b.String())
 	}

@@ -185,6 +185,20 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	// The claim this home's daemon made on the directory (.sepad-home)
+	// goes with the hook; another home's claim is that home's.
+	claim, err := promptfile.ReleaseClaim(filepath.Dir(path), spool.Home(), f.dryRun)
+	if err != nil {
+		return err
+	}
+	if claim {
+		verb := "removed"
+		if f.dryRun {
+			verb = "dry run: would remove"
+		}
+		defer fmt.Fprintf(pick(f.dryRun, stderr, stdout), "%s %s (it named this sepad home as the one that writes here)\n",
+			verb, filepath.Join(filepath.Dir(path), promptfile.ClaimName))
+	}
 	switch {
 	case !ch.Changed:
 		if f.dryRun && ch.Before != nil {
