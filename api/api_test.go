@@ -23,6 +23,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/hooks"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/status"
 	"github.com/sepad/sepad/store"
@@ -37,12 +38,12 @@ const (
 
 var deployPath = shop + "/.claude/skills/deploy/SKILL.md"
 
-func scoredExec(id, skill, project, path, version string, score float64, at time.Time) store.Scored {
+func scoredExec(id, skill, project, path, version string, score float64, at time.Time) record.Scored {
 	x := execution.Execution{ID: id, SessionID: "s-" + project, Skill: skill, Kind: "skill", Project: project, SkillPath: path,
 		SkillVersion: version, StartedAt: at, EndedAt: at.Add(time.Second), Complete: true,
 		Calls: []execution.ToolCall{{ID: "t", Name: "Read", HasDuration: true, DurationMS: 5}}}
 	r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}
-	return store.Scored{Exec: x, Result: r}
+	return record.Scored{Exec: x, Result: r}
 }
 
 // testDB holds deploy in two projects (shop: two versions) and review.
@@ -53,7 +54,7 @@ func testDB(t *testing.T, home string) *store.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	var xs []store.Scored
+	var xs []record.Scored
 	n := 0
 	add := func(skill, project, path, version string, scores ...float64) {
 		for _, s := range scores {
@@ -67,7 +68,7 @@ func testDB(t *testing.T, home string) *store.DB {
 	add("review", shop, "", "dddddddddddd", 70)
 	for i := range xs {
 		if err := db.Commit(&store.Batch{Executions: xs[i : i+1], EventCounts: map[string]int64{"Stop": 1},
-			Quarantine: []store.QuarantineEntry{{File: "f", Offset: int64(i), Raw: []byte("{bad"), Reason: "not JSON"}}}); err != nil {
+			Quarantine: []record.QuarantineEntry{{File: "f", Offset: int64(i), Raw: []byte("{bad"), Reason: "not JSON"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -168,7 +169,7 @@ func TestSkillNamesWithSlashesAreOneSegment(t *testing.T) {
 	db := testDB(t, home)
 	// A skill literally named "x/versions" must not reach the versions
 	// endpoint of a skill "x".
-	if err := db.Commit(&store.Batch{Executions: []store.Scored{scoredExec("slash0000000", "x/versions", shop, "", "eeeeeeeeeeee", 50, t0)}}); err != nil {
+	if err := db.Commit(&store.Batch{Executions: []record.Scored{scoredExec("slash0000000", "x/versions", shop, "", "eeeeeeeeeeee", 50, t0)}}); err != nil {
 		t.Fatal(err)
 	}
 	h := NewHandler(Options{DB: db, Home: home, Cache: true})
@@ -215,7 +216,7 @@ func TestCacheFollowsCommits(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if err := db.Commit(&store.Batch{Executions: []store.Scored{scoredExec("new000000000", "review", shop, "", "dddddddddddd", 75, t0.Add(time.Hour))}}); err != nil {
+	if err := db.Commit(&store.Batch{Executions: []record.Scored{scoredExec("new000000000", "review", shop, "", "dddddddddddd", 75, t0.Add(time.Hour))}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := n(); got != 2 {
@@ -470,7 +471,7 @@ func TestMetrics(t *testing.T) {
 	home := t.TempDir()
 	db := testDB(t, home)
 	m := NewMetrics(MetricsOptions{DB: db, Home: home, MaxSkillSeries: 3})
-	xs := []store.Scored{scoredExec("m1", "a", shop, "", "", 95, t0), scoredExec("m2", "a", shop, "", "", 40, t0), {}}
+	xs := []record.Scored{scoredExec("m1", "a", shop, "", "", 95, t0), scoredExec("m2", "a", shop, "", "", 40, t0), {}}
 	m.OnCommit(collector.CommitInfo{Lines: 10, Executions: xs, Quarantined: 2,
 		EventCounts: map[string]int64{"PreToolUse": 4, "Stop": 1}, Latency: 3 * time.Millisecond, Oldest: time.Now().Add(-2 * time.Second)})
 	for i := 0; i < 70; i++ {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/store"
 )
@@ -43,7 +44,7 @@ func TestSkillsAsText(t *testing.T) {
 	check("all_versions=true", true)
 	check("match=review", false)
 	_, before, _ := get(t, h, http.MethodGet, "/v1/skills?format=text&match=review")
-	if err := db.Commit(&store.Batch{Executions: []store.Scored{scoredExec("new000000000", "review", shop, "", "dddddddddddd", 75, t0.Add(time.Hour))}}); err != nil {
+	if err := db.Commit(&store.Batch{Executions: []record.Scored{scoredExec("new000000000", "review", shop, "", "dddddddddddd", 75, t0.Add(time.Hour))}}); err != nil {
 		t.Fatal(err)
 	}
 	_, after, _ := get(t, h, http.MethodGet, "/v1/skills?format=text&match=review")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -18,7 +19,7 @@ func TestMetricsTokens(t *testing.T) {
 		x := scoredExec(id, "cost", shop, "", "ffffffffffff", 80, t0.Add(time.Duration(100+i)*time.Minute))
 		x.Exec.Usage = &execution.Usage{InputTokens: 100, OutputTokens: 50, CacheReadTokens: 800, CacheCreationTokens: 50,
 			Messages: 2, CostNanoUSD: 2_500_000, CostKnown: true}
-		if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+		if err := db.Commit(&store.Batch{Executions: []record.Scored{x}}); err != nil {
 			t.Fatal(err)
 		}
 	}

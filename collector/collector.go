@@ -20,6 +20,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/internal/fswatch"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/transcript"
@@ -83,7 +84,7 @@ type Options struct {
 // CommitInfo describes one committed batch.
 type CommitInfo struct {
 	Lines       int
-	Executions  []store.Scored
+	Executions  []record.Scored
 	Quarantined int
 	EventCounts map[string]int64
 	Latency     time.Duration

@@ -14,6 +14,7 @@ import (
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/internal/sessiongen"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
@@ -157,7 +158,7 @@ func (r *rig) append(path string, lines [][]byte) {
 // storedIDs lists the IDs of the executions in the store, sorted.
 func (r *rig) storedIDs() []string {
 	r.t.Helper()
-	xs, err := r.db.Executions(store.Filter{})
+	xs, err := r.db.Executions(record.Filter{})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -403,8 +404,8 @@ func TestQuarantineAndFullQuarantine(t *testing.T) {
 	}
 }
 
-func mustIDs(t *testing.T, db *store.DB) []store.Scored {
-	xs, err := db.Executions(store.Filter{})
+func mustIDs(t *testing.T, db *store.DB) []record.Scored {
+	xs, err := db.Executions(record.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/importer"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -104,7 +105,7 @@ func (c *Collector) runImport(recs []importer.Record) (importer.Report, error) {
 			if len(raw) > c.opts.QuarantineRaw {
 				raw = raw[:c.opts.QuarantineRaw]
 			}
-			b.Quarantine = append(b.Quarantine, store.QuarantineEntry{File: r.File, Offset: int64(r.Index),
+			b.Quarantine = append(b.Quarantine, record.QuarantineEntry{File: r.File, Offset: int64(r.Index),
 				Raw: append([]byte(nil), raw...), Reason: "import: " + reason, Time: now})
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/importer"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -33,13 +34,13 @@ func loadFixtures(t *testing.T, dirs ...string) []importer.Record {
 	return recs
 }
 
-func allExecutions(t *testing.T, db *store.DB) map[string]store.Scored {
+func allExecutions(t *testing.T, db *store.DB) map[string]record.Scored {
 	t.Helper()
-	xs, err := db.Executions(store.Filter{})
+	xs, err := db.Executions(record.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]store.Scored{}
+	m := map[string]record.Scored{}
 	for _, x := range xs {
 		m[x.Exec.SessionID+"/"+x.Exec.Skill+"/"+x.Exec.Prompt] = x
 	}
@@ -115,7 +116,7 @@ func TestImportFailuresOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	xs := allExecutions(t, r.db)
-	var only []store.Scored
+	var only []record.Scored
 	for _, x := range xs {
 		if x.Exec.SessionID == "5e1f0a2b-cccc-4ddd-8eee-222222222222" {
 			only = append(only, x)
@@ -158,7 +159,7 @@ func TestImportFailuresOnly(t *testing.T) {
 	}
 }
 
-func keys(m map[string]store.Scored) []string {
+func keys(m map[string]record.Scored) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
@@ -179,7 +180,7 @@ func TestImportThroughRunningCollector(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A session the spool holds: the store knows it, not as an import.
-	if err := r.db.Commit(&store.Batch{Executions: []store.Scored{{Exec: executionOf("e5e5e5e5-dddd-4eee-8fff-555555555555")}}}); err != nil {
+	if err := r.db.Commit(&store.Batch{Executions: []record.Scored{{Exec: executionOf("e5e5e5e5-dddd-4eee-8fff-555555555555")}}}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := r.c.Import(loadFixtures(t, "timestamped", "jsonl"))

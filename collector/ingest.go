@@ -11,6 +11,7 @@ import (
 
 	"github.com/sepad/sepad/event"
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -163,7 +164,7 @@ func (c *Collector) quarantine(l line, reason string, now time.Time) {
 	if len(raw) > c.opts.QuarantineRaw {
 		raw = raw[:c.opts.QuarantineRaw]
 	}
-	c.batch.Quarantine = append(c.batch.Quarantine, store.QuarantineEntry{
+	c.batch.Quarantine = append(c.batch.Quarantine, record.QuarantineEntry{
 		File: l.src.path, Offset: l.off, Raw: append([]byte(nil), raw...), Reason: reason, Time: now,
 	})
 	c.log.Warn("quarantined line", "file", l.src.path, "offset", l.off, "reason", reason)
@@ -182,9 +183,9 @@ func (c *Collector) addExecutions(xs []execution.Execution) {
 
 // scored scores x and checks its claims (package scoring) before the
 // commit: the store persists them as they are.
-func (c *Collector) scored(x execution.Execution) store.Scored {
+func (c *Collector) scored(x execution.Execution) record.Scored {
 	s := c.opts.Scorer.Score(&x)
-	return store.Scored{Exec: x, Result: s.Result, Integrity: s.Integrity}
+	return record.Scored{Exec: x, Result: s.Result, Integrity: s.Integrity}
 }
 
 // commit writes the batch, the offsets of every followed file and the

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
@@ -40,7 +41,7 @@ func TestClaimsCheckedBeforeCommit(t *testing.T) {
 		}
 	}
 	claimed, checked := 0, 0
-	err = db.Each(func(s *store.Scored, _ *reward.Label) error {
+	err = db.Each(func(s *record.Scored, _ *reward.Label) error {
 		if len(s.Exec.Output) > 10 && s.Exec.Output[:10] == "## Summary" {
 			claimed++
 			if r := s.Integrity; r != nil && len(r.Observations) > 0 && r.Observations[0].Claim == "fixed" {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // restore loads checkpoints and open executions, and opens every file.
@@ -139,12 +139,12 @@ func findCheckpoint(cps []checkpoint, id fileID) *checkpoint {
 	return best
 }
 
-func toStore(cp checkpoint) store.Offset {
-	return store.Offset{File: cp.Path, Offset: cp.Offset, Dev: cp.ID.Dev, Ino: cp.ID.Ino,
+func toStore(cp checkpoint) record.Offset {
+	return record.Offset{File: cp.Path, Offset: cp.Offset, Dev: cp.ID.Dev, Ino: cp.ID.Ino,
 		Fingerprint: fmt.Sprintf("%d:%s", cp.FPLen, cp.FP), Size: cp.Size, Lines: cp.Lines}
 }
 
-func fromStore(o store.Offset) checkpoint {
+func fromStore(o record.Offset) checkpoint {
 	cp := checkpoint{Path: o.File, ID: fileID{o.Dev, o.Ino}, Offset: o.Offset, Size: o.Size, Lines: o.Lines}
 	if i := strings.IndexByte(o.Fingerprint, ':'); i > 0 {
 		fmt.Sscanf(o.Fingerprint[:i], "%d", &cp.FPLen)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/transcript"
 )
 
@@ -27,7 +27,7 @@ func (c *Collector) restoreTranscripts() error {
 
 // transcriptsCommitted lets the tracker forget the read positions a
 // commit stored.
-func (c *Collector) transcriptsCommitted(offs []store.TranscriptOffset) {
+func (c *Collector) transcriptsCommitted(offs []record.TranscriptOffset) {
 	if c.opts.Transcripts == nil || len(offs) == 0 {
 		return
 	}
@@ -48,7 +48,7 @@ func (c *Collector) enrich(x *execution.Execution) {
 	}
 	tr.Enrich(x, c.opts.Now, c.opts.Sleep)
 	for _, st := range tr.Dirty() {
-		o := store.TranscriptOffset{Path: st.Path, Offset: st.Offset, LastMessage: st.LastMessage}
+		o := record.TranscriptOffset{Path: st.Path, Offset: st.Offset, LastMessage: st.LastMessage}
 		replaced := false
 		for i := range c.batch.Transcripts {
 			if c.batch.Transcripts[i].Path == o.Path {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/event"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/transcript"
@@ -145,7 +146,7 @@ func BenchmarkIngestTranscripts(b *testing.B) {
 				}
 				cpu += cpuSeconds() - c0
 				b.StopTimer()
-				xs, err := db.Executions(store.Filter{})
+				xs, err := db.Executions(record.Filter{})
 				if err != nil {
 					b.Fatal(err)
 				}

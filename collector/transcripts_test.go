@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/transcript"
 )
 
@@ -65,7 +65,7 @@ func (tr *transcriptRig) steps() {
 	}
 }
 
-func (tr *transcriptRig) only() store.Scored {
+func (tr *transcriptRig) only() record.Scored {
 	tr.t.Helper()
 	xs := mustIDs(tr.t, tr.db)
 	if len(xs) != 1 {

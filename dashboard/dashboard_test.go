@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -30,14 +31,14 @@ const (
 	evil = "# Done\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n[click](javascript:alert(3))\n\n![t](https://tracker.example/p.png)\n\n`<b>code</b>`\n"
 )
 
-func scored(id, skill, project, path, version string, score float64, at time.Time) store.Scored {
+func scored(id, skill, project, path, version string, score float64, at time.Time) record.Scored {
 	x := execution.Execution{ID: id, SessionID: "s-" + project, Skill: skill, Kind: "skill", Project: project, SkillPath: path,
 		SkillVersion: version, StartedAt: at, EndedAt: at.Add(time.Second), Complete: true, Output: evil, HasOutput: true,
 		Prompt: "ship <it>", Calls: []execution.ToolCall{{ID: "t1", Name: "Bash", HasDuration: true, DurationMS: 5},
 			{ID: "t2", Name: "Edit", Failed: true, Error: "<no such file>"}}}
 	r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score),
 		Signals: []fitness.Signal{{Signal: fitness.SignalToolSuccess, Present: true, Value: 0.5, SubScore: 0.5, Weight: 0.35, EffectiveWeight: 1, Contribution: score, Detail: "1/2 tool calls <ok>"}}}
-	return store.Scored{Exec: x, Result: r}
+	return record.Scored{Exec: x, Result: r}
 }
 
 // testDB holds deploy in two projects (shop: two versions, the second
@@ -62,7 +63,7 @@ func testDB(t *testing.T) (*store.DB, string) {
 				}
 				x.Exec.Usage = &execution.Usage{Messages: 1, Models: []string{m}, CostKnown: true}
 			}
-			if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+			if err := db.Commit(&store.Batch{Executions: []record.Scored{x}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -179,7 +180,7 @@ func TestCacheFollowsWrites(t *testing.T) {
 		t.Fatal("an unchanged store drew another page")
 	}
 	x := scored("new000000001", "review", shop, "", "dddddddddddd", 20, t0.Add(time.Hour))
-	if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+	if err := db.Commit(&store.Batch{Executions: []record.Scored{x}}); err != nil {
 		t.Fatal(err)
 	}
 	_, c := page(t, d, "/dashboard/?project=/home/ana/src/shop&sort=name")
@@ -222,7 +223,7 @@ func TestEventsStream(t *testing.T) {
 		t.Fatalf("first event %q, tx %d", first, tx)
 	}
 	x := scored("new000000001", "review", shop, "", "dddddddddddd", 20, t0.Add(time.Hour))
-	if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+	if err := db.Commit(&store.Batch{Executions: []record.Scored{x}}); err != nil {
 		t.Fatal(err)
 	}
 	tx2, _ := db.TxID()
@@ -249,7 +250,7 @@ func TestIntegrityAndValue(t *testing.T) {
 	// The collector checks the claims before the commit; the store
 	// persists the report as given (285588a).
 	x.Integrity = integrity.Check(&x.Exec, nil)
-	if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+	if err := db.Commit(&store.Batch{Executions: []record.Scored{x}}); err != nil {
 		t.Fatal(err)
 	}
 	d := New(Options{DB: db, Home: home})
@@ -406,12 +407,12 @@ func TestSkillPageTeam(t *testing.T) {
 func TestSkillPageEdits(t *testing.T) {
 	db, home := testDB(t)
 	key := shop + "/.claude/skills/ship/SKILL.md"
-	sk := store.Skill{Key: key, Name: "ship", Kind: "skill", Project: shop, Path: key}
+	sk := record.Skill{Key: key, Name: "ship", Kind: "skill", Project: shop, Path: key}
 	texts := []string{"# Ship\n\nRun make.\n", "# Ship\n\nRun make, then make check.\n", "# Ship\n\nRun make, then make check.\nSay <done>.\n"}
 	var hashes []string
 	for i, text := range texts {
 		h := fmt.Sprintf("%012d", i+1)
-		if _, err := db.PutVersion(sk, store.Version{Hash: h, Content: []byte(text), ContentKnown: true, FirstSeen: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
+		if _, err := db.PutVersion(sk, record.Version{Hash: h, Content: []byte(text), ContentKnown: true, FirstSeen: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 		hashes = append(hashes, h)
@@ -441,19 +442,19 @@ func TestSkillPageEdits(t *testing.T) {
 func TestSkillPageActivation(t *testing.T) {
 	db, home := testDB(t)
 	key := shop + "/.claude/skills/notes/SKILL.md"
-	sk := store.Skill{Key: key, Name: "notes", Kind: "skill", Project: shop, Path: key}
+	sk := record.Skill{Key: key, Name: "notes", Kind: "skill", Project: shop, Path: key}
 	texts := []string{"---\ndescription: Notes.\n---\nWrite them.\n", "---\ndescription: Write the release notes. Use when asked what changed.\n---\nWrite them.\n"}
 	n := 0
 	for i, text := range texts {
 		h := fmt.Sprintf("%012d", i+1)
-		if _, err := db.PutVersion(sk, store.Version{Hash: h, Content: []byte(text), ContentKnown: true, FirstSeen: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
+		if _, err := db.PutVersion(sk, record.Version{Hash: h, Content: []byte(text), ContentKnown: true, FirstSeen: t0.Add(time.Duration(i) * time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 		for j := 0; j < 3; j++ {
 			n++
 			x := scored(fmt.Sprintf("ac%02d00000000", n), "notes", shop, key, h, 80, t0.Add(time.Duration(i)*time.Hour+time.Duration(j)*time.Minute))
 			x.Exec.InvokedBy, x.Exec.MissedActivation = map[bool]string{true: "claude", false: "user"}[i == 1], i == 0
-			if err := db.Commit(&store.Batch{Executions: []store.Scored{x}}); err != nil {
+			if err := db.Commit(&store.Batch{Executions: []record.Scored{x}}); err != nil {
 				t.Fatal(err)
 			}
 		}

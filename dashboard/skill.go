@@ -73,8 +73,8 @@ type decisionRow struct {
 	Cost    string
 }
 
-// record is the part of a decision's payload (mutation.Record) shown.
-type record struct {
+// payload is the part of a decision's payload (mutation.Record) shown.
+type payload struct {
 	Kind     string `json:"kind"`
 	Skill    string `json:"skill"`
 	Rule     string `json:"rule"`
@@ -93,7 +93,7 @@ type record struct {
 func decisionRows(ds []query.Decision, seqOf map[string]int) []decisionRow {
 	out := make([]decisionRow, 0, len(ds))
 	for _, d := range ds {
-		var rec record
+		var rec payload
 		if b, err := json.Marshal(d.Payload); err == nil {
 			json.Unmarshal(b, &rec)
 		}

@@ -28,8 +28,8 @@ import (
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/render"
-	"github.com/sepad/sepad/store"
 )
 
 // Options are the demo's output and input.
@@ -329,7 +329,7 @@ func (w *replay) grades() error {
 
 // explain prints the breakdown of deploy v3's newest execution.
 func (w *replay) explain() error {
-	xs, err := w.d.DB().Executions(store.Filter{Skill: "deploy", Limit: 1})
+	xs, err := w.d.DB().Executions(record.Filter{Skill: "deploy", Limit: 1})
 	if err != nil || len(xs) == 0 {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/internal/sessiongen"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
@@ -49,7 +50,7 @@ func takeSnapshot(t *testing.T, home string) snapshot {
 	if err := store.CheckInvariants(db); err != nil {
 		t.Errorf("store invariants: %v", err)
 	}
-	xs, err := db.Executions(store.Filter{})
+	xs, err := db.Executions(record.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -71,7 +72,7 @@ func BenchmarkDashboardBigStore(b *testing.B) {
 			SkillVersion: fmt.Sprintf("%08x%04x", sk, versions-1), StartedAt: at, EndedAt: at.Add(time.Second), Complete: true,
 			Calls: []execution.ToolCall{{ID: "t", Name: "Bash"}}}
 		res := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 50, Grade: fitness.GradeOf(50)}
-		if err := db.Commit(&store.Batch{Executions: []store.Scored{{Exec: x, Result: res}}}); err != nil {
+		if err := db.Commit(&store.Batch{Executions: []record.Scored{{Exec: x, Result: res}}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -53,7 +54,7 @@ func buildBigStore(tb testing.TB, home string, skills, versions, n int) time.Dur
 	t0 := time.Now().Add(-30 * 24 * time.Hour).UTC()
 	perSkill := max(n/skills, 1)
 	const batch = 5000
-	var xs []store.Scored
+	var xs []record.Scored
 	for i := 0; i < n; i++ {
 		sk := i % skills
 		k := i / skills // the skill's k-th execution
@@ -87,7 +88,7 @@ func buildBigStore(tb testing.TB, home string, skills, versions, n int) time.Dur
 			res.Signals = append(res.Signals, fitness.Signal{Signal: name, Present: true, Value: 0.8, SubScore: 0.8, Weight: fitness.Weights[s],
 				EffectiveWeight: fitness.Weights[s], Contribution: score * fitness.Weights[s], Detail: "4/5 tool calls succeeded"})
 		}
-		xs = append(xs, store.Scored{Exec: x, Result: res})
+		xs = append(xs, record.Scored{Exec: x, Result: res})
 		if len(xs) == batch || i == n-1 {
 			if err := db.Commit(&store.Batch{Executions: xs, EventCounts: map[string]int64{"PostToolUse": int64(5 * len(xs))}}); err != nil {
 				tb.Fatal(err)

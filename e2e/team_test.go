@@ -21,6 +21,7 @@ import (
 	"github.com/sepad/sepad/internal/pgtest"
 	"github.com/sepad/sepad/internal/sessiongen"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 )
@@ -168,7 +169,7 @@ func TestTeamTwoMachines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		xs, err := db.Executions(store.Filter{})
+		xs, err := db.Executions(record.Filter{})
 		db.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/proposal"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // AutoOptions configure automatic mode (mutation.evolve: auto).
@@ -72,7 +72,7 @@ func (e *Evolver) Wait() {
 // is the baseline, graded below the configured grade with enough
 // executions, and whose limits allow a proposal, it starts one
 // evolution in the background (never two at once for one skill).
-func (e *Evolver) Observe(execs []store.Scored) {
+func (e *Evolver) Observe(execs []record.Scored) {
 	a := e.auto
 	if a == nil || a.o.Mode == nil {
 		return
@@ -120,7 +120,7 @@ func (e *Evolver) maybeEvolve(key, name string) error {
 	if err != nil {
 		return err
 	}
-	var cur *store.Version
+	var cur *record.Version
 	for i := range sk.Versions {
 		if sk.Versions[i].Hash == sk.Current {
 			cur = &sk.Versions[i]

@@ -13,6 +13,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/proposal"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -126,8 +127,8 @@ func (e *Evolver) Running(key string) bool {
 
 // prepared is an attempt ready to send.
 type prepared struct {
-	sk  *store.Skill
-	cur *store.Version
+	sk  *record.Skill
+	cur *record.Version
 	// text is the file's text at cur, which the mutator is shown: cur's
 	// content, or for CLAUDE.md the project file's (mutation.SessionText).
 	text    []byte
@@ -143,7 +144,7 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cur *store.Version
+	var cur *record.Version
 	for i := range sk.Versions {
 		if sk.Versions[i].Hash == sk.Current {
 			cur = &sk.Versions[i]
@@ -160,7 +161,7 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 			return nil, err
 		}
 	}
-	xs, err := e.o.DB.Executions(store.Filter{SkillKey: key, Version: cur.Hash, Limit: e.o.Evidence})
+	xs, err := e.o.DB.Executions(record.Filter{SkillKey: key, Version: cur.Hash, Limit: e.o.Evidence})
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +222,7 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 
 // baseline is the text proposals are checked against: the baseline's,
 // else the version in force's (text).
-func (e *Evolver) baseline(key string, sk *store.Skill, cur *store.Version, text []byte) ([]byte, error) {
+func (e *Evolver) baseline(key string, sk *record.Skill, cur *record.Version, text []byte) ([]byte, error) {
 	st, err := mutation.Statuses(e.o.DB, key)
 	if err != nil {
 		return nil, err
@@ -406,7 +407,7 @@ func costWords(a Attempt) string {
 
 // record writes the attempt in the skill's decision log, and in
 // automatic mode tells the person.
-func (e *Evolver) record(sk *store.Skill, a *Attempt, auto bool) error {
+func (e *Evolver) record(sk *record.Skill, a *Attempt, auto bool) error {
 	a.Time = e.o.Now().UTC()
 	if auto {
 		a.Notice = "sepad " + a.Words
@@ -416,7 +417,7 @@ func (e *Evolver) record(sk *store.Skill, a *Attempt, auto bool) error {
 	return e.o.DB.PutDecision(sk.Key, a.Time, a)
 }
 
-func (e *Evolver) notify(sk *store.Skill, text string, at time.Time) {
+func (e *Evolver) notify(sk *record.Skill, text string, at time.Time) {
 	if e.o.Notify == nil {
 		return
 	}

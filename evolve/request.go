@@ -10,7 +10,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/outcome"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // Bounds of a request (docs/evolve.md, "The request").
@@ -302,7 +302,7 @@ func cut(s string, n int) string {
 }
 
 // Signals are a version's mean signals over its scored executions.
-func Signals(xs []store.Scored) []SignalValue {
+func Signals(xs []record.Scored) []SignalValue {
 	names := []string{fitness.SignalToolSuccess, fitness.SignalOutput, fitness.SignalEfficiency, fitness.SignalErrorRate, fitness.SignalStructure}
 	sum := map[string]float64{}
 	n := map[string]int{}
@@ -333,7 +333,7 @@ func Signals(xs []store.Scored) []SignalValue {
 // failed calls with the error text, their final output when its quality
 // was low, what their work came to (verification runs, the answer's
 // claims against them), corrections and an API error that ended the turn.
-func Worst(xs []store.Scored, k int) []Run {
+func Worst(xs []record.Scored, k int) []Run {
 	idx := ranked(xs)
 	if len(idx) > k {
 		idx = idx[:k]
@@ -344,7 +344,7 @@ func Worst(xs []store.Scored, k int) []Run {
 // Best picks the k highest-scoring scored executions that are not among
 // the skip lowest (those Worst(xs, skip) gives): the same evidence, from
 // the runs that went best.
-func Best(xs []store.Scored, k, skip int) []Run {
+func Best(xs []record.Scored, k, skip int) []Run {
 	idx := ranked(xs)
 	var out []int
 	for j := len(idx) - 1; j >= skip && len(out) < k; j-- {
@@ -354,7 +354,7 @@ func Best(xs []store.Scored, k, skip int) []Run {
 }
 
 // ranked lists the scored executions' indices, lowest score first.
-func ranked(xs []store.Scored) []int {
+func ranked(xs []record.Scored) []int {
 	idx := make([]int, 0, len(xs))
 	for i := range xs {
 		if xs[i].Result.Scored {
@@ -365,7 +365,7 @@ func ranked(xs []store.Scored) []int {
 	return idx
 }
 
-func runsOf(xs []store.Scored, idx []int) []Run {
+func runsOf(xs []record.Scored, idx []int) []Run {
 	out := make([]Run, 0, len(idx))
 	for _, i := range idx {
 		x := &xs[i]

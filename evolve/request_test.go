@@ -13,7 +13,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/mutation"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -115,8 +115,8 @@ func TestCutKeepsRunes(t *testing.T) {
 	}
 }
 
-func scored(score float64, out string, outQ float64, calls ...execution.ToolCall) store.Scored {
-	return store.Scored{Exec: execution.Execution{Calls: calls, Output: out, HasOutput: out != "", Corrections: 0, StartedAt: time.Unix(0, 0)},
+func scored(score float64, out string, outQ float64, calls ...execution.ToolCall) record.Scored {
+	return record.Scored{Exec: execution.Execution{Calls: calls, Output: out, HasOutput: out != "", Corrections: 0, StartedAt: time.Unix(0, 0)},
 		Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Signals: []fitness.Signal{
 			{Signal: fitness.SignalToolSuccess, Present: len(calls) > 0, Value: 0.5},
 			{Signal: fitness.SignalOutput, Present: out != "", Value: outQ},
@@ -127,7 +127,7 @@ func scored(score float64, out string, outQ float64, calls ...execution.ToolCall
 }
 
 func TestSignalsAndWorst(t *testing.T) {
-	xs := []store.Scored{
+	xs := []record.Scored{
 		scored(80, "## Done\n- ok", 0.9),
 		scored(30, "Error: failed", 0.3, execution.ToolCall{Name: "Bash", Failed: true, Error: "Exit code 2"}, execution.ToolCall{Name: "Read"}),
 		scored(50, "meh", 0.5, execution.ToolCall{Name: "Edit", Interrupted: true}),
@@ -179,7 +179,7 @@ func TestWorstReadsOutcome(t *testing.T) {
 	good := scored(90, "Fixed: the tests pass.", 0.9,
 		execution.ToolCall{Name: "Edit", Done: true},
 		execution.ToolCall{Name: "Bash", Done: true, Command: "go test ./...", Response: "ok  \texample.com/sum\t0.01s"})
-	xs := []store.Scored{bad, good}
+	xs := []record.Scored{bad, good}
 	w := Worst(xs, 1)
 	if len(w) != 1 || !strings.Contains(strings.Join(w[0].Outcome, "\n"), "claimed the tests pass; but") {
 		t.Errorf("worst outcome = %q", w[0].Outcome)

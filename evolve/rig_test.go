@@ -19,6 +19,7 @@ import (
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/proposal"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -221,7 +222,7 @@ func (r *rig) run(version string, score, errRate float64) {
 		{Signal: fitness.SignalErrorRate, Present: true, Value: errRate},
 		{Signal: fitness.SignalStructure, Present: true, Value: 0.7},
 	}}
-	b := store.Batch{Executions: []store.Scored{{Exec: x, Result: res}}}
+	b := store.Batch{Executions: []record.Scored{{Exec: x, Result: res}}}
 	if err := r.db.Commit(&b); err != nil {
 		r.t.Fatal(err)
 	}

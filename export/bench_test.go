@@ -14,6 +14,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -40,7 +41,7 @@ func benchStore(b *testing.B, n int) *store.DB {
 	}
 	const per = 5000
 	for i := have; i < n; i += per {
-		var xs []store.Scored
+		var xs []record.Scored
 		for j := i; j < min(i+per, n); j++ {
 			at := t0.Add(time.Duration(j) * time.Second)
 			x := execution.Execution{ID: fmt.Sprintf("%012x", j), SessionID: fmt.Sprintf("s%d", j/3), Skill: fmt.Sprintf("skill-%02d", j%20),
@@ -50,7 +51,7 @@ func benchStore(b *testing.B, n int) *store.DB {
 			for c := 0; c < 6; c++ {
 				x.Calls = append(x.Calls, execution.ToolCall{Name: []string{"Read", "Bash", "Edit"}[c%3], Done: true, Failed: c == 4 && j%5 == 0, DurationMS: 100, HasDuration: true})
 			}
-			xs = append(xs, store.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: float64(50 + j%50),
+			xs = append(xs, record.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: float64(50 + j%50),
 				Grade: fitness.GradeOf(float64(50 + j%50))}})
 		}
 		if err := db.Commit(&store.Batch{Executions: xs}); err != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -66,7 +67,7 @@ type Stats struct {
 
 // Write streams the export of db to w.
 func Write(w io.Writer, db *store.DB, o Options) (Stats, error) {
-	o.Skill = store.SkillArg(o.Skill) // CLAUDE.md is _session
+	o.Skill = record.SkillArg(o.Skill) // CLAUDE.md is _session
 	var st Stats
 	var rows rowWriter
 	switch o.Format {
@@ -84,7 +85,7 @@ func Write(w io.Writer, db *store.DB, o Options) (Stats, error) {
 		return st, fmt.Errorf("%w %q: want one of %s", ErrFormat, o.Format, strings.Join(Formats, ", "))
 	}
 	seqs := versionSeqs{db: db, m: map[string]map[string]int{}}
-	err := db.Each(func(s *store.Scored, l *reward.Label) error {
+	err := db.Each(func(s *record.Scored, l *reward.Label) error {
 		st.Read++
 		if !o.keep(s) {
 			return nil
@@ -105,7 +106,7 @@ func Write(w io.Writer, db *store.DB, o Options) (Stats, error) {
 	return st, err
 }
 
-func (o *Options) keep(s *store.Scored) bool {
+func (o *Options) keep(s *record.Scored) bool {
 	if o.Skill != "" && s.Exec.Skill != o.Skill && s.SkillKey != o.Skill {
 		return false
 	}
@@ -133,7 +134,7 @@ type versionSeqs struct {
 	m  map[string]map[string]int
 }
 
-func (v *versionSeqs) of(s *store.Scored) int {
+func (v *versionSeqs) of(s *record.Scored) int {
 	m, ok := v.m[s.SkillKey]
 	if !ok {
 		m, _ = v.db.VersionSeqs(s.SkillKey)
@@ -145,7 +146,7 @@ func (v *versionSeqs) of(s *store.Scored) int {
 type rowWriter interface {
 	// row writes s (with its newest label and version number) when the
 	// format takes it, and says whether it did.
-	row(s *store.Scored, l *reward.Label, seq int) (bool, error)
+	row(s *record.Scored, l *reward.Label, seq int) (bool, error)
 	flush() error
 }
 
@@ -157,10 +158,10 @@ func encoder(w io.Writer) *json.Encoder {
 
 type jsonlRows struct {
 	enc *json.Encoder
-	fn  func(s *store.Scored, l *reward.Label, seq int) any
+	fn  func(s *record.Scored, l *reward.Label, seq int) any
 }
 
-func (j *jsonlRows) row(s *store.Scored, l *reward.Label, seq int) (bool, error) {
+func (j *jsonlRows) row(s *record.Scored, l *reward.Label, seq int) (bool, error) {
 	v := j.fn(s, l, seq)
 	if v == nil {
 		return false, nil

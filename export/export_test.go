@@ -16,6 +16,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -34,7 +35,7 @@ func fixture(t testing.TB) *store.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	var xs []store.Scored
+	var xs []record.Scored
 	for i := 0; i < 6; i++ {
 		skill := []string{"deploy", "review"}[i%2]
 		failed := i == 2 || i == 3
@@ -49,7 +50,7 @@ func fixture(t testing.TB) *store.DB {
 		}
 		// Scored and checked as the collector does before a commit.
 		res := fitness.Score(&x, fitness.Limits{MaxTime: 2 * time.Minute, MaxTools: 15})
-		xs = append(xs, store.Scored{Exec: x, Result: res, Integrity: integrity.Check(&x, res.Outcome)})
+		xs = append(xs, record.Scored{Exec: x, Result: res, Integrity: integrity.Check(&x, res.Outcome)})
 	}
 	if err := db.Commit(&store.Batch{Executions: xs}); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -38,7 +39,7 @@ func writePreference(w io.Writer, db *store.DB, o Options) (Stats, error) {
 	var st Stats
 	type sides struct{ chosen, rejected []string }
 	per := map[string]*sides{}
-	err := db.Each(func(s *store.Scored, l *reward.Label) error {
+	err := db.Each(func(s *record.Scored, l *reward.Label) error {
 		st.Read++
 		if !o.keep(s) {
 			return nil
@@ -97,7 +98,7 @@ func writePreference(w io.Writer, db *store.DB, o Options) (Stats, error) {
 }
 
 type labelled struct {
-	s *store.Scored
+	s *record.Scored
 	l reward.Label
 }
 

@@ -10,8 +10,8 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
-	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/tracevalue"
 )
 
@@ -60,7 +60,7 @@ type Row struct {
 	Label         *LabelRow           `json:"label"`
 }
 
-func fullRow(s *store.Scored, l *reward.Label, seq int) any {
+func fullRow(s *record.Scored, l *reward.Label, seq int) any {
 	x := &s.Exec
 	r := Row{Schema: SchemaVersion, ID: x.ID, SessionID: x.SessionID, AgentID: x.AgentID, Skill: x.Skill, SkillKey: s.SkillKey,
 		Kind: x.Kind, Project: x.Project, Version: s.Version, VersionSeq: seq, Origin: x.Origin, Seq: s.Seq,
@@ -107,7 +107,7 @@ type RewardRow struct {
 	FitnessScore *float64 `json:"fitness_score"`
 }
 
-func rewardRow(s *store.Scored, l *reward.Label, seq int) any {
+func rewardRow(s *record.Scored, l *reward.Label, seq int) any {
 	if l == nil {
 		return nil
 	}
@@ -134,7 +134,7 @@ type SFTRow struct {
 	EvaluationLabel string  `json:"evaluation_label"`
 }
 
-func sftRow(s *store.Scored, l *reward.Label, _ int) any {
+func sftRow(s *record.Scored, l *reward.Label, _ int) any {
 	if l == nil || !s.Exec.HasOutput || s.Exec.Output == "" {
 		return nil
 	}
@@ -180,7 +180,7 @@ type csvRows struct {
 
 func newCSV(w io.Writer) *csvRows { return &csvRows{w: csv.NewWriter(w)} }
 
-func (c *csvRows) row(s *store.Scored, l *reward.Label, seq int) (bool, error) {
+func (c *csvRows) row(s *record.Scored, l *reward.Label, seq int) (bool, error) {
 	if !c.header {
 		c.header = true
 		if err := c.w.Write(csvColumns); err != nil {

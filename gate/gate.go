@@ -12,9 +12,9 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/scoring"
-	"github.com/sepad/sepad/store"
 )
 
 // Gate is a --fail-under threshold: a grade or a score.
@@ -188,7 +188,7 @@ func (g *Gate) Scores(rep *scoring.Report, skill string, o aggregate.Options) er
 // skillSelected matches --skill against an execution: its name, its
 // prompt file, or PROJECT#name (PROJECT the project or its last elements).
 func skillSelected(arg string, x scoring.Execution) bool {
-	arg = store.SkillArg(arg) // CLAUDE.md is _session
+	arg = record.SkillArg(arg) // CLAUDE.md is _session
 	if arg == x.Skill || (x.SkillPath != "" && arg == x.SkillPath) {
 		return true
 	}

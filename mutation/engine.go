@@ -15,6 +15,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/fswatch"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/watch"
@@ -336,12 +337,12 @@ func (e *Engine) recordChange(c watch.Change, source string) error {
 	if c.Kind == prompt.KindSession {
 		return e.sessionFileChange(c)
 	}
-	sk := store.Skill{Key: c.Key, Name: c.Name, Kind: c.Kind, Project: c.Project}
+	sk := record.Skill{Key: c.Key, Name: c.Name, Kind: c.Kind, Project: c.Project}
 	if c.Kind != "session" {
 		sk.Path = c.Path
 	}
 	before, _ := e.db.Skill(c.Key)
-	v, err := e.db.PutVersion(sk, store.Version{Hash: c.Hash, Content: c.Content, ContentKnown: true, FirstSeen: c.Time, Source: source})
+	v, err := e.db.PutVersion(sk, record.Version{Hash: c.Hash, Content: c.Content, ContentKnown: true, FirstSeen: c.Time, Source: source})
 	if err != nil {
 		return err
 	}
@@ -356,7 +357,7 @@ func (e *Engine) recordChange(c watch.Change, source string) error {
 // execution's skill as of that execution, so that the decisions depend on
 // the order of executions only, never on how they were batched: replaying
 // a spool into a fresh store makes the same decisions.
-func (e *Engine) Observe(execs []store.Scored) {
+func (e *Engine) Observe(execs []record.Scored) {
 	for _, s := range execs {
 		if s.Exec.Project != "" {
 			e.addRoot(s.Exec.Project, false)

@@ -18,6 +18,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/safety"
 	"github.com/sepad/sepad/store"
 )
@@ -108,7 +109,7 @@ func (r *engineRig) runOn(version string, score float64, models ...string) {
 	if len(models) > 0 {
 		x.Usage = &execution.Usage{Messages: 1, Models: models, CostKnown: true}
 	}
-	b := store.Batch{Executions: []store.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}}}}
+	b := store.Batch{Executions: []record.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}}}}
 	if err := r.db.Commit(&b); err != nil {
 		r.t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestVersionSampleAggregateEqualsCompute(t *testing.T) {
 		var all []float64 // newest first
 		for i := 0; i < 1000; i++ {
 			sc := math.Round(rnd.Float64()*10000) / 100
-			v.add(&store.Scored{Exec: execution.Execution{Calls: []execution.ToolCall{{Name: "Bash", Done: true}}},
+			v.add(&record.Scored{Exec: execution.Execution{Calls: []execution.ToolCall{{Name: "Bash", Done: true}}},
 				Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: sc}})
 			all = append([]float64{sc}, all...)
 			want, _ := aggregate.Compute(all, o)

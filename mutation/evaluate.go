@@ -5,9 +5,9 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/render/words"
 	"github.com/sepad/sepad/safety"
-	"github.com/sepad/sepad/store"
 )
 
 // final statuses: a version that was decided is not decided again.
@@ -17,7 +17,7 @@ func final(status string) bool {
 
 // evaluateAt applies the safety rules and the decision method to the skill
 // of execution x, as of x (executions committed after it do not count).
-func (e *Engine) evaluateAt(x *store.Scored) error {
+func (e *Engine) evaluateAt(x *record.Scored) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	key, version := x.SkillKey, x.Version
@@ -65,7 +65,7 @@ func (e *Engine) decideAt(st *SkillState, o EngineOptions, key, version string, 
 	if err != nil {
 		return err
 	}
-	vers := map[string]*store.Version{}
+	vers := map[string]*record.Version{}
 	for i := range sk.Versions {
 		v := &sk.Versions[i]
 		vers[v.Hash] = v
@@ -170,8 +170,8 @@ func safetyMin(o EngineOptions) int {
 
 // safety applies the protocol's rules (safety.Check) to the version in
 // force and returns the rule that fired and the version to go back to.
-func (e *Engine) safety(o EngineOptions, sk *store.Skill, cur *store.Version, vers map[string]*store.Version) (safety.RollbackPlan, *store.Version) {
-	stat := func(v *store.Version) safety.VersionStat {
+func (e *Engine) safety(o EngineOptions, sk *record.Skill, cur *record.Version, vers map[string]*record.Version) (safety.RollbackPlan, *record.Version) {
+	stat := func(v *record.Version) safety.VersionStat {
 		s := safety.VersionStat{Hash: v.Hash, Seq: v.Seq, Parent: v.Parent, N: v.Aggregate.N,
 			Graded: v.Aggregate.Graded && v.Aggregate.N >= o.GradeMin, Aggregate: v.Aggregate.Value,
 			FailRate: v.FailRate, Mutator: v.Source == "proposal"}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/render/words"
-	"github.com/sepad/sepad/store"
 )
 
 // signalSums accumulates a version's fitness signals, in rubric order.
@@ -76,7 +76,7 @@ func pendingOf(candidate string, d *decide.Decision) *Pending {
 // signalWords words the per-signal differences between a version rolled
 // back and the one restored ("" when nothing differs), for a safety
 // rule's record.
-func (e *Engine) signalWords(key string, from, to *store.Version, seq uint64) string {
+func (e *Engine) signalWords(key string, from, to *record.Version, seq uint64) string {
 	if to == nil {
 		return ""
 	}
@@ -119,7 +119,7 @@ type VersionEvidence struct {
 
 // evidence is the numbers of a safety rollback from the engine's cached
 // samples (nil when they are not cached: a manual rollback).
-func (e *Engine) evidence(key string, from, to *store.Version) *Evidence {
+func (e *Engine) evidence(key string, from, to *record.Version) *Evidence {
 	if from == nil || to == nil {
 		return nil
 	}
@@ -128,7 +128,7 @@ func (e *Engine) evidence(key string, from, to *store.Version) *Evidence {
 	if !ok1 || !ok2 {
 		return nil
 	}
-	ve := func(v *store.Version, s *versionSample) VersionEvidence {
+	ve := func(v *record.Version, s *versionSample) VersionEvidence {
 		a := s.aggregate()
 		return VersionEvidence{Version: v.Seq, Hash: v.Hash, Score: round2(a.Value), Grade: string(fitness.GradeOf(a.Value)), N: a.N, FailRate: round4(s.failRate())}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -33,7 +34,7 @@ func (r *engineRig) runReal(version string) string {
 		SkillPath: r.skill, SkillVersion: version, Complete: true,
 		Calls: []execution.ToolCall{{Name: "Bash", Done: true}, {Name: "Read", Done: true}, {Name: "Grep", Done: true}}}
 	res := fitness.Score(&x, fitness.Limits{MaxTime: 2 * time.Minute, MaxTools: 15})
-	b := store.Batch{Executions: []store.Scored{{Exec: x, Result: res}}}
+	b := store.Batch{Executions: []record.Scored{{Exec: x, Result: res}}}
 	if err := r.db.Commit(&b); err != nil {
 		r.t.Fatal(err)
 	}

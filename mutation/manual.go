@@ -12,12 +12,12 @@ import (
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/proposal"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // skillAndState loads a skill with its versions and the engine's state of
 // it; the caller holds e.mu.
-func (e *Engine) skillAndState(key string) (*store.Skill, *SkillState, error) {
+func (e *Engine) skillAndState(key string) (*record.Skill, *SkillState, error) {
 	sk, err := e.db.Skill(key)
 	if err != nil {
 		return nil, nil, err
@@ -27,7 +27,7 @@ func (e *Engine) skillAndState(key string) (*store.Skill, *SkillState, error) {
 }
 
 // skillFile is the prompt file of a skill.
-func skillFile(sk *store.Skill) string {
+func skillFile(sk *record.Skill) string {
 	if sk.Kind == "session" {
 		return filepath.Join(sk.Project, "CLAUDE.md")
 	}
@@ -77,7 +77,7 @@ func (e *Engine) ManualDecision(key string, accept bool) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	var cur *store.Version
+	var cur *record.Version
 	for i := range sk.Versions {
 		if sk.Versions[i].Hash == sk.Current {
 			cur = &sk.Versions[i]
@@ -150,7 +150,7 @@ func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte,
 		}
 		return Record{}, err
 	}
-	nv := store.Version{Hash: promptfile.Hash(content), Content: content, ContentKnown: true}
+	nv := record.Version{Hash: promptfile.Hash(content), Content: content, ContentKnown: true}
 	if sk.Kind == prompt.KindSession {
 		if nv, err = e.sessionProposal(sk, cur, content); err != nil {
 			return Record{}, err
@@ -158,7 +158,7 @@ func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte,
 	}
 	nv.FirstSeen, nv.Source = h.Now, "proposal"
 	hash := nv.Hash
-	v, err := e.db.PutVersion(store.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path}, nv)
+	v, err := e.db.PutVersion(record.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path}, nv)
 	if err != nil {
 		return Record{}, err
 	}
@@ -189,10 +189,10 @@ func (e *Engine) ProposeContext(ctx context.Context, key string, content []byte,
 // limits' history, the version in the file, and the gate's candidate.
 type proposalCheck struct {
 	GateCandidate
-	sk  *store.Skill
+	sk  *record.Skill
 	st  *SkillState
 	h   proposal.History
-	cur *store.Version
+	cur *record.Version
 }
 
 // checkProposal applies every rule of a proposal without writing.
@@ -273,7 +273,7 @@ func (e *Engine) checkProposalLocked(key string, content []byte, po proposal.Opt
 }
 
 // pick returns the version in the file now and the version to restore.
-func (e *Engine) pick(sk *store.Skill, st *SkillState, to string) (cur, target *store.Version, err error) {
+func (e *Engine) pick(sk *record.Skill, st *SkillState, to string) (cur, target *record.Version, err error) {
 	h, err := e.inForce(sk)
 	if err != nil {
 		return nil, nil, err
@@ -328,7 +328,7 @@ func (e *Engine) lastRecord(key string) Record {
 
 // baseAndCurrent returns the skill's baseline (the version in the file
 // when there is none yet) and the version in the file.
-func baseAndCurrent(sk *store.Skill, st *SkillState) (base, cur *store.Version) {
+func baseAndCurrent(sk *record.Skill, st *SkillState) (base, cur *record.Version) {
 	for i := range sk.Versions {
 		v := &sk.Versions[i]
 		if v.Hash == st.Baseline {
@@ -348,16 +348,16 @@ func baseAndCurrent(sk *store.Skill, st *SkillState) (base, cur *store.Version) 
 // holds e.mu. SinceChange is counted up to po.MinExecutions only (all the
 // too_soon rule needs), so that a version with a long history costs no
 // more to check than a new one: automatic mode checks at every commit.
-func (e *Engine) proposalHistory(key string, st *SkillState, cur *store.Version, po proposal.Options) (proposal.History, error) {
+func (e *Engine) proposalHistory(key string, st *SkillState, cur *record.Version, po proposal.Options) (proposal.History, error) {
 	h := proposal.History{Recent: st.Proposals, Now: e.opts.Now().UTC()}
 	if cur != nil {
-		xs, err := e.db.Executions(store.Filter{SkillKey: key, Version: cur.Hash, Limit: max(po.MinExecutions, 1)})
+		xs, err := e.db.Executions(record.Filter{SkillKey: key, Version: cur.Hash, Limit: max(po.MinExecutions, 1)})
 		if err != nil {
 			return h, err
 		}
 		h.SinceChange = len(xs)
 	}
-	recent, err := e.db.Executions(store.Filter{SkillKey: key, Limit: 3})
+	recent, err := e.db.Executions(record.Filter{SkillKey: key, Limit: 3})
 	if err != nil {
 		return h, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // Notify receives a notice for a person: what sepad did, or would do, to
@@ -18,8 +18,8 @@ type Notify func(project, text string, at time.Time) error
 
 // noteCtx is what a notice is written from; set by rollback on its record.
 type noteCtx struct {
-	sk           *store.Skill
-	from, target *store.Version
+	sk           *record.Skill
+	from, target *record.Version
 	d            *decide.Decision
 	why          string
 	// plugin is set when the file is a Claude Code plugin's (plugin.go).

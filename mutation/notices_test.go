@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/aggregate"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // TestNotices: a rollback, a would-roll-back and a rejection each hand
@@ -55,18 +55,18 @@ func TestNoticeSaysWhichVersion(t *testing.T) {
 	agg := func(v float64, n int, graded bool) aggregate.Aggregate {
 		return aggregate.Aggregate{Value: v, N: n, Graded: graded}
 	}
-	v1 := &store.Version{Hash: "h1", Seq: 1, Aggregate: agg(95, 10, true)}
-	v2 := &store.Version{Hash: "h2", Seq: 2, Parent: "h1", Source: "edit", Aggregate: agg(80, 3, false)}
-	v3 := &store.Version{Hash: "h3", Seq: 3, Parent: "h2", Source: "proposal", Aggregate: agg(40, 10, true)}
+	v1 := &record.Version{Hash: "h1", Seq: 1, Aggregate: agg(95, 10, true)}
+	v2 := &record.Version{Hash: "h2", Seq: 2, Parent: "h1", Source: "edit", Aggregate: agg(80, 3, false)}
+	v3 := &record.Version{Hash: "h3", Seq: 3, Parent: "h2", Source: "proposal", Aggregate: agg(40, 10, true)}
 	for _, c := range []struct {
 		name     string
-		from, to *store.Version
+		from, to *record.Version
 		why      string
 		want     string
 	}{
 		{"mutator to parent", v3, v2, "back to v2, its parent, the version the mutator made v3 from",
 			"v3 scored 40.0 (F) over 10 runs; v2, the version the mutator made v3 from, held 80.0 (not graded yet)"},
-		{"best, parent not fit", &store.Version{Hash: "h4", Seq: 4, Parent: "h3", Aggregate: agg(30, 10, true)}, v1,
+		{"best, parent not fit", &record.Version{Hash: "h4", Seq: 4, Parent: "h3", Aggregate: agg(30, 10, true)}, v1,
 			"back to v1, the best version (its parent v3 is not graded above F and at least 66.50), which held",
 			"v4 scored 30.0 (F) over 10 runs; v1, the best version (its parent v3 is not graded above F and at least 66.50), held 95.0 (A+)"},
 	} {

@@ -8,7 +8,7 @@ import (
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/proposal"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // StatusPinned is the status of the version a person pinned.
@@ -37,7 +37,7 @@ func (e *Engine) Pin(key, version string) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("pin %s: %w", sk.Name, err)
 	}
-	var cur, target *store.Version
+	var cur, target *record.Version
 	for i := range sk.Versions {
 		v := &sk.Versions[i]
 		if v.Hash == h {

@@ -10,6 +10,7 @@ import (
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/proposal"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/render/words"
 	"github.com/sepad/sepad/store"
 )
@@ -60,12 +61,12 @@ func RejectedEdits(db *store.DB, key string) ([]Rejected, error) {
 	return rejectedOf(db, sk, st)
 }
 
-func rejectedOf(db *store.DB, sk *store.Skill, status map[string]string) ([]Rejected, error) {
-	byHash := map[string]*store.Version{}
+func rejectedOf(db *store.DB, sk *record.Skill, status map[string]string) ([]Rejected, error) {
+	byHash := map[string]*record.Version{}
 	for i := range sk.Versions {
 		byHash[sk.Versions[i].Hash] = &sk.Versions[i]
 	}
-	var want []*store.Version
+	var want []*record.Version
 	for i := range sk.Versions {
 		v := &sk.Versions[i]
 		if v.ContentKnown && slices.Contains(rejectedStatuses, status[v.Hash]) {

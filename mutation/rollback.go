@@ -11,7 +11,7 @@ import (
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/proposal"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // rulePrefix starts a rollback's words: the safety rule's verdict in
@@ -31,7 +31,7 @@ func rulePrefix(rule, why string) string {
 // rollback restores target's content over the file holding from, unless
 // someone edited it, and records what happened. why is the safety rule's
 // verdict in words, with its numbers ("" for a decision or by hand).
-func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.Version, rule, why string, d *decide.Decision) error {
+func (e *Engine) rollback(sk *record.Skill, st *SkillState, from, target *record.Version, rule, why string, d *decide.Decision) error {
 	if st.Pinned != "" {
 		return nil // a pinned skill's file is never written
 	}
@@ -95,8 +95,8 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	if from.Hash == st.Candidate {
 		st.Candidate = ""
 	}
-	_, fromManifest := store.ManifestFiles(from)
-	_, toManifest := store.ManifestFiles(target)
+	_, fromManifest := record.ManifestFiles(from)
+	_, toManifest := record.ManifestFiles(target)
 	if sk.Kind == prompt.KindSession && (fromManifest || toManifest) {
 		return e.rollbackSession(sk, st, from, target, rec, prefix, words, mark, rule == "manual")
 	}
@@ -159,8 +159,8 @@ func (e *Engine) rollback(sk *store.Skill, st *SkillState, from, target *store.V
 	st.Baseline = target.Hash
 	st.Status[target.Hash] = StatusBaseline
 	e.log.Info("rolled back", "skill", sk.Name, "file", path, "rule", rule, "from", from.Hash, "to", target.Hash)
-	if _, err := e.db.PutVersion(store.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path},
-		store.Version{Hash: target.Hash, Content: target.Content, ContentKnown: true, FirstSeen: e.opts.Now().UTC(), Source: "rollback"}); err != nil {
+	if _, err := e.db.PutVersion(record.Skill{Key: sk.Key, Name: sk.Name, Kind: sk.Kind, Project: sk.Project, Path: sk.Path},
+		record.Version{Hash: target.Hash, Content: target.Content, ContentKnown: true, FirstSeen: e.opts.Now().UTC(), Source: "rollback"}); err != nil {
 		return err
 	}
 	return e.record(rec)
@@ -216,6 +216,6 @@ func (e *Engine) isPromptFile(path string) bool {
 }
 
 // words0 names a rollback: "vN (hash) → vM (hash)".
-func words0(from, target *store.Version) string {
+func words0(from, target *record.Version) string {
 	return fmt.Sprintf("v%d (%s) → v%d (%s)", from.Seq, from.Hash, target.Seq, target.Hash)
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/watch"
 )
 
@@ -156,7 +156,7 @@ func TestForeignProjectsNotWatched(t *testing.T) {
 	}
 	for i, p := range foreign {
 		x := execution.Execution{ID: fmt.Sprintf("f%011d", i), SessionID: "s", Project: p, StartedAt: r.now, EndedAt: r.now, Complete: true}
-		r.e.Observe([]store.Scored{{Exec: x}})
+		r.e.Observe([]record.Scored{{Exec: x}})
 	}
 	for _, root := range r.e.Roots() {
 		if !filepath.IsAbs(root) || strings.HasPrefix(root, cwd) {

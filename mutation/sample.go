@@ -6,7 +6,7 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // keepFor is how many scores of each end of a version's history a
@@ -52,7 +52,7 @@ type versionSample struct {
 	sig signalSums
 }
 
-func (v *versionSample) add(x *store.Scored) {
+func (v *versionSample) add(x *record.Scored) {
 	rubric := v.rubric
 	if rubric == "" {
 		rubric = fitness.RubricVersion
@@ -162,7 +162,7 @@ func (v *versionSample) failRate() float64 {
 	return float64(v.failed) / float64(v.calls)
 }
 
-func (v *versionSample) sample(ver *store.Version) decide.Sample {
+func (v *versionSample) sample(ver *record.Version) decide.Sample {
 	a := v.aggregate()
 	return decide.Sample{Hash: ver.Hash, Seq: ver.Seq, N: a.N, Aggregate: a.Value, Mean: a.Mean, SD: a.SD, FailRate: v.failRate(), Scores: v.newestFirst(), Models: v.newestModels(),
 		Omitted: v.omitted(), Signals: v.sig.means(v.n), OverClaims: v.overClaims}
@@ -180,7 +180,7 @@ func (e *Engine) sampleOf(key, version string, seq uint64) (*versionSample, erro
 	ao := e.db.AggregateOptions()
 	s := &versionSample{o: ao, keep: max(e.keep, ao.Window), rubric: e.db.Rubric()}
 	if seq > 1 {
-		err := e.db.EachOfVersion(key, version, seq-1, func(x *store.Scored) error {
+		err := e.db.EachOfVersion(key, version, seq-1, func(x *record.Scored) error {
 			s.add(x)
 			return nil
 		})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -29,7 +30,7 @@ func TestSampleOfRebuiltInChunks(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 3))
 	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	const n = 1300 // three chunks
-	var all []store.Scored
+	var all []record.Scored
 	for i := 0; i < n; i += 100 {
 		var b store.Batch
 		for j := i; j < i+100; j++ {
@@ -47,7 +48,7 @@ func TestSampleOfRebuiltInChunks(t *testing.T) {
 			sc := math.Round(rnd.Float64()*10000) / 100
 			r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: j%17 != 0, Score: sc, Grade: fitness.GradeOf(sc),
 				Signals: []fitness.Signal{{Signal: fitness.SignalToolSuccess, Present: true, Value: sc / 100, SubScore: sc / 100, Weight: 1}}}
-			b.Executions = append(b.Executions, store.Scored{Exec: x, Result: r})
+			b.Executions = append(b.Executions, record.Scored{Exec: x, Result: r})
 		}
 		if err := db.Commit(&b); err != nil {
 			t.Fatal(err)

@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/watch"
 )
 
@@ -26,7 +27,7 @@ import (
 // execution's manifest names, when the file still has the listed hash
 // (read with the checks of a rollback, in the watched roots only): what a
 // later rollback to this version writes back.
-func (e *Engine) keepInstructions(s *store.Scored) {
+func (e *Engine) keepInstructions(s *record.Scored) {
 	x := &s.Exec
 	if x.Kind != prompt.KindSession || len(x.Instructions) == 0 {
 		return
@@ -68,9 +69,9 @@ type fileChange struct {
 // rollbackSession rolls a _session version back to target, file by file.
 // manual is set when a person asked: user-level files in a write root are
 // then restored too.
-func (e *Engine) rollbackSession(sk *store.Skill, st *SkillState, from, target *store.Version, rec Record, prefix, words string, mark func(string), manual bool) error {
-	fromFiles, ok1 := store.ManifestFiles(from)
-	toFiles, ok2 := store.ManifestFiles(target)
+func (e *Engine) rollbackSession(sk *record.Skill, st *SkillState, from, target *record.Version, rec Record, prefix, words string, mark func(string), manual bool) error {
+	fromFiles, ok1 := record.ManifestFiles(from)
+	toFiles, ok2 := record.ManifestFiles(target)
 	if !ok1 || !ok2 {
 		rec.Words = prefix + "not both session manifests (" + from.Source + ", " + target.Source + "): nothing written (would have rolled back " + words + ")"
 		return e.record(rec)
@@ -195,7 +196,7 @@ func leftWords(left []string) string {
 
 // projectFile reports whether path is one of the project's own files: in
 // the project, and not in the user's Claude Code directory.
-func (e *Engine) projectFile(sk *store.Skill, path string) bool {
+func (e *Engine) projectFile(sk *record.Skill, path string) bool {
 	if sk.Project == "" || !promptfile.WithinRoots(path, []string{sk.Project}) {
 		return false
 	}
@@ -210,11 +211,11 @@ func (e *Engine) projectFile(sk *store.Skill, path string) bool {
 // files all hold their listed content now (sk.Current when none does:
 // a file changed since the last session, and a rollback then finds the
 // change and leaves it alone).
-func (e *Engine) inForce(sk *store.Skill) (string, error) {
+func (e *Engine) inForce(sk *record.Skill) (string, error) {
 	if sk.Kind == prompt.KindSession {
 		found := false
 		for i := len(sk.Versions) - 1; i >= 0; i-- {
-			files, ok := store.ManifestFiles(&sk.Versions[i])
+			files, ok := record.ManifestFiles(&sk.Versions[i])
 			if !ok {
 				continue
 			}
@@ -238,7 +239,7 @@ func (e *Engine) inForce(sk *store.Skill) (string, error) {
 // root, or the user's directory, has its listed hash now (read with a
 // rollback's checks; files elsewhere are not sepad's to read). The caller
 // holds e.mu.
-func (e *Engine) holdsNow(files []store.InstructionFile) bool {
+func (e *Engine) holdsNow(files []execution.InstructionFile) bool {
 	roots := append(append([]string(nil), e.roots...), e.opts.ClaudeDir)
 	for _, f := range files {
 		if !promptfile.WithinRoots(f.Path, roots) {

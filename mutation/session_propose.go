@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/proposal"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -22,9 +24,9 @@ import (
 // SessionText returns the text of the project's CLAUDE.md at a version
 // of the session's base prompt: a *RefusalError (unknown_content) when
 // the version lists no project CLAUDE.md or sepad never read its text.
-func SessionText(db *store.DB, sk *store.Skill, v *store.Version) ([]byte, error) {
+func SessionText(db *store.DB, sk *record.Skill, v *record.Version) ([]byte, error) {
 	path := skillFile(sk)
-	files, ok := store.ManifestFiles(v)
+	files, ok := record.ManifestFiles(v)
 	if !ok {
 		return nil, &proposal.RefusalError{Rule: "unknown_content", Detail: fmt.Sprintf("v%d of %s lists no instruction files: nothing to mutate", v.Seq, sk.Display())}
 	}
@@ -48,35 +50,35 @@ func SessionText(db *store.DB, sk *store.Skill, v *store.Version) ([]byte, error
 // CLAUDE.md makes of cur: cur's manifest with the file's new hash (added
 // when cur had none), its text and version. The file's content is kept
 // for show, diff and rollbacks.
-func (e *Engine) sessionProposal(sk *store.Skill, cur *store.Version, content []byte) (store.Version, error) {
+func (e *Engine) sessionProposal(sk *record.Skill, cur *record.Version, content []byte) (record.Version, error) {
 	path, h := skillFile(sk), promptfile.Hash(content)
 	if err := e.db.PutInstructionFile(path, h, content); err != nil {
-		return store.Version{}, err
+		return record.Version{}, err
 	}
 	e.kept[path+"\x00"+h] = true
-	text, version := store.Manifest(nextManifest(sk, cur, content))
-	return store.Version{Hash: version, Content: []byte(text), ContentKnown: true}, nil
+	text, version := record.Manifest(nextManifest(sk, cur, content))
+	return record.Version{Hash: version, Content: []byte(text), ContentKnown: true}, nil
 }
 
 // sessionVersionOf is the version sessionProposal makes, without
 // writing.
-func sessionVersionOf(sk *store.Skill, cur *store.Version, content []byte) string {
-	_, version := store.Manifest(nextManifest(sk, cur, content))
+func sessionVersionOf(sk *record.Skill, cur *record.Version, content []byte) string {
+	_, version := record.Manifest(nextManifest(sk, cur, content))
 	return version
 }
 
 // nextManifest is cur's manifest with the project CLAUDE.md at content's
 // hash, sorted by path as a session's is.
-func nextManifest(sk *store.Skill, cur *store.Version, content []byte) []store.InstructionFile {
+func nextManifest(sk *record.Skill, cur *record.Version, content []byte) []execution.InstructionFile {
 	path := skillFile(sk)
-	files, _ := store.ManifestFiles(cur)
+	files, _ := record.ManifestFiles(cur)
 	files = slices.Clone(files)
-	i := slices.IndexFunc(files, func(f store.InstructionFile) bool { return f.Path == path })
+	i := slices.IndexFunc(files, func(f execution.InstructionFile) bool { return f.Path == path })
 	if i < 0 {
-		files = append(files, store.InstructionFile{Path: path})
+		files = append(files, execution.InstructionFile{Path: path})
 		i = len(files) - 1
 	}
 	files[i].Hash = promptfile.Hash(content)
-	slices.SortFunc(files, func(a, b store.InstructionFile) int { return cmp.Compare(a.Path, b.Path) })
+	slices.SortFunc(files, func(a, b execution.InstructionFile) int { return cmp.Compare(a.Path, b.Path) })
 	return files
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/proposal"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // TestSessionProposal (issue 36 item 10): a proposal for CLAUDE.md (the
@@ -48,7 +48,7 @@ func TestSessionProposal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, ok := store.ManifestFiles(v)
+	files, ok := record.ManifestFiles(v)
 	if !ok || len(files) != 2 || v.Source != "proposal" || !strings.Contains(string(v.Content), r.projFile+"  "+promptfile.Hash([]byte(next))) {
 		t.Fatalf("the proposal's version: %+v (%v)", v, ok)
 	}

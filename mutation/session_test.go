@@ -13,6 +13,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -68,7 +69,7 @@ func (r *sessionRig) session(score float64) string {
 	x := execution.Execution{ID: fmt.Sprintf("s%011d", r.n), SessionID: fmt.Sprintf("sess%d", r.n), Skill: execution.SessionSkill, Kind: "session",
 		Project: r.proj, SkillVersion: event.ManifestVersion(m), Instructions: m, StartedAt: r.now, EndedAt: r.now.Add(time.Second),
 		Complete: true, Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
-	b := store.Batch{Executions: []store.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}}}}
+	b := store.Batch{Executions: []record.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}}}}
 	if err := r.db.Commit(&b); err != nil {
 		r.t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func (r *sessionRig) session(score float64) string {
 	return x.SkillVersion
 }
 
-func (r *sessionRig) sessionSkill() *store.Skill {
+func (r *sessionRig) sessionSkill() *record.Skill {
 	r.t.Helper()
 	sk, err := r.db.Skill(r.proj + "#" + execution.SessionSkill)
 	if err != nil || sk == nil {
@@ -95,7 +96,7 @@ func TestFirstSessionExecutionHasItsVersion(t *testing.T) {
 	r.put(r.userFile, "# User\nBe kind.\n")
 	r.put(r.projFile, "# Project\nBe brief.\n")
 	v := r.session(80)
-	xs, err := r.db.Executions(store.Filter{SkillKey: r.proj + "#_session"})
+	xs, err := r.db.Executions(record.Filter{SkillKey: r.proj + "#_session"})
 	if err != nil || len(xs) != 1 || xs[0].Version != v {
 		t.Fatalf("executions %+v (%v), want one of version %s", xs, err, v)
 	}
@@ -106,7 +107,7 @@ func TestFirstSessionExecutionHasItsVersion(t *testing.T) {
 	r.put(r.projFile, "# Project\nBe brief!\n")
 	time.Sleep(200 * time.Millisecond)
 	sk := r.sessionSkill()
-	if len(sk.Versions) != 1 || sk.Versions[0].Hash != v || sk.Versions[0].Source != store.SourceManifest || sk.Current != v {
+	if len(sk.Versions) != 1 || sk.Versions[0].Hash != v || sk.Versions[0].Source != record.SourceManifest || sk.Current != v {
 		t.Fatalf("versions %+v, current %s: want only the manifest %s", sk.Versions, sk.Current, v)
 	}
 	want := r.userFile + "  " + promptfile.Hash([]byte("# User\nBe kind.\n")) + "\n" + r.projFile + "  " + promptfile.Hash([]byte("# Project\nBe brief.\n")) + "\n"

@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 
 	"github.com/sepad/sepad/promptfile"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // Writable returns nil when sepad may write the skill's prompt file,
 // else an error wrapping ErrOutsideRoots that names the command giving
 // it the right (`sepad trust DIR`): what evolve says before it asks a
 // mutator, and what a refused rollback or proposal says.
-func (e *Engine) Writable(sk *store.Skill) error {
+func (e *Engine) Writable(sk *record.Skill) error {
 	path := skillFile(sk)
 	if promptfile.WithinRoots(path, e.WriteRoots()) {
 		return nil

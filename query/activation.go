@@ -3,7 +3,7 @@ package query
 import (
 	"github.com/sepad/sepad/activation"
 	"github.com/sepad/sepad/decide"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // ActivationRow is how a skill version comes to run (docs/activation.md):
@@ -30,7 +30,7 @@ type ActivationRow struct {
 // activationRows returns each version's ActivationRow (vs oldest first),
 // nil for a kind that is not a skill (a session's base prompt, an agent:
 // nothing invokes them by name).
-func activationRows(sk *store.Skill) []*ActivationRow {
+func activationRows(sk *record.Skill) []*ActivationRow {
 	if sk.Kind != "skill" {
 		return nil
 	}

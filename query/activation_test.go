@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/activation"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -26,8 +27,8 @@ func TestActivationRows(t *testing.T) {
 	hashes := make([]string, len(texts))
 	for i, c := range texts {
 		hashes[i] = fmt.Sprintf("%x", sha256.Sum256(c))[:12]
-		if _, err := db.PutVersion(store.Skill{Key: deployPath, Name: "deploy", Kind: "skill", Project: shop, Path: deployPath},
-			store.Version{Hash: hashes[i], ContentKnown: true, Content: c, FirstSeen: t0, Source: "edit"}); err != nil {
+		if _, err := db.PutVersion(record.Skill{Key: deployPath, Name: "deploy", Kind: "skill", Project: shop, Path: deployPath},
+			record.Version{Hash: hashes[i], ContentKnown: true, Content: c, FirstSeen: t0, Source: "edit"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,7 +37,7 @@ func TestActivationRows(t *testing.T) {
 		n++
 		s := scored(ex{id: fmt.Sprintf("x%011d", n), skill: "deploy", project: shop, path: deployPath, version: hashes[v], score: 80, at: time.Duration(n) * time.Minute})
 		s.Exec.InvokedBy, s.Exec.MissedActivation = by, missed
-		if err := db.Commit(&store.Batch{Executions: []store.Scored{s}}); err != nil {
+		if err := db.Commit(&store.Batch{Executions: []record.Scored{s}}); err != nil {
 			t.Fatal(err)
 		}
 	}

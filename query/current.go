@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // maxPromptFile bounds what is read of a prompt file to hash it: a prompt
@@ -17,7 +17,7 @@ import (
 const maxPromptFile = 8 << 20
 
 // promptFile is the file a skill's versions are the contents of.
-func promptFile(sk *store.Skill) string {
+func promptFile(sk *record.Skill) string {
 	if sk.Kind == "session" {
 		if sk.Project == "" {
 			return ""
@@ -33,7 +33,7 @@ func promptFile(sk *store.Skill) string {
 // ok is false when the file cannot be read (no path, or gone): the caller
 // falls back to the store's current version. A file holding content no
 // version has gives a hash that matches no row: no row is current.
-func InForce(sk *store.Skill) (hash string, ok bool) {
+func InForce(sk *record.Skill) (hash string, ok bool) {
 	if h, ok, manifest := sessionInForce(sk); manifest {
 		return h, ok
 	}

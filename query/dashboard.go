@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -73,7 +74,7 @@ func Overview(db *store.DB, n int) ([]OverviewRow, error) {
 		m.db, m.n, m.mark, m.rows = db, n, 0, nil
 	}
 	mark, keys, all := db.SkillChanges(m.mark)
-	var ss []store.Skill
+	var ss []record.Skill
 	if all {
 		var err error
 		if ss, err = db.SkillList(); err != nil {
@@ -82,7 +83,7 @@ func Overview(db *store.DB, n int) ([]OverviewRow, error) {
 		m.rows = make(map[string]OverviewRow, len(ss))
 	} else {
 		for _, k := range keys {
-			ss = append(ss, store.Skill{Key: k})
+			ss = append(ss, record.Skill{Key: k})
 			delete(m.rows, k) // read again below, unless forgotten
 		}
 	}
@@ -121,7 +122,7 @@ func Overview(db *store.DB, n int) ([]OverviewRow, error) {
 	return out, nil
 }
 
-func trendsOf(db *store.DB, ss []store.Skill, n int) (map[string][]TrendPoint, error) {
+func trendsOf(db *store.DB, ss []record.Skill, n int) (map[string][]TrendPoint, error) {
 	trendCache.Lock()
 	if trendCache.db != db || trendCache.m == nil {
 		trendCache.db, trendCache.m = db, map[string]trendEntry{}
@@ -130,7 +131,7 @@ func trendsOf(db *store.DB, ss []store.Skill, n int) (map[string][]TrendPoint, e
 	out := make(map[string][]TrendPoint, len(ss))
 	for i := range ss {
 		sk := &ss[i]
-		vs := append([]store.Version(nil), sk.Versions...)
+		vs := append([]record.Version(nil), sk.Versions...)
 		sort.Slice(vs, func(a, b int) bool { return vs[a].Seq > vs[b].Seq })
 		var ids []string
 		var sq []uint64

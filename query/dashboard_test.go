@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -124,16 +125,16 @@ func TestOverviewAfterEachWrite(t *testing.T) {
 	}{
 		{"a run of an existing skill", func() error {
 			n++
-			return db.Commit(&store.Batch{Executions: []store.Scored{scored(ex{id: fmt.Sprintf("w%03d00000000", n), skill: "deploy", project: shop, path: deployPath, version: "cccccccccccc", score: 20, at: time.Hour})}})
+			return db.Commit(&store.Batch{Executions: []record.Scored{scored(ex{id: fmt.Sprintf("w%03d00000000", n), skill: "deploy", project: shop, path: deployPath, version: "cccccccccccc", score: 20, at: time.Hour})}})
 		}, shop + "#review"},
 		{"a new skill", func() error {
-			return db.Commit(&store.Batch{Executions: []store.Scored{scored(ex{id: "new00000000", skill: "lint", project: blog, version: "ffffffffffff", score: 70, at: time.Hour})}})
+			return db.Commit(&store.Batch{Executions: []record.Scored{scored(ex{id: "new00000000", skill: "lint", project: blog, version: "ffffffffffff", score: 70, at: time.Hour})}})
 		}, deployPath},
 		{"the engine's state", func() error {
 			return db.PutSkillState(deployPath, []byte(`{"baseline":"aaaaaaaaaaaa","candidate":"cccccccccccc","status":{"aaaaaaaaaaaa":"baseline","bbbbbbbbbbbb":"rejected","cccccccccccc":"candidate"}}`))
 		}, shop + "#review"},
 		{"a new version", func() error {
-			_, err := db.PutVersion(store.Skill{Key: shop + "#review", Name: "review", Kind: "skill", Project: shop}, store.Version{Hash: "999999999999", Content: []byte("new"), Source: "mutation"})
+			_, err := db.PutVersion(record.Skill{Key: shop + "#review", Name: "review", Kind: "skill", Project: shop}, record.Version{Hash: "999999999999", Content: []byte("new"), Source: "mutation"})
 			return err
 		}, deployPath},
 		{"a decision", func() error { return db.PutDecision(deployPath, t0, map[string]string{"kind": "promote"}) }, shop + "#review"},

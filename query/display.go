@@ -6,17 +6,18 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
 // SessionDisplay is what the views call the session's base prompt (the
 // skill "_session"): CLAUDE.md, with the instruction files it covers.
-const SessionDisplay = store.SessionDisplay
+const SessionDisplay = record.SessionDisplay
 
 // DisplayName is the name a person reads for a skill name: "CLAUDE.md"
 // for "_session", else the name itself. Text views print it; --json keeps
 // the stable name beside it ("display").
-func DisplayName(name string) string { return store.DisplayName(name) }
+func DisplayName(name string) string { return record.DisplayName(name) }
 
 // DisplayKey is a skill key as people read it: "PROJECT#CLAUDE.md" for
 // the session's base prompt's "PROJECT#_session" (both name it as an
@@ -41,7 +42,7 @@ func AttachFiles(db *store.DB, rows []GradeRow) {
 		if err != nil {
 			continue // a version only named by executions: no manifest
 		}
-		files, ok := store.ManifestFiles(v)
+		files, ok := record.ManifestFiles(v)
 		if !ok {
 			continue
 		}

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // maxSuggestions bounds the names an unknown-skill error lists.
@@ -14,7 +14,7 @@ const maxSuggestions = 10
 // unknownSkill is the error for a skill argument that names nothing: it
 // lists the known skill names, those that contain the argument (or that
 // it contains) first, so a typo or a partial name finds its skill.
-func unknownSkill(arg string, all []store.Skill) error {
+func unknownSkill(arg string, all []record.Skill) error {
 	if len(all) == 0 {
 		return &NotFoundError{Msg: fmt.Sprintf("no skill named %q: sepad has recorded no skill yet", arg)}
 	}

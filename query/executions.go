@@ -11,6 +11,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/outcome"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -105,7 +106,7 @@ func (s *seqs) of(skillKey, hash string) int {
 	return vm[hash]
 }
 
-func execTime(s *store.Scored) time.Time {
+func execTime(s *record.Scored) time.Time {
 	switch {
 	case !s.Exec.EndedAt.IsZero():
 		return s.Exec.EndedAt
@@ -115,8 +116,8 @@ func execTime(s *store.Scored) time.Time {
 	return s.Stored
 }
 
-func execRow(s *store.Scored, seq int) ExecRow {
-	r := ExecRow{ID: s.Exec.ID, SessionID: s.Exec.SessionID, SkillKey: s.SkillKey, Skill: s.Exec.Skill, Display: store.DisplayName(s.Exec.Skill),
+func execRow(s *record.Scored, seq int) ExecRow {
+	r := ExecRow{ID: s.Exec.ID, SessionID: s.Exec.SessionID, SkillKey: s.SkillKey, Skill: s.Exec.Skill, Display: record.DisplayName(s.Exec.Skill),
 		Project: s.Exec.Project, Version: seq, Hash: s.Version, Time: execTime(s).UTC(),
 		Calls: len(s.Exec.Calls), Failed: s.Exec.Failures(), Complete: s.Exec.Complete, Grade: string(s.Result.Grade),
 		Usage: s.Exec.Usage, UsageReason: s.Exec.UsageReason}
@@ -131,16 +132,16 @@ func execRow(s *store.Scored, seq int) ExecRow {
 
 // matchVersion returns the versions of sk that arg names: vN or N by
 // sequence number, else by hash prefix.
-func matchVersion(vs []store.Version, arg string) []store.Version {
+func matchVersion(vs []record.Version, arg string) []record.Version {
 	if n, err := strconv.Atoi(strings.TrimPrefix(arg, "v")); err == nil {
 		for _, v := range vs {
 			if v.Seq == n {
-				return []store.Version{v}
+				return []record.Version{v}
 			}
 		}
 		return nil
 	}
-	var out []store.Version
+	var out []record.Version
 	for _, v := range vs {
 		if strings.HasPrefix(v.Hash, arg) {
 			out = append(out, v)
@@ -211,7 +212,7 @@ func ListExecutions(db *store.DB, r ExecutionsRequest) (*Executions, error) {
 	return out, nil
 }
 
-func anyVersion(ss []store.Skill, arg string) bool {
+func anyVersion(ss []record.Skill, arg string) bool {
 	for i := range ss {
 		if len(matchVersion(ss[i].Versions, arg)) > 0 {
 			return true

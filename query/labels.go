@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 )
@@ -44,7 +45,7 @@ type LabelAnswer struct {
 // skill when given).
 func ResolveExecution(db *store.DB, arg, skill string) (string, error) {
 	if arg == "last" {
-		f := store.Filter{Limit: 1}
+		f := record.Filter{Limit: 1}
 		if skill != "" {
 			ref, err := Resolve(db, skill)
 			if err != nil {

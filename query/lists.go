@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -83,7 +84,7 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 		}
 	}
 	out := &Decisions{Limit: limit, Decisions: []Decision{}}
-	versions := map[string][]store.Version{}
+	versions := map[string][]record.Version{}
 	for _, k := range keys {
 		ds, err := db.Decisions(k, limit)
 		if err != nil {

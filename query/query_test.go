@@ -12,6 +12,7 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -25,7 +26,7 @@ type ex struct {
 	failed                            bool
 }
 
-func scored(e ex) store.Scored {
+func scored(e ex) record.Scored {
 	at := t0.Add(e.at)
 	x := execution.Execution{ID: e.id, SessionID: "sess-" + e.project, Skill: e.skill, Kind: "skill", Project: e.project,
 		SkillPath: e.path, SkillVersion: e.version, StartedAt: at, EndedAt: at.Add(2 * time.Second), Complete: true, Events: 4,
@@ -39,7 +40,7 @@ func scored(e ex) store.Scored {
 		r.Scored, r.Score, r.Grade = true, e.score, fitness.GradeOf(e.score)
 		r.Signals = []fitness.Signal{{Signal: fitness.SignalToolSuccess, Present: true, Value: 1, SubScore: 1, Weight: 0.35, EffectiveWeight: 1, Contribution: e.score, Detail: "all good"}}
 	}
-	return store.Scored{Exec: x, Result: r}
+	return record.Scored{Exec: x, Result: r}
 }
 
 func openDB(t *testing.T, es ...ex) *store.DB {
@@ -57,7 +58,7 @@ func commit(t *testing.T, db *store.DB, es ...ex) {
 	t.Helper()
 	// One execution per commit: the order of commits is the order of es.
 	for _, e := range es {
-		if err := db.Commit(&store.Batch{Executions: []store.Scored{scored(e)}}); err != nil {
+		if err := db.Commit(&store.Batch{Executions: []record.Scored{scored(e)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -167,29 +168,29 @@ func TestGradesAllVersionsStatusesAndChange(t *testing.T) {
 }
 
 func TestDeriveStatuses(t *testing.T) {
-	v := func(hash string, graded bool) store.Version {
-		return store.Version{Hash: hash, Aggregate: aggregate.Aggregate{Graded: graded}}
+	v := func(hash string, graded bool) record.Version {
+		return record.Version{Hash: hash, Aggregate: aggregate.Aggregate{Graded: graded}}
 	}
 	for _, c := range []struct {
 		name  string
-		vs    []store.Version
+		vs    []record.Version
 		state string
 		want  string
 	}{
 		{"none", nil, "", ""},
-		{"one ungraded", []store.Version{v("a", false)}, "", "ungraded"},
-		{"one graded", []store.Version{v("a", true)}, "", "baseline"},
-		{"new version still ungraded", []store.Version{v("a", true), v("b", false)}, "", "baseline ungraded"},
-		{"newest graded is baseline", []store.Version{v("a", true), v("b", true), v("c", false)}, "", "superseded baseline ungraded"},
-		{"graded after an ungraded", []store.Version{v("a", false), v("b", true)}, "", "ungraded baseline"},
-		{"engine statuses win", []store.Version{v("a", true), v("b", true), v("c", false)},
+		{"one ungraded", []record.Version{v("a", false)}, "", "ungraded"},
+		{"one graded", []record.Version{v("a", true)}, "", "baseline"},
+		{"new version still ungraded", []record.Version{v("a", true), v("b", false)}, "", "baseline ungraded"},
+		{"newest graded is baseline", []record.Version{v("a", true), v("b", true), v("c", false)}, "", "superseded baseline ungraded"},
+		{"graded after an ungraded", []record.Version{v("a", false), v("b", true)}, "", "ungraded baseline"},
+		{"engine statuses win", []record.Version{v("a", true), v("b", true), v("c", false)},
 			`{"baseline":"a","status":{"b":"rejected","c":"candidate"}}`, "baseline rejected candidate"},
-		{"versions the engine does not know", []store.Version{v("a", true), v("b", true), v("c", false)},
+		{"versions the engine does not know", []record.Version{v("a", true), v("b", true), v("c", false)},
 			`{"baseline":"a"}`, "baseline superseded ungraded"},
-		{"rolled back to the baseline", []store.Version{v("a", true), v("b", true)},
+		{"rolled back to the baseline", []record.Version{v("a", true), v("b", true)},
 			`{"baseline":"a","status":{"a":"superseded","b":"rolled back"}}`, "baseline rolled back"},
-		{"unreadable state: derived", []store.Version{v("a", true), v("b", true)}, `{broken`, "superseded baseline"},
-		{"empty state: derived", []store.Version{v("a", true), v("b", false)}, `{}`, "baseline ungraded"},
+		{"unreadable state: derived", []record.Version{v("a", true), v("b", true)}, `{broken`, "superseded baseline"},
+		{"empty state: derived", []record.Version{v("a", true), v("b", false)}, `{}`, "baseline ungraded"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := strings.Join(deriveStatuses(c.vs, []byte(c.state)), " "); got != c.want {
@@ -433,11 +434,11 @@ func TestExplainOutsideWindowAndFailedCall(t *testing.T) {
 
 func TestQuarantineNewestFirst(t *testing.T) {
 	db := openDB(t)
-	var q []store.QuarantineEntry
+	var q []record.QuarantineEntry
 	for i := 0; i < 5; i++ {
-		q = append(q, store.QuarantineEntry{File: "/h/events.jsonl", Offset: int64(i * 100), Raw: []byte(fmt.Sprintf("line %d", i)), Reason: "not a JSON object", Time: t0})
+		q = append(q, record.QuarantineEntry{File: "/h/events.jsonl", Offset: int64(i * 100), Raw: []byte(fmt.Sprintf("line %d", i)), Reason: "not a JSON object", Time: t0})
 	}
-	q = append(q, store.QuarantineEntry{File: "/h/events.jsonl", Offset: 999, Raw: append([]byte(strings.Repeat("é", 100)), 0xff), Reason: "long"})
+	q = append(q, record.QuarantineEntry{File: "/h/events.jsonl", Offset: 999, Raw: append([]byte(strings.Repeat("é", 100)), 0xff), Reason: "long"})
 	if err := db.Commit(&store.Batch{Quarantine: q}); err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func (c *rowCache) get(db *store.DB, ids []string, seqs []uint64, seqOf func(ski
 	return out, nil
 }
 
-// rowFilter selects rows as store.Filter selects executions.
+// rowFilter selects rows as record.Filter selects executions.
 type rowFilter struct {
 	grade   fitness.Grade
 	since   time.Time

@@ -2,7 +2,7 @@ package query
 
 import (
 	"github.com/sepad/sepad/prompt"
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // sessionInForce is InForce for a _session whose versions are manifests
@@ -13,12 +13,12 @@ import (
 // false for other skills and for a _session recorded before manifests
 // (its versions are CLAUDE.md's contents). A session started in a
 // subdirectory loads more files: its version is no row's then.
-func sessionInForce(sk *store.Skill) (hash string, ok, manifest bool) {
+func sessionInForce(sk *record.Skill) (hash string, ok, manifest bool) {
 	if sk.Kind != "session" || sk.Project == "" {
 		return "", false, false
 	}
 	for i := range sk.Versions {
-		if sk.Versions[i].Source == store.SourceManifest {
+		if sk.Versions[i].Source == record.SourceManifest {
 			manifest = true
 			break
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -37,7 +38,7 @@ func TestSessionVersionInForce(t *testing.T) {
 	db := openDB(t)
 	x := execution.Execution{ID: "s1", SessionID: "s", Skill: "_session", Kind: "session", Project: proj, SkillVersion: v,
 		Instructions: files, StartedAt: t0, EndedAt: t0.Add(1e9), Complete: true, Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
-	if err := db.Commit(&store.Batch{Executions: []store.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 80, Grade: fitness.B}}}}); err != nil {
+	if err := db.Commit(&store.Batch{Executions: []record.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 80, Grade: fitness.B}}}}); err != nil {
 		t.Fatal(err)
 	}
 	current := func() string {
@@ -77,7 +78,7 @@ func TestSessionDiffNamesTheFile(t *testing.T) {
 		x := execution.Execution{ID: fmt.Sprintf("s%d", i), SessionID: fmt.Sprintf("s%d", i), Skill: "_session", Kind: "session", Project: proj,
 			SkillVersion: event.ManifestVersion(files), Instructions: files, StartedAt: at, EndedAt: at.Add(time.Second), Complete: true,
 			Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
-		if err := db.Commit(&store.Batch{Executions: []store.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion}}}}); err != nil {
+		if err := db.Commit(&store.Batch{Executions: []record.Scored{{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,7 +99,7 @@ func TestSessionDiffNamesTheFile(t *testing.T) {
 		t.Errorf("changed lines %q, want %q", changed, want)
 	}
 	v, err := GetVersion(db, proj+"#_session", "v2")
-	if err != nil || v.Source != store.SourceManifest || !strings.Contains(v.Content, proj+"/CLAUDE.md  bbbbbbbbbbbb\n") {
+	if err != nil || v.Source != record.SourceManifest || !strings.Contains(v.Content, proj+"/CLAUDE.md  bbbbbbbbbbbb\n") {
 		t.Errorf("show v2: %+v %v", v, err)
 	}
 }

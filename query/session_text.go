@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -43,8 +44,8 @@ type FileDiff struct {
 
 // manifestTexts returns the files of a session manifest version with
 // their text, or nil when v is not one.
-func manifestTexts(db *store.DB, project string, v *store.Version) ([]FileText, error) {
-	files, ok := store.ManifestFiles(v)
+func manifestTexts(db *store.DB, project string, v *record.Version) ([]FileText, error) {
+	files, ok := record.ManifestFiles(v)
 	if !ok {
 		return nil, nil
 	}

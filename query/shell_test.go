@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -16,7 +17,7 @@ func TestExplainShellLines(t *testing.T) {
 		{ID: "k:preamble-0", Tool: "Bash", Command: "git branch", InvokedBy: "claude", At: t0},
 		{ID: "k:preamble-1", Tool: "Bash", Command: "git status", InvokedBy: "claude"},
 	}
-	if err := db.Commit(&store.Batch{Executions: []store.Scored{s}}); err != nil {
+	if err := db.Commit(&store.Batch{Executions: []record.Scored{s}}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := ExplainExecution(db, "s000")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -41,13 +42,13 @@ func ValidateName(arg string) error {
 // is; else, for PROJECT#name, the skills called name whose project is
 // PROJECT or ends with /PROJECT; else every skill called arg, in any
 // project. The result is sorted by name, project, key.
-func matchSkills(all []store.Skill, arg string) []store.Skill {
+func matchSkills(all []record.Skill, arg string) []record.Skill {
 	for _, s := range all {
 		if s.Key == arg {
-			return []store.Skill{s}
+			return []record.Skill{s}
 		}
 	}
-	var out []store.Skill
+	var out []record.Skill
 	if i := strings.LastIndexByte(arg, '#'); i > 0 && i < len(arg)-1 {
 		proj, name := arg[:i], arg[i+1:]
 		for _, s := range all {
@@ -69,7 +70,7 @@ func matchSkills(all []store.Skill, arg string) []store.Skill {
 	return out
 }
 
-func sortSkills(ss []store.Skill) {
+func sortSkills(ss []record.Skill) {
 	sort.Slice(ss, func(i, j int) bool {
 		a, b := ss[i], ss[j]
 		if a.Name != b.Name {
@@ -82,7 +83,7 @@ func sortSkills(ss []store.Skill) {
 	})
 }
 
-func refOf(s *store.Skill) SkillRef {
+func refOf(s *record.Skill) SkillRef {
 	return SkillRef{Key: s.Key, Name: s.Name, Display: s.Display(), Kind: s.Kind, Project: s.Project, Path: s.Path}
 }
 
@@ -104,7 +105,7 @@ func Resolve(db *store.DB, arg string) (SkillRef, error) {
 }
 
 // resolveAll returns every skill arg names (ErrNotFound when none).
-func resolveAll(db *store.DB, arg string) ([]store.Skill, error) {
+func resolveAll(db *store.DB, arg string) ([]record.Skill, error) {
 	if err := ValidateName(arg); err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func resolveAll(db *store.DB, arg string) ([]store.Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss := matchSkills(all, store.SkillArg(arg))
+	ss := matchSkills(all, record.SkillArg(arg))
 	if len(ss) == 0 {
 		return nil, unknownSkill(arg, all) // names the known skills (errors.go)
 	}
@@ -121,8 +122,8 @@ func resolveAll(db *store.DB, arg string) ([]store.Skill, error) {
 
 // loadSkills reads the skills' versions and aggregates, readChunk skills
 // per transaction, in the order given.
-func loadSkills(db *store.DB, ss []store.Skill) ([]store.Skill, error) {
-	out := make([]store.Skill, 0, len(ss))
+func loadSkills(db *store.DB, ss []record.Skill) ([]record.Skill, error) {
+	out := make([]record.Skill, 0, len(ss))
 	for i := 0; i < len(ss); i += readChunk {
 		keys := make([]string, 0, readChunk)
 		for _, s := range ss[i:min(i+readChunk, len(ss))] {
@@ -151,7 +152,7 @@ type GradesRequest struct {
 func ListGrades(db *store.DB, r GradesRequest) (*Grades, error) {
 	o := db.AggregateOptions()
 	out := &Grades{RubricVersion: db.Rubric(), MinSamples: minSamples(o), Grades: []GradeRow{}}
-	var ss []store.Skill
+	var ss []record.Skill
 	var err error
 	if r.Match != "" {
 		ss, err = resolveAll(db, r.Match)
@@ -208,7 +209,7 @@ func ListVersions(db *store.DB, arg string) (*SkillVersions, error) {
 
 // oneSkill resolves arg to one skill and reads it with its version rows
 // (newest first), from one snapshot.
-func oneSkill(db *store.DB, arg string) (*store.Skill, []GradeRow, error) {
+func oneSkill(db *store.DB, arg string) (*record.Skill, []GradeRow, error) {
 	if err := ValidateName(arg); err != nil {
 		return nil, nil, err
 	}
@@ -251,7 +252,7 @@ func currentRow(rows []GradeRow) *GradeRow {
 // versionRows builds the rows of a skill's versions (sk.Versions oldest
 // first), newest first, with the statuses of the mutation engine's state
 // read in the same snapshot (sk.State).
-func versionRows(sk *store.Skill) []GradeRow {
+func versionRows(sk *record.Skill) []GradeRow {
 	vs := sk.Versions
 	statuses := deriveStatuses(vs, sk.State)
 	current := sk.Current
@@ -262,7 +263,7 @@ func versionRows(sk *store.Skill) []GradeRow {
 	}
 	rows := make([]GradeRow, len(vs))
 	acts := activationRows(sk)
-	var prev *store.Version // nearest older graded version
+	var prev *record.Version // nearest older graded version
 	for i := range vs {
 		v := &vs[i]
 		a := v.Aggregate
@@ -305,7 +306,7 @@ func versionRows(sk *store.Skill) []GradeRow {
 // its blob is unreadable), statuses are derived from the aggregates alone:
 // the newest graded version is the "baseline", older graded versions are
 // "superseded".
-func deriveStatuses(vs []store.Version, state []byte) []string {
+func deriveStatuses(vs []record.Version, state []byte) []string {
 	out := make([]string, len(vs))
 	var st struct {
 		Baseline string            `json:"baseline"`

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/sepad/sepad/store"
+	"github.com/sepad/sepad/record"
 )
 
 // Tokens is a version's token use and cost (from the session
@@ -36,7 +36,7 @@ type ModelRuns struct {
 	N     int    `json:"n"`
 }
 
-func modelsOf(ms []store.ModelRuns) []ModelRuns {
+func modelsOf(ms []record.ModelRuns) []ModelRuns {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -47,7 +47,7 @@ func modelsOf(ms []store.ModelRuns) []ModelRuns {
 	return out
 }
 
-func tokensOf(t *store.Tokens) *Tokens {
+func tokensOf(t *record.Tokens) *Tokens {
 	if t == nil || t.N == 0 {
 		return nil
 	}
@@ -58,7 +58,7 @@ func tokensOf(t *store.Tokens) *Tokens {
 
 // tokenChange is the relative change of the mean tokens from an older
 // version to a newer one (+0.18 for 18% more); nil when either has none.
-func tokenChange(newer, older *store.Version) *float64 {
+func tokenChange(newer, older *record.Version) *float64 {
 	if newer.Tokens == nil || older.Tokens == nil || older.Tokens.MeanTokens() == 0 || newer.Tokens.N == 0 {
 		return nil
 	}
@@ -81,7 +81,7 @@ type DecisionCost struct {
 // score difference from a decision's payload (mutation.Record, whose
 // "decision" is a decide.Decision) and compares the two versions'
 // token use; nil when either has none.
-func decisionCost(vs []store.Version, payload []byte) *DecisionCost {
+func decisionCost(vs []record.Version, payload []byte) *DecisionCost {
 	type decision struct {
 		Delta     float64               `json:"delta"`
 		Baseline  struct{ Hash string } `json:"baseline"`
@@ -97,7 +97,7 @@ func decisionCost(vs []store.Version, payload []byte) *DecisionCost {
 	if p.Baseline.Hash == "" || p.Candidate.Hash == "" {
 		return nil
 	}
-	var base, cand *store.Version
+	var base, cand *record.Version
 	for i := range vs {
 		switch vs[i].Hash {
 		case p.Baseline.Hash:

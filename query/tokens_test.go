@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -33,7 +34,7 @@ func TestGradesTokens(t *testing.T) {
 			s.Exec.StartedAt = t0.Add(time.Duration(at) * time.Minute)
 			s.Exec.EndedAt = s.Exec.StartedAt.Add(time.Second)
 			s.Exec.Usage = &execution.Usage{InputTokens: tokens - 200, OutputTokens: 100, CacheReadTokens: 100, Messages: 1, CostNanoUSD: tokens * 1000, CostKnown: true}
-			if err := db.Commit(&store.Batch{Executions: []store.Scored{s}}); err != nil {
+			if err := db.Commit(&store.Batch{Executions: []record.Scored{s}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -67,7 +68,7 @@ func TestDecisionCost(t *testing.T) {
 		s := scored(ex{id: "d" + v[:11], skill: "deploy", project: shop, path: deployPath, version: v, score: 80})
 		s.Exec.Usage = &execution.Usage{InputTokens: tokens, Messages: 1, CostNanoUSD: tokens * 1000, CostKnown: true}
 		key = s.Exec.Key()
-		if err := db.Commit(&store.Batch{Executions: []store.Scored{s}}); err != nil {
+		if err := db.Commit(&store.Batch{Executions: []record.Scored{s}}); err != nil {
 			t.Fatal(err)
 		}
 	}

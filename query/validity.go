@@ -6,6 +6,7 @@ import (
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/validity"
@@ -53,7 +54,7 @@ func Validity(db *store.DB, home string, req ValidityRequest) (*validity.Report,
 		latest = evals.Latest(all)
 	}
 	var obs []validity.Observation
-	err := db.Each(func(s *store.Scored, l *reward.Label) error {
+	err := db.Each(func(s *record.Scored, l *reward.Label) error {
 		if key != "" && s.SkillKey != key || !s.Result.Scored {
 			return nil
 		}
@@ -71,7 +72,7 @@ func Validity(db *store.DB, home string, req ValidityRequest) (*validity.Report,
 }
 
 // observe makes an execution's observation, if it has a verdict.
-func observe(s *store.Scored, l *reward.Label, latest map[[2]string]*evals.Evidence) (validity.Observation, bool) {
+func observe(s *record.Scored, l *reward.Label, latest map[[2]string]*evals.Evidence) (validity.Observation, bool) {
 	x := validity.Observation{Rubric: s.Result.RubricVersion, Signals: map[string]float64{}}
 	// own is the signal that is the verdict itself, left out of the
 	// observation: a label's always, the person's verdict's when that is

@@ -10,6 +10,7 @@ import (
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/validity"
@@ -35,7 +36,7 @@ func TestValidityVerdictSources(t *testing.T) {
 		for _, v := range verdicts {
 			s.Exec.Verdicts = append(s.Exec.Verdicts, execution.VerdictRecord{Verdict: v})
 		}
-		if err := db.Commit(&store.Batch{Executions: []store.Scored{s}}); err != nil {
+		if err := db.Commit(&store.Batch{Executions: []record.Scored{s}}); err != nil {
 			t.Fatal(err)
 		}
 		return s.Exec.ID

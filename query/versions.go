@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -153,7 +154,7 @@ func evolveEdits(db *store.DB, key, from, to string) ([]DiffEdit, error) {
 }
 
 // pickVersion finds the row a version argument names.
-func pickVersion(sk *store.Skill, rows []GradeRow, version string) (*GradeRow, error) {
+func pickVersion(sk *record.Skill, rows []GradeRow, version string) (*GradeRow, error) {
 	if version == "" || version == "current" {
 		if r := currentRow(rows); r != nil {
 			return r, nil

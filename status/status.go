@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/collector"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
 )
@@ -119,7 +120,7 @@ func Get(db *store.DB, home string, d Daemon) (*Status, error) {
 	if d.ReloadFunc != nil {
 		st.Daemon.Reload = d.ReloadFunc()
 	}
-	var offs []store.Offset
+	var offs []record.Offset
 	if db != nil {
 		s, err := db.Stats()
 		if err != nil {

@@ -8,16 +8,17 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
 // execution1 is one scored execution of skill s.
-func execution1() store.Scored {
+func execution1() record.Scored {
 	at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	x := execution.Execution{ID: "a1", SessionID: "sess-shop", Skill: "s", Kind: "skill", Project: "/home/ana/src/shop",
 		StartedAt: at, EndedAt: at.Add(2 * time.Second), Complete: true, Events: 4, Prompt: "do it"}
 	r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 70, Grade: fitness.GradeOf(70)}
-	return store.Scored{Exec: x, Result: r}
+	return record.Scored{Exec: x, Result: r}
 }
 
 func TestStatusSpoolLag(t *testing.T) {
@@ -34,8 +35,8 @@ func TestStatusSpoolLag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.Commit(&store.Batch{Offsets: []store.Offset{{File: spool, Offset: 2}}, EventCounts: map[string]int64{"Stop": 1},
-		Executions: []store.Scored{execution1()}}); err != nil {
+	if err := db.Commit(&store.Batch{Offsets: []record.Offset{{File: spool, Offset: 2}}, EventCounts: map[string]int64{"Stop": 1},
+		Executions: []record.Scored{execution1()}}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := Get(db, home, Daemon{})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/activation"
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/record"
 )
 
 // bActivation counts, per skill and version (key skill\x00hash), how its
@@ -61,7 +62,7 @@ func (tc *txCache) putActivations(tx *bolt.Tx) error {
 
 // withActivation fills each version's Activation, and its Description
 // when the record predates it and holds the content.
-func withActivation(tx *bolt.Tx, skillKey string, vs []Version) error {
+func withActivation(tx *bolt.Tx, skillKey string, vs []record.Version) error {
 	b := tx.Bucket(bActivation)
 	for i := range vs {
 		if b == nil {
@@ -82,7 +83,7 @@ func withActivation(tx *bolt.Tx, skillKey string, vs []Version) error {
 
 // descriptionOf computes a version record's Description when it has
 // content and none recorded (a record written before the field).
-func descriptionOf(tx *bolt.Tx, skillKey string, v *Version) {
+func descriptionOf(tx *bolt.Tx, skillKey string, v *record.Version) {
 	if v.Description != "" || !v.ContentKnown {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/activation"
+	"github.com/sepad/sepad/record"
 )
 
 // The activation counts follow the executions committed, in separate
@@ -20,8 +21,8 @@ func TestActivationCounts(t *testing.T) {
 	v2 := []byte("---\nname: deploy\ndescription: Deploy the app.\n---\nDo it well.\n")
 	v3 := []byte("---\nname: deploy\ndescription: Deploy the app to staging or production. Use when asked to ship.\n---\nDo it well.\n")
 	for _, c := range [][]byte{v1, v2, v3} {
-		if _, err := db.PutVersion(Skill{Key: key, Name: "deploy", Kind: "skill", Project: "/p", Path: key},
-			Version{Hash: hashOf(c), ContentKnown: true, Content: c, FirstSeen: t0, Source: "edit"}); err != nil {
+		if _, err := db.PutVersion(record.Skill{Key: key, Name: "deploy", Kind: "skill", Project: "/p", Path: key},
+			record.Version{Hash: hashOf(c), ContentKnown: true, Content: c, FirstSeen: t0, Source: "edit"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,7 +36,7 @@ func TestActivationCounts(t *testing.T) {
 	for i, m := range marks {
 		s := scored(fmt.Sprintf("a%011d", i), "deploy", m.version, 70, t0.Add(time.Duration(i)*time.Minute))
 		s.Exec.InvokedBy, s.Exec.MissedActivation = m.by, m.missed
-		if err := db.Commit(&Batch{Executions: []Scored{s}}); err != nil {
+		if err := db.Commit(&Batch{Executions: []record.Scored{s}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -59,7 +60,7 @@ func TestActivationCounts(t *testing.T) {
 	if err != nil || len(lite) != 1 {
 		t.Fatal(err, len(lite))
 	}
-	for name, vs := range map[string][]Version{"Skill": full.Versions, "SkillsByKey": lite[0].Versions} {
+	for name, vs := range map[string][]record.Version{"Skill": full.Versions, "SkillsByKey": lite[0].Versions} {
 		if len(vs) != 3 {
 			t.Fatalf("%s: %d versions", name, len(vs))
 		}
@@ -75,8 +76,8 @@ func TestActivationCounts(t *testing.T) {
 	if _, err := db.ForgetSkill(key); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.PutVersion(Skill{Key: key, Name: "deploy", Kind: "skill", Project: "/p", Path: key},
-		Version{Hash: hashOf(v1), ContentKnown: true, Content: v1, FirstSeen: t0, Source: "edit"}); err != nil {
+	if _, err := db.PutVersion(record.Skill{Key: key, Name: "deploy", Kind: "skill", Project: "/p", Path: key},
+		record.Version{Hash: hashOf(v1), ContentKnown: true, Content: v1, FirstSeen: t0, Source: "edit"}); err != nil {
 		t.Fatal(err)
 	}
 	again, err := db.Skill(key)

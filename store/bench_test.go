@@ -9,12 +9,13 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 )
 
 // benchScored is an execution of a realistic size for the store: ten tool
 // calls (one failed, one retry) and a full five-signal breakdown, about
 // 3.9 KB of JSON once stored.
-func benchScored(i int, skill, version string, at time.Time) Scored {
+func benchScored(i int, skill, version string, at time.Time) record.Scored {
 	x := execution.Execution{ID: fmt.Sprintf("%012x", i), SessionID: fmt.Sprintf("session-%04d", i%100), Skill: skill, Kind: "skill",
 		Project: "/home/dev/project", SkillPath: "/home/dev/project/.claude/skills/" + skill + "/SKILL.md", SkillVersion: version,
 		Prompt: "deploy the staging branch and report what changed", StartedAt: at, EndedAt: at.Add(90 * time.Second),
@@ -30,7 +31,7 @@ func benchScored(i int, skill, version string, at time.Time) Scored {
 		r.Signals = append(r.Signals, fitness.Signal{Signal: name, Present: true, Value: 0.9, SubScore: 0.9, Weight: 0.2,
 			EffectiveWeight: 0.2, Contribution: 18, Detail: "9 of 10 tool calls succeeded (1 failed: Bash exit status 1)"})
 	}
-	return Scored{Exec: x, Result: r}
+	return record.Scored{Exec: x, Result: r}
 }
 
 // BenchmarkCommit measures ingestion throughput per execution when the
@@ -46,7 +47,7 @@ func BenchmarkCommit(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			xs := make([]Scored, b.N)
+			xs := make([]record.Scored, b.N)
 			for i := range xs {
 				xs[i] = benchScored(i, fmt.Sprintf("skill-%02d", i%50), fmt.Sprintf("%012d", i%3), t0.Add(time.Duration(i)*time.Second))
 			}
@@ -54,7 +55,7 @@ func BenchmarkCommit(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i += per {
 				batch := Batch{Executions: xs[i:min(i+per, b.N)],
-					Offsets: []Offset{{File: "/home/dev/.sepa/spool/events.jsonl", Offset: int64(i) * 900, Size: int64(i) * 900, Lines: int64(i) * 22}},
+					Offsets: []record.Offset{{File: "/home/dev/.sepa/spool/events.jsonl", Offset: int64(i) * 900, Size: int64(i) * 900, Lines: int64(i) * 22}},
 					OpenPut: map[string][]byte{"session-0001": thread}, EventCounts: map[string]int64{"PostToolUse": int64(per) * 10}}
 				if err := db.Commit(&batch); err != nil {
 					b.Fatal(err)
@@ -125,7 +126,7 @@ func BenchmarkListing(b *testing.B) {
 	}{
 		{"version_index", func(b *testing.B, r *rand.Rand) {
 			k, h := pick(r)
-			xs, err := db.Executions(Filter{SkillKey: k, Version: h, Limit: 20})
+			xs, err := db.Executions(record.Filter{SkillKey: k, Version: h, Limit: 20})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -134,14 +135,14 @@ func BenchmarkListing(b *testing.B) {
 		{"version_walk", func(b *testing.B, r *rand.Rand) {
 			k, h := pick(r)
 			c := 0
-			if err := db.WalkExecutions(k, h, 20, func(*Scored) bool { c++; return true }); err != nil {
+			if err := db.WalkExecutions(k, h, 20, func(*record.Scored) bool { c++; return true }); err != nil {
 				b.Fatal(err)
 			}
 			expect(b, c, fixPerVer)
 		}},
 		{"version_scan", func(b *testing.B, r *rand.Rand) {
 			k, h := pick(r)
-			xs, err := db.Executions(Filter{SkillKey: k, Version: h[:11], Limit: 20})
+			xs, err := db.Executions(record.Filter{SkillKey: k, Version: h[:11], Limit: 20})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -150,14 +151,14 @@ func BenchmarkListing(b *testing.B) {
 		{"skill_newest_3", func(b *testing.B, r *rand.Rand) {
 			// What the mutation engine reads before a proposal.
 			k, _ := pick(r)
-			xs, err := db.Executions(Filter{SkillKey: k, Limit: 3})
+			xs, err := db.Executions(record.Filter{SkillKey: k, Limit: 3})
 			if err != nil {
 				b.Fatal(err)
 			}
 			expect(b, len(xs), 3)
 		}},
 		{"newest_50", func(b *testing.B, r *rand.Rand) {
-			xs, err := db.Executions(Filter{Limit: 50})
+			xs, err := db.Executions(record.Filter{Limit: 50})
 			if err != nil {
 				b.Fatal(err)
 			}

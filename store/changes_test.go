@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/record"
 )
 
 // TestSkillChanges: a reader with no mark reads all; then it is told the
@@ -21,7 +23,7 @@ func TestSkillChanges(t *testing.T) {
 	}
 	commit := func(id, skill string) {
 		t.Helper()
-		if err := db.Commit(&Batch{Executions: []Scored{scored(id, skill, "aaaaaaaaaaaa", 70, at)}}); err != nil {
+		if err := db.Commit(&Batch{Executions: []record.Scored{scored(id, skill, "aaaaaaaaaaaa", 70, at)}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/record"
 )
 
 // CheckInvariants verifies the database: bbolt's own consistency check,
@@ -45,14 +46,14 @@ func CheckInvariants(db *DB) error {
 		// Recount every aggregate from the version index (newest first).
 		recount := map[string][]float64{}
 		calls := map[string][4]int{}
-		tokens := map[string]Tokens{}
-		models := map[string][]ModelRuns{}
+		tokens := map[string]record.Tokens{}
+		models := map[string][]record.ModelRuns{}
 		err := tx.Bucket(bByVersion).ForEach(func(k, id []byte) error {
 			v := ex.Get(id)
 			if v == nil {
 				return fmt.Errorf("by_version %q names missing execution %s", k, id)
 			}
-			var s Scored
+			var s record.Scored
 			if err := decodeExec(v, &s); err != nil {
 				return fmt.Errorf("decode execution %s: %w", id, err)
 			}
@@ -73,9 +74,9 @@ func CheckInvariants(db *DB) error {
 				calls[ak] = c
 				if s.Exec.Usage != nil {
 					tk := tokens[ak]
-					tk.add(s.Exec.Usage)
+					tk.Add(s.Exec.Usage)
 					tokens[ak] = tk
-					models[ak] = addModel(models[ak], s.Exec.Usage.Model())
+					models[ak] = record.AddModel(models[ak], s.Exec.Usage.Model())
 				}
 			}
 			return nil
@@ -126,7 +127,7 @@ func CheckInvariants(db *DB) error {
 			// A store written before the models were counted has fewer
 			// (or none): never more than its executions name.
 			for _, m := range st.Models {
-				i := slices.IndexFunc(models[ak], func(r ModelRuns) bool { return r.Model == m.Model })
+				i := slices.IndexFunc(models[ak], func(r record.ModelRuns) bool { return r.Model == m.Model })
 				if i < 0 || models[ak][i].N < m.N {
 					return fmt.Errorf("aggregate %q models %+v, recount %+v", ak, st.Models, models[ak])
 				}

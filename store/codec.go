@@ -8,10 +8,11 @@ import (
 	"io"
 	"sync"
 
+	"github.com/sepad/sepad/record"
 	bolt "go.etcd.io/bbolt"
 )
 
-// Execution records (bucket executions) are the JSON of Scored, deflated
+// Execution records (bucket executions) are the JSON of record.Scored, deflated
 // (compress/flate) with a preset dictionary and marked by a first byte
 // that names it: execDeflated2 (execDict2) since rubric 4.0.0's records,
 // execDeflated (execDict) before. Records of either dictionary, and JSON
@@ -47,7 +48,7 @@ type execCodec struct {
 }
 
 // encode returns an execution record's stored bytes.
-func (c *execCodec) encode(s *Scored) ([]byte, error) {
+func (c *execCodec) encode(s *record.Scored) ([]byte, error) {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
@@ -77,7 +78,7 @@ var execEncoder = (*execCodec).encode
 
 // putExec stores an execution record under its ID (inside a write
 // transaction: it uses db.enc).
-func (db *DB) putExec(b *bolt.Bucket, s *Scored) error {
+func (db *DB) putExec(b *bolt.Bucket, s *record.Scored) error {
 	data, err := execEncoder(&db.enc, s)
 	if err != nil {
 		return fmt.Errorf("encode execution %s: %w", s.Exec.ID, err)
@@ -112,7 +113,7 @@ func execJSON(v []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// decodeExec decodes a stored execution record into dst (a Scored or a
+// decodeExec decodes a stored execution record into dst (a record.Scored or a
 // partial view of one).
 func decodeExec(v []byte, dst any) error {
 	data, err := execJSON(v)

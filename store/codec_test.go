@@ -15,6 +15,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 )
 
@@ -70,7 +71,7 @@ func TestExecCodecRoundTrip(t *testing.T) {
 		t.Errorf("stored %d bytes for %d of JSON (first byte %#x): want deflated to under 40%%", len(data), len(plain), data[0])
 	}
 	for _, v := range [][]byte{data, plain} {
-		var got Scored
+		var got record.Scored
 		if err := decodeExec(v, &got); err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestExecCodecRoundTrip(t *testing.T) {
 			t.Errorf("decoded %+v\nwant %+v", got, s)
 		}
 	}
-	if err := decodeExec(data[:len(data)/2], &Scored{}); err == nil {
+	if err := decodeExec(data[:len(data)/2], &record.Scored{}); err == nil {
 		t.Error("a cut record decoded without an error")
 	}
 }
@@ -96,7 +97,7 @@ func TestExecJSONRecordsStillRead(t *testing.T) {
 	if err := db.Commit(&b); err != nil {
 		t.Fatal(err)
 	}
-	before, err := db.Executions(Filter{})
+	before, err := db.Executions(record.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,15 +119,15 @@ func TestExecJSONRecordsStillRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := db.Executions(Filter{})
+	after, err := db.Executions(record.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(after, before) {
 		t.Fatalf("with JSON records: %+v\nwant %+v", after, before)
 	}
-	var each []Scored
-	if err := db.Each(func(s *Scored, _ *reward.Label) error { each = append(each, *s); return nil }); err != nil {
+	var each []record.Scored
+	if err := db.Each(func(s *record.Scored, _ *reward.Label) error { each = append(each, *s); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(each) != 6 || !reflect.DeepEqual(each[0], before[5]) {
@@ -137,14 +138,14 @@ func TestExecJSONRecordsStillRead(t *testing.T) {
 		t.Errorf("Execution: %+v, %v", one, err)
 	}
 	var lite []string
-	if err := db.WalkExecutions("", "", 10, func(s *Scored) bool { lite = append(lite, s.Exec.ID); return true }); err != nil || len(lite) != 6 {
+	if err := db.WalkExecutions("", "", 10, func(s *record.Scored) bool { lite = append(lite, s.Exec.ID); return true }); err != nil || len(lite) != 6 {
 		t.Errorf("WalkExecutions: %v, %v", lite, err)
 	}
 	if err := CheckInvariants(db); err != nil {
 		t.Fatal(err)
 	}
 	// A replay of a JSON-stored execution is recognised as itself.
-	if err := db.Commit(&Batch{Executions: []Scored{scored("a00000000000", "deploy", "aaaaaaaaaaaa", 60, t0)}}); err != nil {
+	if err := db.Commit(&Batch{Executions: []record.Scored{scored("a00000000000", "deploy", "aaaaaaaaaaaa", 60, t0)}}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := db.Stats(); st.Executions != 6 {
@@ -162,7 +163,7 @@ func FuzzDecodeExec(f *testing.F) {
 	f.Add([]byte{execDeflated})
 	f.Add([]byte{execDeflated2})
 	f.Fuzz(func(t *testing.T, v []byte) {
-		var got Scored
+		var got record.Scored
 		_ = decodeExec(v, &got)
 	})
 }
@@ -177,16 +178,16 @@ func FuzzDecodeExec(f *testing.F) {
 func BenchmarkExecutionBytes(b *testing.B) {
 	const n, per = 3000, 10
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	xs := make([]Scored, n)
+	xs := make([]record.Scored, n)
 	for i := range xs {
 		xs[i] = benchScored(i, fmt.Sprintf("skill-%02d", i%5), fmt.Sprintf("%012d", i%3), t0.Add(time.Duration(i)*time.Second))
 	}
 	for _, enc := range []struct {
 		name string
-		fn   func(*execCodec, *Scored) ([]byte, error)
-	}{{"json", func(_ *execCodec, s *Scored) ([]byte, error) { return json.Marshal(s) }}, {"deflate", (*execCodec).encode}} {
+		fn   func(*execCodec, *record.Scored) ([]byte, error)
+	}{{"json", func(_ *execCodec, s *record.Scored) ([]byte, error) { return json.Marshal(s) }}, {"deflate", (*execCodec).encode}} {
 		b.Run(enc.name, func(b *testing.B) {
-			defer func(f func(*execCodec, *Scored) ([]byte, error)) { execEncoder = f }(execEncoder)
+			defer func(f func(*execCodec, *record.Scored) ([]byte, error)) { execEncoder = f }(execEncoder)
 			execEncoder = enc.fn
 			var file, pages, records int64
 			for i := 0; i < b.N; i++ {
@@ -196,7 +197,7 @@ func BenchmarkExecutionBytes(b *testing.B) {
 					b.Fatal(err)
 				}
 				for j := 0; j < n; j += per {
-					batch := Batch{Executions: append([]Scored(nil), xs[j:j+per]...)}
+					batch := Batch{Executions: append([]record.Scored(nil), xs[j:j+per]...)}
 					if err := db.Commit(&batch); err != nil {
 						b.Fatal(err)
 					}
@@ -248,7 +249,7 @@ func BenchmarkExecCodec(b *testing.B) {
 	})
 	b.Run("decode/json", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			var got Scored
+			var got record.Scored
 			if err := decodeExec(plain, &got); err != nil {
 				b.Fatal(err)
 			}
@@ -256,7 +257,7 @@ func BenchmarkExecCodec(b *testing.B) {
 	})
 	b.Run("decode/deflate", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			var got Scored
+			var got record.Scored
 			if err := decodeExec(data, &got); err != nil {
 				b.Fatal(err)
 			}

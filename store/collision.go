@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/record"
 )
 
 // ErrIDCollision is wrapped by CollisionError: a different execution
@@ -89,7 +90,7 @@ func sameExecution(stored []byte, x *execution.Execution) bool {
 	return true
 }
 
-func collision(stored []byte, s *Scored) *CollisionError {
+func collision(stored []byte, s *record.Scored) *CollisionError {
 	var id storedIdentity
 	_ = decodeExec(stored, &id)
 	raw, _ := json.Marshal(s)

@@ -10,23 +10,24 @@ import (
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/tracevalue"
 	bolt "go.etcd.io/bbolt"
 )
 
 // Batch is everything one group of spool lines produced.
 type Batch struct {
-	Offsets    []Offset
+	Offsets    []record.Offset
 	OffsetDel  []string
-	Executions []Scored
+	Executions []record.Scored
 	OpenPut    map[string][]byte
 	OpenDel    []string
 	// Ended are part counts of ended threads (ended.go).
 	Ended       map[string]int
-	Quarantine  []QuarantineEntry
+	Quarantine  []record.QuarantineEntry
 	EventCounts map[string]int64
 	// Transcripts are the read positions of session transcripts.
-	Transcripts []TranscriptOffset
+	Transcripts []record.TranscriptOffset
 	// ImportKeys and ImportSessions are what an import fed to the
 	// pipeline (imported.go).
 	ImportKeys     []string
@@ -68,7 +69,7 @@ func (db *DB) Commit(b *Batch) error {
 			}
 		}
 		now := time.Now().UTC()
-		tc := &txCache{skills: map[string]*Skill{}, sessions: map[string]*sessionRecord{}, aggs: map[string]*aggState{},
+		tc := &txCache{skills: map[string]*record.Skill{}, sessions: map[string]*record.Session{}, aggs: map[string]*aggState{},
 			values: map[string]*tracevalue.Cache{}, acts: map[string]*activation.Counts{}}
 		values = tc.values
 		b.Collisions = nil
@@ -77,7 +78,7 @@ func (db *DB) Commit(b *Batch) error {
 			var ce *CollisionError
 			if errors.As(err, &ce) {
 				b.Collisions = append(b.Collisions, *ce)
-				b.Quarantine = append(b.Quarantine, QuarantineEntry{File: "(store)", Raw: ce.Raw, Reason: ce.Error(), Time: now})
+				b.Quarantine = append(b.Quarantine, record.QuarantineEntry{File: "(store)", Raw: ce.Raw, Reason: ce.Error(), Time: now})
 				continue
 			}
 			if err != nil {
@@ -123,8 +124,8 @@ func noSpace(err error) error {
 // txCache holds the records one Commit updates many times (a skill, its
 // aggregates, a session), decoded once and written once at the end.
 type txCache struct {
-	skills   map[string]*Skill
-	sessions map[string]*sessionRecord
+	skills   map[string]*record.Skill
+	sessions map[string]*record.Session
 	aggs     map[string]*aggState
 	values   map[string]*tracevalue.Cache
 	acts     map[string]*activation.Counts
@@ -133,7 +134,7 @@ type txCache struct {
 	loaded   bool
 }
 
-func (tc *txCache) skill(tx *bolt.Tx, key string) (*Skill, error) {
+func (tc *txCache) skill(tx *bolt.Tx, key string) (*record.Skill, error) {
 	if s, ok := tc.skills[key]; ok {
 		return s, nil
 	}
@@ -177,7 +178,7 @@ func (tc *txCache) flush(tx *bolt.Tx, meta *bolt.Bucket) error {
 	return meta.Put(kSeq, u64(tc.seq))
 }
 
-func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Scored, now time.Time) error {
+func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *record.Scored, now time.Time) error {
 	boundExecution(s)
 	ex := tx.Bucket(bExec)
 	if old := ex.Get([]byte(s.Exec.ID)); old != nil {
@@ -194,7 +195,7 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 		return err
 	}
 	if sk == nil {
-		sk = &Skill{Key: s.SkillKey, Name: x.Skill, Kind: x.Kind, Project: x.Project, Path: x.SkillPath}
+		sk = &record.Skill{Key: s.SkillKey, Name: x.Skill, Kind: x.Kind, Project: x.Project, Path: x.SkillPath}
 		tc.skills[s.SkillKey] = sk
 	}
 	s.Version = x.SkillVersion
@@ -214,7 +215,7 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 		sk.Current = s.Version
 	}
 	sk.Executions++
-	if t := execTime(x); t.After(sk.LastSeen) {
+	if t := record.ExecTime(x); t.After(sk.LastSeen) {
 		sk.LastSeen = t
 	}
 	if !tc.loaded {
@@ -270,11 +271,11 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *Score
 
 // aggState is the stored aggregate of one (skill, version, rubric).
 type aggState struct {
-	State  aggregate.State `json:"state"`
-	Calls  int             `json:"calls"`
-	Failed int             `json:"failed"`
-	Tokens *Tokens         `json:"tokens,omitempty"`
-	Models []ModelRuns     `json:"models,omitempty"`
+	State  aggregate.State    `json:"state"`
+	Calls  int                `json:"calls"`
+	Failed int                `json:"failed"`
+	Tokens *record.Tokens     `json:"tokens,omitempty"`
+	Models []record.ModelRuns `json:"models,omitempty"`
 	// Claims and OverClaims count integrity reports (Version).
 	Claims     int `json:"claims,omitempty"`
 	OverClaims int `json:"over_claims,omitempty"`
@@ -300,14 +301,7 @@ func overClaims(r *integrity.Report) int {
 	return 0
 }
 
-func execTime(x *execution.Execution) time.Time {
-	if !x.EndedAt.IsZero() {
-		return x.EndedAt
-	}
-	return x.StartedAt
-}
-
-func (db *DB) putQuarantine(tx *bolt.Tx, meta *bolt.Bucket, q []QuarantineEntry) error {
+func (db *DB) putQuarantine(tx *bolt.Tx, meta *bolt.Bucket, q []record.QuarantineEntry) error {
 	if len(q) == 0 {
 		return nil
 	}
@@ -331,19 +325,10 @@ func (db *DB) putQuarantine(tx *bolt.Tx, meta *bolt.Bucket, q []QuarantineEntry)
 	return meta.Put(kQuarantined, u64(total))
 }
 
-type sessionRecord struct {
-	ID         string    `json:"id"`
-	Project    string    `json:"project,omitempty"`
-	First      time.Time `json:"first,omitempty"`
-	Last       time.Time `json:"last,omitempty"`
-	Executions int       `json:"executions"`
-	Skills     []string  `json:"skills,omitempty"`
-}
-
 func (db *DB) touchSession(tx *bolt.Tx, tc *txCache, x *execution.Execution) error {
 	s := tc.sessions[x.SessionID]
 	if s == nil {
-		s = &sessionRecord{}
+		s = &record.Session{}
 		if v := tx.Bucket(bSessions).Get([]byte(x.SessionID)); v != nil {
 			if err := json.Unmarshal(v, s); err != nil {
 				return err
@@ -358,7 +343,7 @@ func (db *DB) touchSession(tx *bolt.Tx, tc *txCache, x *execution.Execution) err
 	if !x.StartedAt.IsZero() && (s.First.IsZero() || x.StartedAt.Before(s.First)) {
 		s.First = x.StartedAt
 	}
-	if t := execTime(x); t.After(s.Last) {
+	if t := record.ExecTime(x); t.After(s.Last) {
 		s.Last = t
 	}
 	s.Executions++
@@ -376,13 +361,13 @@ func (db *DB) touchSession(tx *bolt.Tx, tc *txCache, x *execution.Execution) err
 
 // ensureVersion creates the version record of hash if it has none yet
 // (content unknown, source "observed").
-func (db *DB) ensureVersion(tx *bolt.Tx, sk *Skill, hash string, seen time.Time) error {
+func (db *DB) ensureVersion(tx *bolt.Tx, sk *record.Skill, hash string, seen time.Time) error {
 	vb := tx.Bucket(bVersions)
 	k := versionKey(sk.Key, hash)
 	if vb.Get(k) != nil {
 		return nil
 	}
 	sk.VersionCount++
-	v := Version{SkillKey: sk.Key, Hash: hash, Seq: sk.VersionCount, Source: "observed", FirstSeen: seen, Parent: sk.Current}
+	v := record.Version{SkillKey: sk.Key, Hash: hash, Seq: sk.VersionCount, Source: "observed", FirstSeen: seen, Parent: sk.Current}
 	return putJSON(vb, k, v)
 }

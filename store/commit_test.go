@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 )
 
 // A batch that fails half-way leaves nothing behind: not its offsets, open
@@ -16,7 +17,7 @@ import (
 func TestCommitIsAtomicOnError(t *testing.T) {
 	db, _ := openTest(t, Options{})
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
-	good := []Scored{
+	good := []record.Scored{
 		scored("a00000000001", "x", "aaaaaaaaaaaa", 80, t0),
 		scored("a00000000002", "x", "aaaaaaaaaaaa", 70, t0.Add(time.Minute)),
 	}
@@ -26,10 +27,10 @@ func TestCommitIsAtomicOnError(t *testing.T) {
 	bad := scored("b0", "y", "bbbbbbbbbbbb", 50, t0)
 	bad.Exec.ID = ""
 	b := Batch{
-		Offsets:     []Offset{{File: "/spool/events.jsonl", Offset: 900, Size: 900, Lines: 9}},
-		Executions:  append(append([]Scored(nil), good...), bad),
+		Offsets:     []record.Offset{{File: "/spool/events.jsonl", Offset: 900, Size: 900, Lines: 9}},
+		Executions:  append(append([]record.Scored(nil), good...), bad),
 		OpenPut:     map[string][]byte{"sess": []byte(`{}`)},
-		Quarantine:  []QuarantineEntry{{File: "/spool/events.jsonl", Offset: 10, Raw: []byte("{"), Reason: "truncated"}},
+		Quarantine:  []record.QuarantineEntry{{File: "/spool/events.jsonl", Offset: 10, Raw: []byte("{"), Reason: "truncated"}},
 		EventCounts: map[string]int64{"Stop": 3},
 	}
 	if err := db.Commit(&b); err == nil {
@@ -61,7 +62,7 @@ func TestDuplicateInOneBatch(t *testing.T) {
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	first := scored("d00000000001", "x", "aaaaaaaaaaaa", 91, t0)
 	second := scored("d00000000001", "x", "aaaaaaaaaaaa", 12, t0)
-	if err := db.Commit(&Batch{Executions: []Scored{first, second}}); err != nil {
+	if err := db.Commit(&Batch{Executions: []record.Scored{first, second}}); err != nil {
 		t.Fatal(err)
 	}
 	x, err := db.Execution("d00000000001")
@@ -81,8 +82,8 @@ func TestDuplicateInOneBatch(t *testing.T) {
 func TestOverlappingReplay(t *testing.T) {
 	db, _ := openTest(t, Options{})
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
-	mk := func(from, to int) []Scored {
-		var xs []Scored
+	mk := func(from, to int) []record.Scored {
+		var xs []record.Scored
 		for i := from; i <= to; i++ {
 			xs = append(xs, scored(fmt.Sprintf("r%011d", i), "x", "aaaaaaaaaaaa", float64(50+i), t0.Add(time.Duration(i)*time.Minute)))
 		}
@@ -94,7 +95,7 @@ func TestOverlappingReplay(t *testing.T) {
 	if err := db.Commit(&Batch{Executions: mk(3, 8)}); err != nil {
 		t.Fatal(err)
 	}
-	xs, err := db.Executions(Filter{})
+	xs, err := db.Executions(record.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,10 +122,10 @@ func TestVersionAttribution(t *testing.T) {
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	noVersion := scored("v00000000001", "x", "", 60, t0)
 	key := noVersion.Exec.Key()
-	if err := db.Commit(&Batch{Executions: []Scored{noVersion}}); err != nil {
+	if err := db.Commit(&Batch{Executions: []record.Scored{noVersion}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Commit(&Batch{Executions: []Scored{
+	if err := db.Commit(&Batch{Executions: []record.Scored{
 		scored("v00000000002", "x", "111111111111", 70, t0.Add(time.Minute)),
 		scored("v00000000003", "x", "", 80, t0.Add(2*time.Minute)),
 	}}); err != nil {
@@ -151,7 +152,7 @@ func TestVersionAttribution(t *testing.T) {
 	}
 	// The mutation engine sees the file later: the record keeps its number
 	// and gains its content.
-	got, err := db.PutVersion(Skill{Key: key, Name: "x", Kind: "skill"}, Version{Hash: "111111111111", Content: []byte("# x\n"), ContentKnown: true, Source: "edit", FirstSeen: t0})
+	got, err := db.PutVersion(record.Skill{Key: key, Name: "x", Kind: "skill"}, record.Version{Hash: "111111111111", Content: []byte("# x\n"), ContentKnown: true, Source: "edit", FirstSeen: t0})
 	if err != nil || got.Seq != 2 || !got.ContentKnown || string(got.Content) != "# x\n" || !got.FirstSeen.Equal(t0) {
 		t.Fatalf("PutVersion on an observed version: %+v, %v", got, err)
 	}
@@ -166,7 +167,7 @@ func TestVersionAttribution(t *testing.T) {
 func TestRubricVersionsNeverMix(t *testing.T) {
 	db, _ := openTest(t, Options{})
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
-	var xs []Scored
+	var xs []record.Scored
 	for i := 0; i < 6; i++ {
 		x := scored(fmt.Sprintf("m%011d", i), "x", "aaaaaaaaaaaa", float64(40+i), t0.Add(time.Duration(i)*time.Minute))
 		if i%2 == 0 {
@@ -192,7 +193,7 @@ func TestRubricVersionsNeverMix(t *testing.T) {
 		t.Fatalf("aggregate state %+v, %v", st, err)
 	}
 	// All six executions are stored and listed, whatever their rubric.
-	if all, _ := db.Executions(Filter{SkillKey: key, Version: "aaaaaaaaaaaa"}); len(all) != 6 {
+	if all, _ := db.Executions(record.Filter{SkillKey: key, Version: "aaaaaaaaaaaa"}); len(all) != 6 {
 		t.Fatalf("listed %d executions, want 6", len(all))
 	}
 }
@@ -205,12 +206,12 @@ func TestUnscoredExecutionsAreNotAggregated(t *testing.T) {
 	s1 := scored("u00000000001", "x", "aaaaaaaaaaaa", 80, t0)
 	s2 := scored("u00000000002", "x", "aaaaaaaaaaaa", 0, t0.Add(time.Minute))
 	s2.Result = fitness.Result{RubricVersion: fitness.RubricVersion}
-	if err := db.Commit(&Batch{Executions: []Scored{s1, s2}}); err != nil {
+	if err := db.Commit(&Batch{Executions: []record.Scored{s1, s2}}); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := db.Stats()
 	v, _ := db.Version(s1.Exec.Key(), "aaaaaaaaaaaa")
-	xs, _ := db.Executions(Filter{})
+	xs, _ := db.Executions(record.Filter{})
 	if st.Executions != 2 || len(xs) != 2 || v.Aggregate.N != 1 || v.Aggregate.Last != 80 {
 		t.Fatalf("stats %+v, listed %d, aggregate %+v", st, len(xs), v.Aggregate)
 	}
@@ -230,12 +231,12 @@ func TestOffsetsOpenAndEventCounts(t *testing.T) {
 		}
 	}
 	commit(Batch{
-		Offsets:     []Offset{{File: "/s/a", Offset: 10}, {File: "/s/b", Offset: 20}},
+		Offsets:     []record.Offset{{File: "/s/a", Offset: 10}, {File: "/s/b", Offset: 20}},
 		OpenPut:     map[string][]byte{"s1": []byte("one"), "s2": []byte("two")},
 		EventCounts: map[string]int64{"PreToolUse": 5, "Stop": 1},
 	})
 	commit(Batch{
-		Offsets:     []Offset{{File: "/s/a", Offset: 15, Lines: 2}},
+		Offsets:     []record.Offset{{File: "/s/a", Offset: 15, Lines: 2}},
 		OffsetDel:   []string{"/s/b", "/s/never"},
 		OpenPut:     map[string][]byte{"s1": []byte("one'")},
 		OpenDel:     []string{"s2", "never"},
@@ -270,12 +271,12 @@ func TestQuarantineFullAcrossCommits(t *testing.T) {
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	off := int64(0)
 	for c := 0; c < 3; c++ {
-		var q []QuarantineEntry
+		var q []record.QuarantineEntry
 		for i := 0; i < 3; i++ {
-			q = append(q, QuarantineEntry{File: "/s", Offset: off, Raw: raw, Reason: "not JSON", Time: t0})
+			q = append(q, record.QuarantineEntry{File: "/s", Offset: off, Raw: raw, Reason: "not JSON", Time: t0})
 			off += 100
 		}
-		b := Batch{Quarantine: q, Executions: []Scored{scored(fmt.Sprintf("q%011d", c), "x", "aaaaaaaaaaaa", 70, t0)}}
+		b := Batch{Quarantine: q, Executions: []record.Scored{scored(fmt.Sprintf("q%011d", c), "x", "aaaaaaaaaaaa", 70, t0)}}
 		if err := db.Commit(&b); err != nil {
 			t.Fatalf("commit %d with a full quarantine: %v", c, err)
 		}
@@ -311,7 +312,7 @@ func TestSessions(t *testing.T) {
 	db, _ := openTest(t, Options{})
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	// scored() puts an execution in session "s-" + the ID's first letter.
-	xs := []Scored{
+	xs := []record.Scored{
 		scored("a00000000001", "x", "aaaaaaaaaaaa", 70, t0),
 		scored("a00000000002", "y", "bbbbbbbbbbbb", 70, t0.Add(time.Hour)),
 		scored("b00000000001", "x", "aaaaaaaaaaaa", 70, t0.Add(30*time.Minute)),
@@ -377,7 +378,7 @@ func TestDecisionsPerSkill(t *testing.T) {
 func TestIndexAndScanAgree(t *testing.T) {
 	db, _ := openTest(t, Options{})
 	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
-	var xs []Scored
+	var xs []record.Scored
 	for i := 0; i < 60; i++ {
 		// Skill x has two versions with a common prefix; skill z never
 		// names one, so its executions go to "unknown".
@@ -396,10 +397,10 @@ func TestIndexAndScanAgree(t *testing.T) {
 		{xs[2].Exec.Key(), "unknown", "unkn"},
 	} {
 		key := c.key
-		byIndex, err1 := db.Executions(Filter{SkillKey: key, Version: c.index})
-		byScan, err2 := db.Executions(Filter{SkillKey: key, Version: c.scan})
+		byIndex, err1 := db.Executions(record.Filter{SkillKey: key, Version: c.index})
+		byScan, err2 := db.Executions(record.Filter{SkillKey: key, Version: c.scan})
 		var walked []string
-		err3 := db.WalkExecutions(key, c.index, 5, func(s *Scored) bool { walked = append(walked, s.Exec.ID); return true })
+		err3 := db.WalkExecutions(key, c.index, 5, func(s *record.Scored) bool { walked = append(walked, s.Exec.ID); return true })
 		if err1 != nil || err2 != nil || err3 != nil {
 			t.Fatal(err1, err2, err3)
 		}
@@ -420,14 +421,14 @@ func TestIndexAndScanAgree(t *testing.T) {
 func TestReadsReturnCopies(t *testing.T) {
 	db, path := openTest(t, Options{})
 	key := "/p/a.md"
-	if _, err := db.PutVersion(Skill{Key: key, Name: "a"}, Version{Hash: "aaaaaaaaaaaa", Content: []byte("content"), ContentKnown: true, Source: "edit"}); err != nil {
+	if _, err := db.PutVersion(record.Skill{Key: key, Name: "a"}, record.Version{Hash: "aaaaaaaaaaaa", Content: []byte("content"), ContentKnown: true, Source: "edit"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.PutSkillState(key, []byte(`{"s":1}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Commit(&Batch{OpenPut: map[string][]byte{"t": []byte("thread")},
-		Quarantine: []QuarantineEntry{{File: "/s", Raw: []byte("raw")}}}); err != nil {
+		Quarantine: []record.QuarantineEntry{{File: "/s", Raw: []byte("raw")}}}); err != nil {
 		t.Fatal(err)
 	}
 	open, _ := db.OpenStates()

@@ -7,6 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 )
 
@@ -21,13 +22,13 @@ var eachChunk = 512
 // memory does not grow with the store and a writer is never held up; a
 // commit between two chunks adds executions Each does not see (they are
 // newer than the walk started).
-func (db *DB) Each(fn func(s *Scored, label *reward.Label) error) error {
+func (db *DB) Each(fn func(s *record.Scored, label *reward.Label) error) error {
 	var last []byte // by_seq key of the last execution handed out
 	var end []byte  // by_seq key of the newest execution when the walk started
 	first := true
 	for {
 		type item struct {
-			s Scored
+			s record.Scored
 			l *reward.Label
 		}
 		var chunk []item
@@ -108,7 +109,7 @@ func (db *DB) Each(fn func(s *Scored, label *reward.Label) error) error {
 // transaction and calls fn between transactions, so its memory does not
 // grow with the version's history (the mutation engine rebuilds a
 // version's sample with it after a restart).
-func (db *DB) EachOfVersion(skillKey, version string, maxSeq uint64, fn func(*Scored) error) error {
+func (db *DB) EachOfVersion(skillKey, version string, maxSeq uint64, fn func(*record.Scored) error) error {
 	prefix := []byte(skillKey + "\x00" + version + "\x00")
 	// Keys end with ^seq: older is greater. end is the smallest key (the
 	// newest execution) the walk hands out.
@@ -118,7 +119,7 @@ func (db *DB) EachOfVersion(skillKey, version string, maxSeq uint64, fn func(*Sc
 	}
 	first := true
 	for {
-		var chunk []Scored
+		var chunk []record.Scored
 		err := db.view(func(tx *bolt.Tx) error {
 			c := tx.Bucket(bByVersion).Cursor()
 			ex := tx.Bucket(bExec)
@@ -151,7 +152,7 @@ func (db *DB) EachOfVersion(skillKey, version string, maxSeq uint64, fn func(*Sc
 				if v == nil {
 					return fmt.Errorf("by_version %q names missing execution %s", k, id)
 				}
-				var s Scored
+				var s record.Scored
 				if err := decodeExec(v, &s); err != nil {
 					return fmt.Errorf("decode execution %s: %w", id, err)
 				}

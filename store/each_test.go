@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/record"
 )
 
 // EachOfVersion hands out one version's executions oldest first, up to
@@ -29,11 +31,11 @@ func TestEachOfVersionInChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := b.Executions[0].SkillKey
-	walk := func(version string, maxSeq uint64, during func(*Scored)) []uint64 {
+	walk := func(version string, maxSeq uint64, during func(*record.Scored)) []uint64 {
 		t.Helper()
 		var seqs []uint64
 		before := db.bolt.Stats().TxN
-		err := db.EachOfVersion(key, version, maxSeq, func(s *Scored) error {
+		err := db.EachOfVersion(key, version, maxSeq, func(s *record.Scored) error {
 			if n := db.bolt.Stats().OpenTxN; n != 0 {
 				t.Fatalf("fn called inside a read transaction (%d open)", n)
 			}
@@ -55,7 +57,7 @@ func TestEachOfVersionInChunks(t *testing.T) {
 		return seqs
 	}
 	want := func(version string, maxSeq uint64) []uint64 {
-		xs, err := db.Executions(Filter{SkillKey: key, MaxSeq: maxSeq})
+		xs, err := db.Executions(record.Filter{SkillKey: key, MaxSeq: maxSeq})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,9 +81,9 @@ func TestEachOfVersionInChunks(t *testing.T) {
 	// Executions committed during the walk are newer than it.
 	all := want("aaaa", 0)
 	n := 100
-	got := walk("aaaa", 0, func(*Scored) {
+	got := walk("aaaa", 0, func(*record.Scored) {
 		n++
-		if err := db.Commit(&Batch{Executions: []Scored{scored(fmt.Sprintf("b%011d", n), "deploy", "aaaa", 70, t0.Add(time.Hour))}}); err != nil {
+		if err := db.Commit(&Batch{Executions: []record.Scored{scored(fmt.Sprintf("b%011d", n), "deploy", "aaaa", 70, t0.Add(time.Hour))}}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -90,7 +92,7 @@ func TestEachOfVersionInChunks(t *testing.T) {
 	}
 	// A prune of everything after the first chunk ends the walk there.
 	all = want("aaaa", 0)
-	got = walk("aaaa", 0, func(s *Scored) {
+	got = walk("aaaa", 0, func(s *record.Scored) {
 		if s.Seq == all[2] { // the last of the first chunk
 			if _, err := db.Prune(time.Now().Add(time.Hour)); err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/record"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -92,12 +93,12 @@ func TestSkillFiltersMatchFullScan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	all, err := db.Executions(Filter{})
+	all, err := db.Executions(record.Filter{})
 	if err != nil || len(all) != 300 {
 		t.Fatalf("%d executions, %v", len(all), err)
 	}
 	for trial := 0; trial < 200; trial++ {
-		f := Filter{SkillKey: "/p/.claude/skills/" + []string{"x", "y", "z"}[r.IntN(3)] + "/SKILL.md",
+		f := record.Filter{SkillKey: "/p/.claude/skills/" + []string{"x", "y", "z"}[r.IntN(3)] + "/SKILL.md",
 			Version: []string{"", "a", "aaaaaaaa", "aaaaaaaaaaaa", "cccccccccccc", "unknown", "unk", "zzz"}[r.IntN(8)],
 			Limit:   []int{0, 1, 5, 40}[r.IntN(4)]}
 		if r.IntN(2) == 0 {
@@ -108,7 +109,7 @@ func TestSkillFiltersMatchFullScan(t *testing.T) {
 		}
 		var want []string
 		for i := range all {
-			if f.match(&all[i]) && (f.Limit == 0 || len(want) < f.Limit) {
+			if f.Match(&all[i]) && (f.Limit == 0 || len(want) < f.Limit) {
 				want = append(want, all[i].Exec.ID)
 			}
 		}

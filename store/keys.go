@@ -12,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/sepad/sepad/event"
+	"github.com/sepad/sepad/record"
 )
 
 // maxKeyPart bounds, in bytes, each part of a key that comes from an
@@ -53,7 +54,7 @@ func bkey(s string) []byte { return []byte(boundPart(s)) }
 // session, skill, project, prompt file and version), before anything of
 // it is stored: the stored execution carries the bounded values, so
 // every read that starts from it finds its records.
-func boundExecution(s *Scored) {
+func boundExecution(s *record.Scored) {
 	x := &s.Exec
 	for _, f := range []*string{&x.ID, &x.SessionID, &x.Skill, &x.SkillPath, &x.Project, &x.SkillVersion, &x.AgentID} {
 		*f = boundPart(*f)
@@ -159,19 +160,19 @@ func putJSON(b *bolt.Bucket, k []byte, v any) error {
 	return b.Put(k, data)
 }
 
-func getSkill(tx *bolt.Tx, key string) (*Skill, error) {
+func getSkill(tx *bolt.Tx, key string) (*record.Skill, error) {
 	v := tx.Bucket(bSkills).Get([]byte(key))
 	if v == nil {
 		return nil, nil
 	}
-	var s Skill
+	var s record.Skill
 	if err := json.Unmarshal(v, &s); err != nil {
 		return nil, fmt.Errorf("decode skill %q: %w", key, err)
 	}
 	return &s, nil
 }
 
-func putSkill(tx *bolt.Tx, s *Skill) error {
+func putSkill(tx *bolt.Tx, s *record.Skill) error {
 	c := *s
 	c.Versions, c.State = nil, nil
 	return putJSON(tx.Bucket(bSkills), []byte(s.Key), c)

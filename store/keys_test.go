@@ -6,9 +6,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/record"
+	bolt "go.etcd.io/bbolt"
 )
 
 // No field of an event becomes an unbounded key (issue 33 item 2): a
@@ -31,16 +31,16 @@ func TestCommitBoundsKeys(t *testing.T) {
 	s.Result.RubricVersion = big("r")
 	path := "/" + big("o")
 	b := Batch{
-		Offsets:        []Offset{{File: path, Offset: 10}},
-		Executions:     []Scored{s},
+		Offsets:        []record.Offset{{File: path, Offset: 10}},
+		Executions:     []record.Scored{s},
 		OpenPut:        map[string][]byte{big("t"): []byte(`{}`)},
 		EventCounts:    map[string]int64{big("e"): 1, "Stop": 1},
-		Transcripts:    []TranscriptOffset{{Path: "/" + big("x"), Offset: 5}},
+		Transcripts:    []record.TranscriptOffset{{Path: "/" + big("x"), Offset: 5}},
 		ImportKeys:     []string{big("m")},
 		ImportSessions: []string{big("n")},
 	}
 	replay := b
-	replay.Executions = append([]Scored(nil), b.Executions...)
+	replay.Executions = append([]record.Scored(nil), b.Executions...)
 	if err := db.Commit(&b); err != nil {
 		t.Fatalf("commit of over-long keys: %v", err)
 	}
@@ -66,7 +66,7 @@ func TestCommitBoundsKeys(t *testing.T) {
 	if k := skills[0].Key; len(k) > 2*maxKeyPart+1 || !strings.Contains(k, "sha256:") {
 		t.Errorf("skill key of %d bytes: %.80q", len(k), k)
 	}
-	xs, err := db.Executions(Filter{SkillKey: skills[0].Key})
+	xs, err := db.Executions(record.Filter{SkillKey: skills[0].Key})
 	if err != nil || len(xs) != 1 {
 		t.Fatalf("executions of the bounded skill: %d %v", len(xs), err)
 	}

@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 )
 
@@ -22,7 +23,7 @@ var bLabels = []byte("labels")
 type LabelApplied struct {
 	Label reward.Label `json:"label"`
 	// Execution is the execution as stored after the label.
-	Execution Scored `json:"execution"`
+	Execution record.Scored `json:"execution"`
 	// Before is its result before the label; Rescored is true when the
 	// label changed the stored result (and its version's aggregate).
 	Before   fitness.Result `json:"before"`
@@ -44,7 +45,7 @@ func (db *DB) PutLabel(l reward.Label, rescore func(fitness.Result, reward.Label
 		if v == nil {
 			return fmt.Errorf("execution %q: %w", l.ExecutionID, ErrNotFound)
 		}
-		var s Scored
+		var s record.Scored
 		if err := decodeExec(v, &s); err != nil {
 			return fmt.Errorf("decode execution %s: %w", l.ExecutionID, err)
 		}
@@ -93,7 +94,7 @@ func (db *DB) PutLabel(l reward.Label, rescore func(fitness.Result, reward.Label
 // equals what Commit would have built), or, for an aggregate Prune took
 // executions from, an update in place (the removed scores are not there
 // to recount).
-func (db *DB) reaggregate(tx *bolt.Tx, s *Scored, old fitness.Result) error {
+func (db *DB) reaggregate(tx *bolt.Tx, s *record.Scored, old fitness.Result) error {
 	ab := tx.Bucket(bAggregates)
 	ak := aggKey(s.SkillKey, s.Version, s.Result.RubricVersion)
 	if old.Scored && old.RubricVersion != s.Result.RubricVersion {
@@ -132,14 +133,14 @@ func (db *DB) reaggregate(tx *bolt.Tx, s *Scored, old fitness.Result) error {
 func (db *DB) recount(tx *bolt.Tx, skill, version, rubric string) (*aggState, error) {
 	ex := tx.Bucket(bExec)
 	prefix := []byte(skill + "\x00" + version + "\x00")
-	var xs []Scored
+	var xs []record.Scored
 	c := tx.Bucket(bByVersion).Cursor()
 	for k, id := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, id = c.Next() {
 		v := ex.Get(id)
 		if v == nil {
 			return nil, fmt.Errorf("by_version %q names missing execution %s", k, id)
 		}
-		var s Scored
+		var s record.Scored
 		if err := decodeExec(v, &s); err != nil {
 			return nil, fmt.Errorf("decode execution %s: %w", id, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestLabelsKeptNewestFirst(t *testing.T) {
 	db, _ := openTest(t, Options{})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	b := Batch{Executions: []Scored{scored("a00000000001", "deploy", "aaaaaaaaaaaa", 70, t0), scored("a00000000002", "deploy", "aaaaaaaaaaaa", 80, t0)}}
+	b := Batch{Executions: []record.Scored{scored("a00000000001", "deploy", "aaaaaaaaaaaa", 70, t0), scored("a00000000002", "deploy", "aaaaaaaaaaaa", 80, t0)}}
 	if err := db.Commit(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestLabelsKeptNewestFirst(t *testing.T) {
 		t.Errorf("label of a missing execution: %v", err)
 	}
 	// A later execution comes after the labels in the commit order.
-	b = Batch{Executions: []Scored{scored("a00000000003", "deploy", "aaaaaaaaaaaa", 90, t0)}}
+	b = Batch{Executions: []record.Scored{scored("a00000000003", "deploy", "aaaaaaaaaaaa", 90, t0)}}
 	if err := db.Commit(&b); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sepad/sepad/activation"
 	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/record"
 )
 
 // liteMemo keeps what versionsLite computed for each version (its record
@@ -26,7 +27,7 @@ type liteMemo struct {
 type liteEntry struct {
 	ver, agg       uint64
 	verLen, aggLen int
-	v              Version
+	v              record.Version
 }
 
 // maxLiteMemo bounds the versions remembered (about 300 bytes each).
@@ -34,7 +35,7 @@ const maxLiteMemo = 200_000
 
 // versionLite decodes one version record v and its aggregate state a (nil
 // when it has none), or returns them from the memo.
-func (db *DB) versionLite(k, v, a []byte, o aggregate.Options) (Version, error) {
+func (db *DB) versionLite(k, v, a []byte, o aggregate.Options) (record.Version, error) {
 	m := db.lite
 	m.mu.Lock()
 	if m.m == nil {
@@ -49,7 +50,7 @@ func (db *DB) versionLite(k, v, a []byte, o aggregate.Options) (Version, error) 
 	}
 	var ver versionNoContent
 	if err := json.Unmarshal(v, &ver); err != nil {
-		return Version{}, fmt.Errorf("decode version %q: %w", k, err)
+		return record.Version{}, fmt.Errorf("decode version %q: %w", k, err)
 	}
 	if ver.Description == "" && ver.ContentKnown {
 		// A record written before Description: read its content once.
@@ -63,14 +64,14 @@ func (db *DB) versionLite(k, v, a []byte, o aggregate.Options) (Version, error) 
 	if a != nil {
 		var st aggStateNoIDs
 		if err := json.Unmarshal(a, &st); err != nil {
-			return Version{}, fmt.Errorf("decode aggregate of %q: %w", k, err)
+			return record.Version{}, fmt.Errorf("decode aggregate of %q: %w", k, err)
 		}
 		ver.Aggregate = st.State.State.Aggregate(o)
 		if st.Calls > 0 {
 			ver.FailRate = float64(st.Failed) / float64(st.Calls)
 		}
 		ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
-		ver.Tokens, ver.Models = st.Tokens, byRuns(st.Models)
+		ver.Tokens, ver.Models = st.Tokens, record.ByRuns(st.Models)
 	}
 	m.mu.Lock()
 	if len(m.m) >= maxLiteMemo {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 )
 
 // TestLiteMemoFollowsWrites: the listings' memo of decoded versions never
@@ -29,7 +30,7 @@ func TestLiteMemoFollowsWrites(t *testing.T) {
 			SkillPath: "/p/a/SKILL.md", SkillVersion: ver, StartedAt: t0.Add(time.Duration(i) * time.Minute),
 			Calls: []execution.ToolCall{{Name: "Read", Failed: i%3 == 0}}}
 		r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: float64(20 + 7*i)}
-		if err := db.Commit(&Batch{Executions: []Scored{{Exec: x, Result: r}}}); err != nil {
+		if err := db.Commit(&Batch{Executions: []record.Scored{{Exec: x, Result: r}}}); err != nil {
 			t.Fatal(err)
 		}
 		all, err := db.Skills()

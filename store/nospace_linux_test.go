@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/internal/tmpfs"
+	"github.com/sepad/sepad/record"
 )
 
 // Open on a full file system (issue 33 item 14): a new database cannot be
@@ -23,7 +24,7 @@ func TestOpenOnAFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := Batch{Executions: []Scored{scored("e00000000001", "deploy", "aaaaaaaaaaaa", 80, time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))},
+	b := Batch{Executions: []record.Scored{scored("e00000000001", "deploy", "aaaaaaaaaaaa", 80, time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))},
 		EventCounts: map[string]int64{"Stop": 1}}
 	if err := db.Commit(&b); err != nil {
 		t.Fatal(err)

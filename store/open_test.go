@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/record"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -23,8 +24,8 @@ func seed(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := Batch{Executions: []Scored{scored("e00000000001", "x", "aaaaaaaaaaaa", 75, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))},
-		Offsets: []Offset{{File: "/s", Offset: 42}}}
+	b := Batch{Executions: []record.Scored{scored("e00000000001", "x", "aaaaaaaaaaaa", 75, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))},
+		Offsets: []record.Offset{{File: "/s", Offset: 42}}}
 	if err := db.Commit(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestReadOnlyWhileNobodyHoldsIt(t *testing.T) {
 	}
 	defer r2.Close()
 	for _, r := range []*DB{r1, r2} {
-		xs, err := r.Executions(Filter{})
+		xs, err := r.Executions(record.Filter{})
 		offs, _ := r.Offsets()
 		st, _ := r.Stats()
 		if err != nil || len(xs) != 1 || xs[0].Result.Score != 75 || len(offs) != 1 || st.Executions != 1 {
@@ -63,10 +64,10 @@ func TestReadOnlyWhileNobodyHoldsIt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r1.Commit(&Batch{Offsets: []Offset{{File: "/s", Offset: 43}}}); !errors.Is(err, bolterrors.ErrDatabaseReadOnly) {
+	if err := r1.Commit(&Batch{Offsets: []record.Offset{{File: "/s", Offset: 43}}}); !errors.Is(err, bolterrors.ErrDatabaseReadOnly) {
 		t.Errorf("commit on a read-only database: %v", err)
 	}
-	if _, err := r1.PutVersion(Skill{Key: "/k"}, Version{Hash: "h"}); !errors.Is(err, bolterrors.ErrDatabaseReadOnly) {
+	if _, err := r1.PutVersion(record.Skill{Key: "/k"}, record.Version{Hash: "h"}); !errors.Is(err, bolterrors.ErrDatabaseReadOnly) {
 		t.Errorf("PutVersion on a read-only database: %v", err)
 	}
 	if err := r1.PutSkillState("/k", []byte("{}")); !errors.Is(err, bolterrors.ErrDatabaseReadOnly) {
@@ -115,7 +116,7 @@ func TestReadOnlyUninitialisedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	xs, err1 := db.Executions(Filter{})
+	xs, err1 := db.Executions(record.Filter{})
 	skills, err2 := db.Skills()
 	st, err3 := db.Stats()
 	open, err4 := db.OpenStates()
@@ -190,7 +191,7 @@ func TestMigrationFailureRollsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xs, _ := db.Executions(Filter{})
+	xs, _ := db.Executions(record.Filter{})
 	if err := CheckInvariants(db); err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestLockReleasedWhenHolderIsKilled(t *testing.T) {
 		if err != nil {
 			os.Exit(3)
 		}
-		b := Batch{Executions: []Scored{scored("k00000000001", "x", "aaaaaaaaaaaa", 66, time.Now())}, Offsets: []Offset{{File: "/s", Offset: 7}}}
+		b := Batch{Executions: []record.Scored{scored("k00000000001", "x", "aaaaaaaaaaaa", 66, time.Now())}, Offsets: []record.Offset{{File: "/s", Offset: 7}}}
 		if err := db.Commit(&b); err != nil {
 			os.Exit(4)
 		}
@@ -349,7 +350,7 @@ func TestPageSize(t *testing.T) {
 		if err := CheckInvariants(db); err != nil {
 			t.Fatal(err)
 		}
-		xs, err := db.Executions(Filter{})
+		xs, err := db.Executions(record.Filter{})
 		if err != nil || len(xs) != 200*(round+1) {
 			t.Fatalf("round %d: %d executions, %v", round, len(xs), err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/sepad/sepad/record"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -83,8 +84,8 @@ func (db *DB) Outbox(name string) (OutboxState, error) {
 
 // OutboxNext returns up to max stored executions after seq after, oldest
 // first. The executions are as stored: tool responses were never kept.
-func (db *DB) OutboxNext(after uint64, max int) ([]Scored, error) {
-	var out []Scored
+func (db *DB) OutboxNext(after uint64, max int) ([]record.Scored, error) {
+	var out []record.Scored
 	err := db.view(func(tx *bolt.Tx) error {
 		ex := tx.Bucket(bExec)
 		c := tx.Bucket(bBySeq).Cursor()
@@ -105,7 +106,7 @@ func (db *DB) OutboxNext(after uint64, max int) ([]Scored, error) {
 			if v == nil {
 				continue // forgotten since
 			}
-			var s Scored
+			var s record.Scored
 			if err := decodeExec(v, &s); err != nil {
 				return fmt.Errorf("decode execution %s: %w", id, err)
 			}
@@ -130,15 +131,15 @@ func (db *DB) OutboxAdvance(name string, seq uint64, shipped int) error {
 
 // OutboxDecisions returns the decisions after sequence after, oldest
 // first (decisions are few: this reads them all).
-func (db *DB) OutboxDecisions(after uint64) ([]Decision, error) {
-	var out []Decision
+func (db *DB) OutboxDecisions(after uint64) ([]record.Decision, error) {
+	var out []record.Decision
 	err := db.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bDecisions)
 		if b == nil || b.Sequence() <= after {
 			return nil
 		}
 		return b.ForEach(func(k, v []byte) error {
-			var d Decision
+			var d record.Decision
 			if err := json.Unmarshal(v, &d); err != nil {
 				return fmt.Errorf("decode decision %q: %w", k, err)
 			}
@@ -168,7 +169,7 @@ func (db *DB) OutboxAdvanceDecisions(name string, seq uint64) error {
 // cursor moves only after its send returned nil, that is after the other
 // side took the batch. It returns how many executions were sent: max
 // means more may wait.
-func (db *DB) OutboxSend(name string, max int, sendExecutions func([]Scored) error, sendDecisions func([]Decision) error) (int, error) {
+func (db *DB) OutboxSend(name string, max int, sendExecutions func([]record.Scored) error, sendDecisions func([]record.Decision) error) (int, error) {
 	st, err := db.Outbox(name)
 	if err != nil {
 		return 0, err

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/record"
 )
 
 // The outbox yields every stored execution once, oldest first, in
@@ -110,19 +112,19 @@ func TestOutboxSend(t *testing.T) {
 	refuse := fmt.Errorf("refused")
 	var got []string
 	var decisions int
-	take := func(xs []Scored) error {
+	take := func(xs []record.Scored) error {
 		for _, x := range xs {
 			got = append(got, x.Exec.ID)
 		}
 		return nil
 	}
-	takeD := func(ds []Decision) error { decisions += len(ds); return nil }
+	takeD := func(ds []record.Decision) error { decisions += len(ds); return nil }
 	// Refused executions: nothing moves, the decisions wait behind them.
-	if n, err := db.OutboxSend("a", 5, func([]Scored) error { return refuse }, takeD); err != refuse || n != 0 || decisions != 0 {
+	if n, err := db.OutboxSend("a", 5, func([]record.Scored) error { return refuse }, takeD); err != refuse || n != 0 || decisions != 0 {
 		t.Fatalf("refused: %d %v, %d decisions", n, err, decisions)
 	}
 	// Refused decisions: the executions' cursor moved, the decisions' not.
-	if n, err := db.OutboxSend("a", 5, take, func([]Decision) error { return refuse }); err != refuse || n != 5 {
+	if n, err := db.OutboxSend("a", 5, take, func([]record.Decision) error { return refuse }); err != refuse || n != 5 {
 		t.Fatalf("decisions refused: %d %v", n, err)
 	}
 	if st, _ := db.Outbox("a"); st.Cursor != 5 || st.Shipped != 5 || st.DecisionCursor != 0 {

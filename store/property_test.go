@@ -10,6 +10,7 @@ import (
 
 	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 )
 
 // model is what the store should hold, kept by the test independently of
@@ -29,7 +30,7 @@ func newModel() *model {
 }
 
 // add mirrors Commit's rules for one execution.
-func (m *model) add(s Scored) {
+func (m *model) add(s record.Scored) {
 	if m.seen[s.Exec.ID] {
 		return
 	}
@@ -87,7 +88,7 @@ func (m *model) check(t *testing.T, db *DB) {
 			if v.Aggregate != want {
 				t.Fatalf("%s@%s: aggregate %+v, model %+v (%d scores)", sk.Key, v.Hash, v.Aggregate, want, len(m.scores[k]))
 			}
-			xs, err := db.Executions(Filter{SkillKey: sk.Key, Version: v.Hash})
+			xs, err := db.Executions(record.Filter{SkillKey: sk.Key, Version: v.Hash})
 			if err != nil || fmt.Sprint(ids(xs)) != fmt.Sprint(m.ids[k]) {
 				t.Fatalf("%s@%s: executions %v (%v), model %v", sk.Key, v.Hash, ids(xs), err, m.ids[k])
 			}
@@ -112,7 +113,7 @@ func TestAggregatesMatchHistory(t *testing.T) {
 			db, path := openTest(t, opts)
 			m := newModel()
 			t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-			var all []Scored
+			var all []record.Scored
 			next := 0
 			for batch := 0; batch < 40; batch++ {
 				var b Batch
@@ -206,7 +207,7 @@ func TestReadersDuringCommits(t *testing.T) {
 		return nil
 	})
 	go reader(func(*int64) error {
-		xs, err := db.Executions(Filter{Limit: 50})
+		xs, err := db.Executions(record.Filter{Limit: 50})
 		for i := 1; i < len(xs); i++ {
 			if xs[i].Seq >= xs[i-1].Seq {
 				return fmt.Errorf("listing not newest first: %d after %d", xs[i].Seq, xs[i-1].Seq)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/sepad/sepad/record"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -69,7 +70,7 @@ func (db *DB) PruneCount(t time.Time) (Pruned, error) {
 			return err
 		}
 		return tx.Bucket(bQuarantine).ForEach(func(_, v []byte) error {
-			var q QuarantineEntry
+			var q record.QuarantineEntry
 			if json.Unmarshal(v, &q) == nil && q.Time.Before(t) {
 				out.Quarantined++
 			}
@@ -157,7 +158,7 @@ func (db *DB) Prune(t time.Time) (Pruned, error) {
 		qb := tx.Bucket(bQuarantine)
 		var old [][]byte
 		err := qb.ForEach(func(k, v []byte) error {
-			var q QuarantineEntry
+			var q record.QuarantineEntry
 			if json.Unmarshal(v, &q) == nil && q.Time.Before(t) {
 				old = append(old, append([]byte(nil), k...))
 			}

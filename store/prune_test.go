@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/record"
 )
 
 func TestPruneKeepsAggregates(t *testing.T) {
@@ -17,7 +19,7 @@ func TestPruneKeepsAggregates(t *testing.T) {
 		b.Executions = append(b.Executions, scored(fmt.Sprintf("a%011d", i), "deploy", "aaaaaaaaaaaa", float64(60+i), t0.Add(time.Duration(i)*24*time.Hour)))
 	}
 	b.Executions = append(b.Executions, scored("b00000000000", "triage", "cccccccccccc", 40, t0))
-	b.Quarantine = []QuarantineEntry{{File: "/s", Raw: []byte("secret=1"), Reason: "not JSON", Time: t0}, {File: "/s", Raw: []byte("x"), Reason: "not JSON", Time: time.Now().Add(time.Hour)}}
+	b.Quarantine = []record.QuarantineEntry{{File: "/s", Raw: []byte("secret=1"), Reason: "not JSON", Time: t0}, {File: "/s", Raw: []byte("x"), Reason: "not JSON", Time: time.Now().Add(time.Hour)}}
 	if err := db.Commit(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestPruneKeepsAggregates(t *testing.T) {
 	if after.Versions[0].Aggregate != before.Versions[0].Aggregate || after.Versions[0].Aggregate.N != 10 {
 		t.Errorf("the aggregate changed: %+v, was %+v", after.Versions[0].Aggregate, before.Versions[0].Aggregate)
 	}
-	xs, _ := db.Executions(Filter{SkillKey: deploy, Version: "aaaaaaaaaaaa"})
+	xs, _ := db.Executions(record.Filter{SkillKey: deploy, Version: "aaaaaaaaaaaa"})
 	if len(xs) != 5 || xs[len(xs)-1].Exec.ID != "a00000000005" {
 		t.Errorf("kept %v", ids(xs))
 	}
@@ -69,7 +71,7 @@ func TestPruneKeepsAggregates(t *testing.T) {
 		t.Fatal(err)
 	}
 	// New executions of a pruned version still add to its aggregate.
-	if err := db.Commit(&Batch{Executions: []Scored{scored("a00000000099", "deploy", "aaaaaaaaaaaa", 99, t0.Add(30*24*time.Hour))}}); err != nil {
+	if err := db.Commit(&Batch{Executions: []record.Scored{scored("a00000000099", "deploy", "aaaaaaaaaaaa", 99, t0.Add(30*24*time.Hour))}}); err != nil {
 		t.Fatal(err)
 	}
 	if sk, _ := db.Skill(deploy); sk.Versions[0].Aggregate.N != 11 {

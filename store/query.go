@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/sepad/sepad/aggregate"
+	"github.com/sepad/sepad/record"
 )
 
 // view runs a read transaction; a database opened read-only before the
@@ -25,11 +25,11 @@ func (db *DB) view(fn func(tx *bolt.Tx) error) error {
 }
 
 // Offsets returns every committed read position.
-func (db *DB) Offsets() ([]Offset, error) {
-	var out []Offset
+func (db *DB) Offsets() ([]record.Offset, error) {
+	var out []record.Offset
 	err := db.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bOffsets).ForEach(func(k, v []byte) error {
-			var o Offset
+			var o record.Offset
 			if err := json.Unmarshal(v, &o); err != nil {
 				return fmt.Errorf("decode offset %q: %w", k, err)
 			}
@@ -53,8 +53,8 @@ func (db *DB) OpenStates() (map[string][]byte, error) {
 }
 
 // Execution returns one stored execution by ID (or unique ID prefix).
-func (db *DB) Execution(id string) (*Scored, error) {
-	var out *Scored
+func (db *DB) Execution(id string) (*record.Scored, error) {
+	var out *record.Scored
 	err := db.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bExec)
 		v := b.Get([]byte(id))
@@ -71,7 +71,7 @@ func (db *DB) Execution(id string) (*Scored, error) {
 		if v == nil {
 			return fmt.Errorf("execution %q: %w", id, ErrNotFound)
 		}
-		var s Scored
+		var s record.Scored
 		if err := decodeExec(v, &s); err != nil {
 			return fmt.Errorf("decode execution %q: %w", id, err)
 		}
@@ -86,8 +86,8 @@ func (db *DB) Execution(id string) (*Scored, error) {
 // starts with it, "unknown" included), merged by commit order, and never
 // the whole database; otherwise the global index. MaxSeq starts the walk
 // at that execution instead of filtering the newer ones out.
-func (db *DB) Executions(f Filter) ([]Scored, error) {
-	var out []Scored
+func (db *DB) Executions(f record.Filter) ([]record.Scored, error) {
+	var out []record.Scored
 	err := db.view(func(tx *bolt.Tx) error {
 		ex := tx.Bucket(bExec)
 		next := indexWalk(tx, &f)
@@ -96,11 +96,11 @@ func (db *DB) Executions(f Filter) ([]Scored, error) {
 			if v == nil {
 				return fmt.Errorf("index names missing execution %s", id)
 			}
-			var s Scored
+			var s record.Scored
 			if err := decodeExec(v, &s); err != nil {
 				return fmt.Errorf("decode execution %s: %w", id, err)
 			}
-			if !f.match(&s) {
+			if !f.Match(&s) {
 				continue
 			}
 			out = append(out, s)
@@ -117,7 +117,7 @@ func (db *DB) Executions(f Filter) ([]Scored, error) {
 // match, newest first, and nil at the end. Both indexes end their keys
 // with ^seq, so the newest of several version cursors is the one with
 // the smallest suffix.
-func indexWalk(tx *bolt.Tx, f *Filter) func() []byte {
+func indexWalk(tx *bolt.Tx, f *record.Filter) func() []byte {
 	var start []byte
 	if f.MaxSeq > 0 {
 		start = u64(^f.MaxSeq)
@@ -173,41 +173,13 @@ func indexWalk(tx *bolt.Tx, f *Filter) func() []byte {
 	}
 }
 
-func (f *Filter) match(s *Scored) bool {
-	if f.MaxSeq > 0 && s.Seq > f.MaxSeq {
-		return false
-	}
-	if f.SkillKey != "" && s.SkillKey != f.SkillKey {
-		return false
-	}
-	if f.Skill != "" && s.Exec.Skill != f.Skill {
-		return false
-	}
-	if f.Version != "" && !strings.HasPrefix(s.Version, f.Version) {
-		return false
-	}
-	if f.Grade != "" && s.Result.Grade != f.Grade {
-		return false
-	}
-	if !f.Since.IsZero() {
-		t := execTime(&s.Exec)
-		if t.IsZero() {
-			t = s.Stored
-		}
-		if t.Before(f.Since) {
-			return false
-		}
-	}
-	return true
-}
-
 // Skills returns every skill with its versions (oldest first) and their
 // aggregates under the current rubric version.
-func (db *DB) Skills() ([]Skill, error) {
-	var out []Skill
+func (db *DB) Skills() ([]record.Skill, error) {
+	var out []record.Skill
 	err := db.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bSkills).ForEach(func(k, v []byte) error {
-			var s Skill
+			var s record.Skill
 			if err := json.Unmarshal(v, &s); err != nil {
 				return err
 			}
@@ -225,8 +197,8 @@ func (db *DB) Skills() ([]Skill, error) {
 }
 
 // Skill returns one skill by key.
-func (db *DB) Skill(key string) (*Skill, error) {
-	var out *Skill
+func (db *DB) Skill(key string) (*record.Skill, error) {
+	var out *record.Skill
 	err := db.view(func(tx *bolt.Tx) error {
 		s, err := getSkill(tx, key)
 		if err != nil {
@@ -246,13 +218,13 @@ func (db *DB) Skill(key string) (*Skill, error) {
 	return out, err
 }
 
-func (db *DB) versions(tx *bolt.Tx, key string) ([]Version, error) {
-	var vs []Version
+func (db *DB) versions(tx *bolt.Tx, key string) ([]record.Version, error) {
+	var vs []record.Version
 	prefix := []byte(key + "\x00")
 	c := tx.Bucket(bVersions).Cursor()
 	ab := tx.Bucket(bAggregates)
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		var ver Version
+		var ver record.Version
 		if err := json.Unmarshal(v, &ver); err != nil {
 			return nil, err
 		}
@@ -266,7 +238,7 @@ func (db *DB) versions(tx *bolt.Tx, key string) ([]Version, error) {
 				ver.FailRate = float64(st.Failed) / float64(st.Calls)
 			}
 			ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
-			ver.Tokens, ver.Models = st.Tokens, byRuns(st.Models)
+			ver.Tokens, ver.Models = st.Tokens, record.ByRuns(st.Models)
 		}
 		descriptionOf(tx, key, &ver)
 		vs = append(vs, ver)
@@ -295,12 +267,12 @@ func (db *DB) AggregateState(skillKey, version string) (*aggregate.State, error)
 }
 
 // Quarantine returns up to limit quarantined lines, oldest first.
-func (db *DB) Quarantine(limit int) ([]QuarantineEntry, error) {
-	var out []QuarantineEntry
+func (db *DB) Quarantine(limit int) ([]record.QuarantineEntry, error) {
+	var out []record.QuarantineEntry
 	err := db.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bQuarantine).Cursor()
 		for k, v := c.First(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Next() {
-			var e QuarantineEntry
+			var e record.QuarantineEntry
 			if err := json.Unmarshal(v, &e); err != nil {
 				return err
 			}
@@ -312,11 +284,11 @@ func (db *DB) Quarantine(limit int) ([]QuarantineEntry, error) {
 }
 
 // Sessions returns the sessions seen, most recent first.
-func (db *DB) Sessions(limit int) ([]sessionRecord, error) {
-	var out []sessionRecord
+func (db *DB) Sessions(limit int) ([]record.Session, error) {
+	var out []record.Session
 	err := db.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bSessions).ForEach(func(k, v []byte) error {
-			var s sessionRecord
+			var s record.Session
 			if err := json.Unmarshal(v, &s); err != nil {
 				return err
 			}
@@ -330,9 +302,6 @@ func (db *DB) Sessions(limit int) ([]sessionRecord, error) {
 	}
 	return out, err
 }
-
-// Session is one Claude Code session seen in the spool.
-type Session = sessionRecord
 
 // UsedBytes is the size of the pages that hold data: the database's size
 // less its free pages. The file's size (Stats.Size) moves in steps

@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/record"
 )
 
 // TestExecutionScores: the scores alone, as ExecutionsLite has them, in
@@ -12,7 +14,7 @@ func TestExecutionScores(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	un := scored("b00000000002", "deploy", "aaaaaaaaaaaa", 0, at)
 	un.Result.Scored, un.Result.Grade = false, ""
-	b := Batch{Executions: []Scored{scored("a00000000001", "deploy", "aaaaaaaaaaaa", 72.5, at), un}}
+	b := Batch{Executions: []record.Scored{scored("a00000000001", "deploy", "aaaaaaaaaaaa", 72.5, at), un}}
 	if err := db.Commit(&b); err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
-	"github.com/sepad/sepad/activation"
 	"github.com/sepad/sepad/aggregate"
-	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
-	"github.com/sepad/sepad/integrity"
-	"github.com/sepad/sepad/tracevalue"
 )
 
 // SchemaVersion is the version of the layout in docs/store.md.
@@ -67,104 +63,6 @@ type Options struct {
 	Rubric string
 }
 
-// Offset is the committed read position of one followed file.
-type Offset struct {
-	File        string `json:"file"`
-	Offset      int64  `json:"offset"`
-	Dev         uint64 `json:"dev"`
-	Ino         uint64 `json:"ino"`
-	Fingerprint string `json:"fingerprint"`
-	Size        int64  `json:"size"`
-	Lines       int64  `json:"lines"`
-}
-
-// Scored is an execution with its score, as stored.
-type Scored struct {
-	Exec   execution.Execution `json:"execution"`
-	Result fitness.Result      `json:"result"`
-	// Assigned by Commit:
-	SkillKey string    `json:"skill_key"`
-	Version  string    `json:"version"`
-	Seq      uint64    `json:"seq"`
-	Stored   time.Time `json:"stored"`
-	// Value is the value of the run (how much it would teach), measured
-	// against its skill's previous executions (package tracevalue):
-	// computed by Commit, which holds the novelty cache. Integrity is what
-	// its final answer claims against what its calls show (package
-	// integrity), checked by the caller with the score's outcome report
-	// before the commit and stored as it is. Both are recorded beside the
-	// score, never part of it.
-	Value     *tracevalue.Value `json:"value,omitempty"`
-	Integrity *integrity.Report `json:"integrity,omitempty"`
-}
-
-// QuarantineEntry is a line that could not be used.
-type QuarantineEntry struct {
-	Seq    uint64    `json:"seq"`
-	File   string    `json:"file"`
-	Offset int64     `json:"offset"`
-	Raw    []byte    `json:"raw"`
-	Reason string    `json:"reason"`
-	Time   time.Time `json:"time"`
-}
-
-// Skill is one prompt file (or project-qualified name) being measured.
-type Skill struct {
-	Key     string `json:"key"`
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
-	Project string `json:"project,omitempty"`
-	Path    string `json:"path,omitempty"`
-	// Current is the hash of the version in force (last seen or attributed).
-	Current    string    `json:"current,omitempty"`
-	Executions int       `json:"executions"`
-	LastSeen   time.Time `json:"last_seen,omitempty"`
-	// VersionCount numbers versions v1, v2, … in order of first sight.
-	VersionCount int       `json:"version_count"`
-	Versions     []Version `json:"versions,omitempty"`
-	// State is the mutation engine's state blob (filled by Skill and
-	// Skills; not stored in the skill record).
-	State []byte `json:"-"`
-}
-
-// Version is one content of a skill's prompt file.
-type Version struct {
-	SkillKey     string    `json:"skill_key"`
-	Hash         string    `json:"hash"`
-	Seq          int       `json:"seq"`
-	ContentKnown bool      `json:"content_known"`
-	Content      []byte    `json:"content,omitempty"`
-	Parent       string    `json:"parent,omitempty"`
-	FirstSeen    time.Time `json:"first_seen"`
-	// Source: edit, proposal, rollback or observed (attributed by an
-	// execution before its content was seen).
-	Source string `json:"source"`
-	// Aggregate under the current rubric (filled by Skills and Versions).
-	Aggregate aggregate.Aggregate `json:"aggregate"`
-	// FailRate is the fraction of tool calls that failed, over all the
-	// version's executions.
-	FailRate float64 `json:"fail_rate"`
-	// Claims counts the version's scored executions whose answer claims
-	// something the calls can tell, and OverClaims those whose answer
-	// claims more than the calls show (package integrity), of
-	// Aggregate.N.
-	Claims     int `json:"claims"`
-	OverClaims int `json:"over_claims"`
-	// Tokens are the version's token and cost sums (filled like
-	// Aggregate; nil when no transcript was read).
-	Tokens *Tokens `json:"tokens,omitempty"`
-	// Models count the version's scored executions by the model that
-	// answered them (execution.Usage.Model), most runs first; nil when no
-	// transcript was read (filled like Aggregate).
-	Models []ModelRuns `json:"models,omitempty"`
-	// Description names the version of the description in the content's
-	// front matter (activation.DescriptionHash; "" when the content is
-	// not known). Activation counts how the version's executions were
-	// invoked (filled like Aggregate; nil when none was counted).
-	Description string             `json:"description,omitempty"`
-	Activation  *activation.Counts `json:"activation,omitempty"`
-}
-
 // Stats summarise the database.
 type Stats struct {
 	Executions     int64            `json:"executions"`
@@ -175,19 +73,6 @@ type Stats struct {
 	Skills         int              `json:"skills"`
 	Size           int64            `json:"db_bytes"`
 	SchemaVersion  int              `json:"schema_version"`
-}
-
-// Filter selects executions.
-type Filter struct {
-	SkillKey string
-	Skill    string // name, any project
-	Version  string // hash prefix
-	Grade    fitness.Grade
-	Since    time.Time
-	// MaxSeq, when set, skips executions committed after it (a replayable
-	// view "as of" one execution).
-	MaxSeq uint64
-	Limit  int
 }
 
 // Bucket names (docs/store.md).

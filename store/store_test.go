@@ -16,6 +16,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 )
 
 // openTest opens a fresh database and checks its invariants after the test.
@@ -35,11 +36,11 @@ func openTest(t *testing.T, o Options) (*DB, string) {
 	return db, path
 }
 
-func scored(id, skill, version string, score float64, at time.Time) Scored {
+func scored(id, skill, version string, score float64, at time.Time) record.Scored {
 	x := execution.Execution{ID: id, SessionID: "s-" + id[:1], Skill: skill, Kind: "skill", Project: "/p",
 		SkillPath: "/p/.claude/skills/" + skill + "/SKILL.md", SkillVersion: version, StartedAt: at, EndedAt: at.Add(time.Minute),
 		Calls: []execution.ToolCall{{Name: "Bash", Done: true}, {Name: "Read", Done: true, Failed: true}}, Complete: true}
-	return Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}}
+	return record.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: score, Grade: fitness.GradeOf(score)}}
 }
 
 func TestCommitReopenAndNewestFirst(t *testing.T) {
@@ -49,7 +50,7 @@ func TestCommitReopenAndNewestFirst(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		b.Executions = append(b.Executions, scored(fmt.Sprintf("a%011d", i), "deploy", "aaaaaaaaaaaa", float64(60+i), t0.Add(time.Duration(i)*time.Minute)))
 	}
-	b.Offsets = []Offset{{File: "/s/events.jsonl", Offset: 123, Dev: 1, Ino: 2, Fingerprint: "8:ab", Size: 200, Lines: 3}}
+	b.Offsets = []record.Offset{{File: "/s/events.jsonl", Offset: 123, Dev: 1, Ino: 2, Fingerprint: "8:ab", Size: 200, Lines: 3}}
 	b.OpenPut = map[string][]byte{"sess": []byte(`{"x":1}`)}
 	b.EventCounts = map[string]int64{"Stop": 2}
 	if err := db.Commit(&b); err != nil {
@@ -61,7 +62,7 @@ func TestCommitReopenAndNewestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	*db = *db2 // the cleanup checks and closes the reopened database
-	xs, err := db2.Executions(Filter{SkillKey: "/p/.claude/skills/deploy/SKILL.md", Version: "aaaaaaaaaaaa", Limit: 3})
+	xs, err := db2.Executions(record.Filter{SkillKey: "/p/.claude/skills/deploy/SKILL.md", Version: "aaaaaaaaaaaa", Limit: 3})
 	if err != nil || len(xs) != 3 || xs[0].Exec.ID != "a00000000011" || xs[2].Exec.ID != "a00000000009" {
 		t.Fatalf("newest first: %v %+v", err, ids(xs))
 	}
@@ -86,7 +87,7 @@ func TestCommitReopenAndNewestFirst(t *testing.T) {
 	}
 }
 
-func ids(xs []Scored) []string {
+func ids(xs []record.Scored) []string {
 	var out []string
 	for _, x := range xs {
 		out = append(out, x.Exec.ID)
@@ -96,10 +97,10 @@ func ids(xs []Scored) []string {
 
 func TestCommitIsIdempotentPerExecution(t *testing.T) {
 	db, _ := openTest(t, Options{})
-	b := Batch{Executions: []Scored{scored("b00000000001", "x", "bbbbbbbbbbbb", 80, time.Now())}}
+	b := Batch{Executions: []record.Scored{scored("b00000000001", "x", "bbbbbbbbbbbb", 80, time.Now())}}
 	for i := 0; i < 3; i++ {
 		c := b
-		c.Executions = append([]Scored(nil), b.Executions...)
+		c.Executions = append([]record.Scored(nil), b.Executions...)
 		if err := db.Commit(&c); err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func TestCommitIsIdempotentPerExecution(t *testing.T) {
 func TestFilters(t *testing.T) {
 	db, _ := openTest(t, Options{})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	b := Batch{Executions: []Scored{
+	b := Batch{Executions: []record.Scored{
 		scored("c00000000001", "x", "cccccccccccc", 95, t0),
 		scored("c00000000002", "y", "dddddddddddd", 40, t0.Add(time.Hour)),
 		scored("c00000000003", "x", "eeeeeeeeeeee", 75, t0.Add(2*time.Hour)),
@@ -123,15 +124,15 @@ func TestFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		f    Filter
+		f    record.Filter
 		want string
 	}{
-		{Filter{Skill: "x"}, "[c00000000003 c00000000001]"},
-		{Filter{Grade: fitness.F}, "[c00000000002]"},
-		{Filter{Since: t0.Add(90 * time.Minute)}, "[c00000000003]"},
-		{Filter{Version: "ccc"}, "[c00000000001]"},
-		{Filter{Limit: 1}, "[c00000000003]"},
-		{Filter{MaxSeq: 2}, "[c00000000002 c00000000001]"},
+		{record.Filter{Skill: "x"}, "[c00000000003 c00000000001]"},
+		{record.Filter{Grade: fitness.F}, "[c00000000002]"},
+		{record.Filter{Since: t0.Add(90 * time.Minute)}, "[c00000000003]"},
+		{record.Filter{Version: "ccc"}, "[c00000000001]"},
+		{record.Filter{Limit: 1}, "[c00000000003]"},
+		{record.Filter{MaxSeq: 2}, "[c00000000002 c00000000001]"},
 	}
 	for _, c := range cases {
 		xs, err := db.Executions(c.f)
@@ -152,9 +153,9 @@ func TestFilters(t *testing.T) {
 
 func TestQuarantineBound(t *testing.T) {
 	db, _ := openTest(t, Options{QuarantineMax: 3})
-	var q []QuarantineEntry
+	var q []record.QuarantineEntry
 	for i := 0; i < 5; i++ {
-		q = append(q, QuarantineEntry{File: "/s", Offset: int64(i * 10), Raw: []byte("bad"), Reason: "not JSON"})
+		q = append(q, record.QuarantineEntry{File: "/s", Offset: int64(i * 10), Raw: []byte("bad"), Reason: "not JSON"})
 	}
 	if err := db.Commit(&Batch{Quarantine: q}); err != nil {
 		t.Fatal(err)
@@ -212,13 +213,13 @@ func TestMigrationRunsForOlderSchema(t *testing.T) {
 
 func TestVersionsAndDecisions(t *testing.T) {
 	db, _ := openTest(t, Options{})
-	sk := Skill{Key: "/p/a.md", Name: "a", Kind: "agent", Project: "/p", Path: "/p/a.md"}
-	v1, err := db.PutVersion(sk, Version{Hash: "111111111111", Content: []byte("one"), ContentKnown: true, Source: "edit"})
+	sk := record.Skill{Key: "/p/a.md", Name: "a", Kind: "agent", Project: "/p", Path: "/p/a.md"}
+	v1, err := db.PutVersion(sk, record.Version{Hash: "111111111111", Content: []byte("one"), ContentKnown: true, Source: "edit"})
 	if err != nil || v1.Seq != 1 {
 		t.Fatal(v1, err)
 	}
-	v2, _ := db.PutVersion(sk, Version{Hash: "222222222222", Content: []byte("two"), ContentKnown: true, Source: "edit"})
-	again, _ := db.PutVersion(sk, Version{Hash: "111111111111", Source: "rollback"})
+	v2, _ := db.PutVersion(sk, record.Version{Hash: "222222222222", Content: []byte("two"), ContentKnown: true, Source: "edit"})
+	again, _ := db.PutVersion(sk, record.Version{Hash: "111111111111", Source: "rollback"})
 	if v2.Seq != 2 || v2.Parent != "111111111111" || again.Seq != 1 || string(again.Content) != "one" {
 		t.Fatalf("v2 %+v again %+v", v2, again)
 	}
@@ -291,17 +292,17 @@ func TestLockedByAnotherProcess(t *testing.T) {
 func TestExecutionIDCollision(t *testing.T) {
 	db, _ := openTest(t, Options{})
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	first := Scored{Exec: execution.Execution{ID: "abcdefabcdef", SessionID: "s1", Skill: "deploy", Kind: "skill", Project: "/p", StartedAt: t0}}
-	if err := db.Commit(&Batch{Executions: []Scored{first}}); err != nil {
+	first := record.Scored{Exec: execution.Execution{ID: "abcdefabcdef", SessionID: "s1", Skill: "deploy", Kind: "skill", Project: "/p", StartedAt: t0}}
+	if err := db.Commit(&Batch{Executions: []record.Scored{first}}); err != nil {
 		t.Fatal(err)
 	}
-	again := &Batch{Executions: []Scored{first}}
+	again := &Batch{Executions: []record.Scored{first}}
 	if err := db.Commit(again); err != nil || len(again.Collisions) != 0 {
 		t.Fatalf("replay: %v, collisions %v", err, again.Collisions)
 	}
 	other := first
 	other.Exec.StartedAt = t0.Add(time.Hour)
-	b := &Batch{Executions: []Scored{other}}
+	b := &Batch{Executions: []record.Scored{other}}
 	if err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
@@ -330,12 +331,12 @@ func TestExecutionIDCollision(t *testing.T) {
 // 10: three turns were dropped as replays, silently).
 func TestUntimedIDCollision(t *testing.T) {
 	db, _ := openTest(t, Options{})
-	first := Scored{Exec: execution.Execution{ID: "0123456789ab", SessionID: "s1", Skill: "_session", Kind: "session",
+	first := record.Scored{Exec: execution.Execution{ID: "0123456789ab", SessionID: "s1", Skill: "_session", Kind: "session",
 		Prompt: "one", Events: 4, Calls: []execution.ToolCall{{ID: "t1", Name: "Bash", Done: true}}}}
-	if err := db.Commit(&Batch{Executions: []Scored{first}}); err != nil {
+	if err := db.Commit(&Batch{Executions: []record.Scored{first}}); err != nil {
 		t.Fatal(err)
 	}
-	again := &Batch{Executions: []Scored{first}}
+	again := &Batch{Executions: []record.Scored{first}}
 	if err := db.Commit(again); err != nil || len(again.Collisions) != 0 {
 		t.Fatalf("replay: %v, collisions %v", err, again.Collisions)
 	}
@@ -348,7 +349,7 @@ func TestUntimedIDCollision(t *testing.T) {
 		other := first
 		other.Exec.Calls = append([]execution.ToolCall(nil), first.Exec.Calls...)
 		change(&other.Exec)
-		b := &Batch{Executions: []Scored{other}}
+		b := &Batch{Executions: []record.Scored{other}}
 		if err := db.Commit(b); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/execution"
+	"github.com/sepad/sepad/record"
 )
 
 // Token and cost sums per version are kept with the aggregate, read with
@@ -24,7 +25,7 @@ func TestTokensPerVersionAndTranscriptOffsets(t *testing.T) {
 		}
 		b.Executions = append(b.Executions, s)
 	}
-	b.Transcripts = []TranscriptOffset{{Path: "/h/.claude/projects/-p/s.jsonl", Offset: 4096, LastMessage: "msg_9"}}
+	b.Transcripts = []record.TranscriptOffset{{Path: "/h/.claude/projects/-p/s.jsonl", Offset: 4096, LastMessage: "msg_9"}}
 	if err := db.Commit(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestTokensPerVersionAndTranscriptOffsets(t *testing.T) {
 		t.Fatalf("versions %v %v", vs, err)
 	}
 	tk := vs[0].Tokens
-	want := Tokens{N: 3, InputTokens: 300, OutputTokens: 60, CacheReadTokens: 900, CacheCreationTokens: 300, CostNanoUSD: 3_000_000, CostUnknown: 1}
+	want := record.Tokens{N: 3, InputTokens: 300, OutputTokens: 60, CacheReadTokens: 900, CacheCreationTokens: 300, CostNanoUSD: 3_000_000, CostUnknown: 1}
 	if tk == nil || *tk != want {
 		t.Fatalf("tokens %+v, want %+v", tk, want)
 	}
@@ -75,7 +76,7 @@ func TestModelsPerVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := b.Executions[0].Exec.Key()
-	want := []ModelRuns{{Model: "opus", N: 3}, {Model: "opus+sonnet", N: 1}, {Model: "sonnet", N: 1}}
+	want := []record.ModelRuns{{Model: "opus", N: 3}, {Model: "opus+sonnet", N: 1}, {Model: "sonnet", N: 1}}
 	vs, err := db.Versions(key)
 	if err != nil || len(vs) != 1 || !reflect.DeepEqual(vs[0].Models, want) {
 		t.Fatalf("versions %+v %v, want models %+v", vs, err, want)

@@ -6,6 +6,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/tracevalue"
 )
 
@@ -116,7 +117,7 @@ func (db *DB) valueCache(tx *bolt.Tx, tc *txCache, key string) (*tracevalue.Cach
 // putValue computes s's value against its skill's previous executions,
 // then adds its vector to the cache, in memory and in bNovelty
 // (putExecution, once s has its seq).
-func (db *DB) putValue(tx *bolt.Tx, tc *txCache, s *Scored) error {
+func (db *DB) putValue(tx *bolt.Tx, tc *txCache, s *record.Scored) error {
 	cache, err := db.valueCache(tx, tc, s.SkillKey)
 	if err != nil {
 		return err

@@ -9,15 +9,16 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/record"
 )
 
-func valueExec(i int) Scored {
+func valueExec(i int) record.Scored {
 	topics := []string{"deploy the shop to staging", "fix the failing cart test", "explain the parser"}
 	x := execution.Execution{ID: fmt.Sprintf("v%011d", i), SessionID: fmt.Sprintf("s%d", i), Skill: "a", Kind: "skill", Project: "/p",
 		SkillVersion: "aaaaaaaaaaaa", Prompt: topics[i%3], Output: "All tests pass.", HasOutput: true, Complete: true,
 		Calls: []execution.ToolCall{{Name: "Edit", Done: true}, {Name: "Bash", Kind: execution.KindTest, Done: true, Failed: i%4 == 0, Error: "exit 1"}}}
 	// The caller checks the claims before the commit (the collector).
-	return Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 70}, Integrity: integrity.Check(&x, nil)}
+	return record.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 70}, Integrity: integrity.Check(&x, nil)}
 }
 
 // TestValueReplay: values are the same whether the executions are
@@ -26,7 +27,7 @@ func valueExec(i int) Scored {
 func TestValueReplay(t *testing.T) {
 	one, _ := openTest(t, Options{})
 	for i := 0; i < 12; i++ {
-		b := &Batch{Executions: []Scored{valueExec(i)}}
+		b := &Batch{Executions: []record.Scored{valueExec(i)}}
 		if err := one.Commit(b); err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestValueReplay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var xs []Scored
+		var xs []record.Scored
 		for j := i; j < i+4; j++ {
 			xs = append(xs, valueExec(j))
 		}
@@ -91,14 +92,14 @@ func TestValueAfterFailedCommit(t *testing.T) {
 	failed, _ := openTest(t, Options{})
 	for i := 0; i < 5; i++ {
 		for _, db := range []*DB{clean, failed} {
-			if err := db.Commit(&Batch{Executions: []Scored{valueExec(i)}}); err != nil {
+			if err := db.Commit(&Batch{Executions: []record.Scored{valueExec(i)}}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	// An empty transcript path is a key bbolt refuses: the commit fails
 	// after the executions' values were computed.
-	bad := &Batch{Executions: []Scored{valueExec(5), valueExec(6)}, Transcripts: []TranscriptOffset{{Path: ""}}}
+	bad := &Batch{Executions: []record.Scored{valueExec(5), valueExec(6)}, Transcripts: []record.TranscriptOffset{{Path: ""}}}
 	if err := failed.Commit(bad); err == nil {
 		t.Fatal("a commit with an empty transcript key succeeded")
 	}
@@ -107,7 +108,7 @@ func TestValueAfterFailedCommit(t *testing.T) {
 	}
 	for i := 5; i < 9; i++ {
 		for _, db := range []*DB{clean, failed} {
-			if err := db.Commit(&Batch{Executions: []Scored{valueExec(i)}}); err != nil {
+			if err := db.Commit(&Batch{Executions: []record.Scored{valueExec(i)}}); err != nil {
 				t.Fatal(err)
 			}
 		}

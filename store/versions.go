@@ -11,14 +11,15 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/sepad/sepad/activation"
+	"github.com/sepad/sepad/record"
 )
 
 // PutVersion records a version of a skill's file (idempotent per skill and
 // hash: an existing record is returned unchanged, except that content
 // becomes known). The skill is created if needed and its current version
 // set to hash.
-func (db *DB) PutVersion(sk Skill, v Version) (Version, error) {
-	var out Version
+func (db *DB) PutVersion(sk record.Skill, v record.Version) (record.Version, error) {
+	var out record.Version
 	defer db.changes.touched(sk.Key)
 	err := db.update(func(tx *bolt.Tx) error {
 		cur, err := getSkill(tx, sk.Key)
@@ -68,8 +69,8 @@ func (db *DB) PutVersion(sk Skill, v Version) (Version, error) {
 }
 
 // Version returns one version record with its content.
-func (db *DB) Version(skillKey, hash string) (*Version, error) {
-	var out *Version
+func (db *DB) Version(skillKey, hash string) (*record.Version, error) {
+	var out *record.Version
 	err := db.view(func(tx *bolt.Tx) error {
 		vs, err := db.versions(tx, skillKey)
 		if err != nil {
@@ -90,22 +91,14 @@ func (db *DB) Version(skillKey, hash string) (*Version, error) {
 }
 
 // Versions returns a skill's versions, oldest first.
-func (db *DB) Versions(skillKey string) ([]Version, error) {
-	var out []Version
+func (db *DB) Versions(skillKey string) ([]record.Version, error) {
+	var out []record.Version
 	err := db.view(func(tx *bolt.Tx) error {
 		var err error
 		out, err = db.versions(tx, skillKey)
 		return err
 	})
 	return out, err
-}
-
-// Decision is a stored decision: the mutation package owns its payload.
-type Decision struct {
-	SkillKey string          `json:"skill_key"`
-	Seq      uint64          `json:"seq"`
-	Time     time.Time       `json:"time"`
-	Payload  json.RawMessage `json:"payload"`
 }
 
 // PutDecision appends a decision for a skill.
@@ -121,16 +114,16 @@ func (db *DB) PutDecision(skillKey string, t time.Time, payload any) error {
 		if err != nil {
 			return err
 		}
-		return putJSON(b, append([]byte(skillKey+"\x00"), u64(seq)...), Decision{SkillKey: skillKey, Seq: seq, Time: t, Payload: data})
+		return putJSON(b, append([]byte(skillKey+"\x00"), u64(seq)...), record.Decision{SkillKey: skillKey, Seq: seq, Time: t, Payload: data})
 	})
 }
 
 // Decisions returns decisions, newest first, for one skill ("" for all).
 // For one skill it reads only that skill's newest limit records.
-func (db *DB) Decisions(skillKey string, limit int) ([]Decision, error) {
-	var out []Decision
+func (db *DB) Decisions(skillKey string, limit int) ([]record.Decision, error) {
+	var out []record.Decision
 	decode := func(k, v []byte) error {
-		var d Decision
+		var d record.Decision
 		if err := json.Unmarshal(v, &d); err != nil {
 			return fmt.Errorf("decode decision %q: %w", k, err)
 		}

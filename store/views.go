@@ -13,6 +13,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/tracevalue"
 )
 
@@ -54,8 +55,8 @@ func (db *DB) SkillKeys() ([]string, error) {
 // aggregates come from one snapshot), with the mutation engine's state
 // (Skill.State) read in the same snapshot. Versions come without their content
 // (Version reads it): listing grades never decodes prompt files.
-func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
-	out := make([]Skill, 0, len(keys))
+func (db *DB) SkillsByKey(keys []string) ([]record.Skill, error) {
+	out := make([]record.Skill, 0, len(keys))
 	err := db.view(func(tx *bolt.Tx) error {
 		for _, k := range keys {
 			s, err := getSkill(tx, k)
@@ -76,7 +77,7 @@ func (db *DB) SkillsByKey(keys []string) ([]Skill, error) {
 	return out, err
 }
 
-// scoredLite is a stored Scored decoded for a listing: without the final
+// scoredLite is a stored record.Scored decoded for a listing: without the final
 // output, the prompt and the signals' breakdown (Execution returns them).
 type scoredLite struct {
 	Exec struct {
@@ -109,7 +110,7 @@ type scoredLite struct {
 // listing of the newest 20 decodes about 20 records and a long scan takes
 // few transactions. The executions come without Exec.Output, Exec.Prompt
 // and Result.Signals (a listing shows none of them; Execution has them).
-func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored) bool) error {
+func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*record.Scored) bool) error {
 	var index []byte
 	var prefix []byte
 	if skillKey != "" && version != "" {
@@ -119,7 +120,7 @@ func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored
 	}
 	var after []byte // last index key read
 	for chunkMax := min(max(want, 1), scanChunk); ; chunkMax = min(chunkMax*4, scanChunk) {
-		var chunk []Scored
+		var chunk []record.Scored
 		var last []byte
 		err := db.view(func(tx *bolt.Tx) error {
 			ex := tx.Bucket(bExec)
@@ -137,7 +138,7 @@ func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored
 				if err := decodeExec(v, &l); err != nil {
 					return fmt.Errorf("decode execution %s: %w", id, err)
 				}
-				chunk = append(chunk, Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
+				chunk = append(chunk, record.Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
 					SkillKey: l.SkillKey, Version: l.Version, Seq: l.Seq, Stored: l.Stored, Value: l.Value, Integrity: l.Integrity})
 				last = k
 			}
@@ -159,16 +160,12 @@ func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*Scored
 	}
 }
 
-// Match reports whether an execution passes the filter (the same test
-// Executions applies), for callers walking with WalkExecutions.
-func (f *Filter) Match(s *Scored) bool { return f.match(s) }
-
 // SkillList returns every skill record, without versions, in key order.
-func (db *DB) SkillList() ([]Skill, error) {
-	var out []Skill
+func (db *DB) SkillList() ([]record.Skill, error) {
+	var out []record.Skill
 	err := db.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bSkills).ForEach(func(k, v []byte) error {
-			var s Skill
+			var s record.Skill
 			if err := json.Unmarshal(v, &s); err != nil {
 				return fmt.Errorf("decode skill %q: %w", k, err)
 			}
@@ -181,12 +178,12 @@ func (db *DB) SkillList() ([]Skill, error) {
 
 // QuarantineNewest returns up to limit quarantined lines, newest first
 // (all when limit <= 0).
-func (db *DB) QuarantineNewest(limit int) ([]QuarantineEntry, error) {
-	var out []QuarantineEntry
+func (db *DB) QuarantineNewest(limit int) ([]record.QuarantineEntry, error) {
+	var out []record.QuarantineEntry
 	err := db.view(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bQuarantine).Cursor()
 		for k, v := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, v = c.Prev() {
-			var e QuarantineEntry
+			var e record.QuarantineEntry
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("decode quarantined line %x: %w", k, err)
 			}
@@ -206,7 +203,7 @@ func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 // versionNoContent is a stored Version decoded without its content.
 type versionNoContent struct {
-	Version
+	record.Version
 	Content skipJSON `json:"content"`
 }
 
@@ -217,19 +214,19 @@ type aggStateNoIDs struct {
 		aggregate.State
 		IDs skipJSON `json:"ids"`
 	} `json:"state"`
-	Calls      int         `json:"calls"`
-	Failed     int         `json:"failed"`
-	Tokens     *Tokens     `json:"tokens,omitempty"`
-	Models     []ModelRuns `json:"models,omitempty"`
-	Claims     int         `json:"claims,omitempty"`
-	OverClaims int         `json:"over_claims,omitempty"`
+	Calls      int                `json:"calls"`
+	Failed     int                `json:"failed"`
+	Tokens     *record.Tokens     `json:"tokens,omitempty"`
+	Models     []record.ModelRuns `json:"models,omitempty"`
+	Claims     int                `json:"claims,omitempty"`
+	OverClaims int                `json:"over_claims,omitempty"`
 }
 
 // versionsLite is versions without contents and window IDs: the same
 // records and aggregates (TestSkillsByKeyMatchesSkills keeps them in
 // step).
-func (db *DB) versionsLite(tx *bolt.Tx, key string) ([]Version, error) {
-	var vs []Version
+func (db *DB) versionsLite(tx *bolt.Tx, key string) ([]record.Version, error) {
+	var vs []record.Version
 	prefix := []byte(key + "\x00")
 	c := tx.Bucket(bVersions).Cursor()
 	ab := tx.Bucket(bAggregates)
@@ -272,13 +269,13 @@ func (db *DB) VersionSeqs(skillKey string) (map[string]int, error) {
 // RecentSessions returns the limit sessions with the latest activity, most
 // recent first (all when limit <= 0): every record's time is read, only the
 // kept ones are decoded whole.
-func (db *DB) RecentSessions(limit int) ([]Session, error) {
+func (db *DB) RecentSessions(limit int) ([]record.Session, error) {
 	type recent struct {
 		key  []byte
 		last time.Time
 	}
 	var all []recent
-	var out []Session
+	var out []record.Session
 	err := db.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bSessions)
 		err := b.ForEach(func(k, v []byte) error {
@@ -299,7 +296,7 @@ func (db *DB) RecentSessions(limit int) ([]Session, error) {
 			all = all[:limit]
 		}
 		for _, r := range all {
-			var s Session
+			var s record.Session
 			if err := json.Unmarshal(b.Get(r.key), &s); err != nil {
 				return fmt.Errorf("decode session %q: %w", r.key, err)
 			}
@@ -362,8 +359,8 @@ func (db *DB) WalkExecutionIDs(skillKey, version string, want int, fn func(id st
 // ExecutionsLite returns the executions with these IDs, in that order,
 // decoded for a listing (as WalkExecutions: no output, prompt or
 // signals), read in one transaction; unknown IDs are skipped.
-func (db *DB) ExecutionsLite(ids []string) ([]Scored, error) {
-	out := make([]Scored, 0, len(ids))
+func (db *DB) ExecutionsLite(ids []string) ([]record.Scored, error) {
+	out := make([]record.Scored, 0, len(ids))
 	err := db.view(func(tx *bolt.Tx) error {
 		ex := tx.Bucket(bExec)
 		for _, id := range ids {
@@ -375,7 +372,7 @@ func (db *DB) ExecutionsLite(ids []string) ([]Scored, error) {
 			if err := decodeExec(v, &l); err != nil {
 				return fmt.Errorf("decode execution %s: %w", id, err)
 			}
-			out = append(out, Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
+			out = append(out, record.Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
 				SkillKey: l.SkillKey, Version: l.Version, Seq: l.Seq, Stored: l.Stored, Value: l.Value, Integrity: l.Integrity})
 		}
 		return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -21,11 +22,11 @@ func TestSkillsByKeyMatchesSkills(t *testing.T) {
 	}
 	defer db.Close()
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	if _, err := db.PutVersion(Skill{Key: "/p/a/SKILL.md", Name: "a", Kind: "skill", Project: "/p"},
-		Version{Hash: "aaaaaaaaaaaa", ContentKnown: true, Content: []byte("# A\n"), Source: "edit", FirstSeen: t0}); err != nil {
+	if _, err := db.PutVersion(record.Skill{Key: "/p/a/SKILL.md", Name: "a", Kind: "skill", Project: "/p"},
+		record.Version{Hash: "aaaaaaaaaaaa", ContentKnown: true, Content: []byte("# A\n"), Source: "edit", FirstSeen: t0}); err != nil {
 		t.Fatal(err)
 	}
-	var xs []Scored
+	var xs []record.Scored
 	for i := 0; i < 30; i++ {
 		ver := []string{"aaaaaaaaaaaa", "bbbbbbbbbbbb", ""}[i%3]
 		x := execution.Execution{ID: fmt.Sprintf("x%011d", i), SessionID: "s", Skill: "a", Kind: "skill", Project: "/p",
@@ -35,7 +36,7 @@ func TestSkillsByKeyMatchesSkills(t *testing.T) {
 			x.Skill, x.SkillPath = "b", ""
 		}
 		r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: i%7 != 0, Score: float64(30 + 2*i)}
-		xs = append(xs, Scored{Exec: x, Result: r})
+		xs = append(xs, record.Scored{Exec: x, Result: r})
 	}
 	if err := db.Commit(&Batch{Executions: xs}); err != nil {
 		t.Fatal(err)
@@ -93,9 +94,9 @@ func TestWalkExecutionsChunks(t *testing.T) {
 	defer db.Close()
 	const n = 1500
 	for i := 0; i < n; i += 250 {
-		var xs []Scored
+		var xs []record.Scored
 		for j := i; j < i+250; j++ {
-			xs = append(xs, Scored{Exec: execution.Execution{ID: fmt.Sprintf("w%011d", j), SessionID: "s", Skill: "a",
+			xs = append(xs, record.Scored{Exec: execution.Execution{ID: fmt.Sprintf("w%011d", j), SessionID: "s", Skill: "a",
 				Project: "/p", SkillVersion: []string{"v1v1v1v1v1v1", "unknown"}[j%2]}})
 		}
 		if err := db.Commit(&Batch{Executions: xs}); err != nil {
@@ -112,7 +113,7 @@ func TestWalkExecutionsChunks(t *testing.T) {
 		if c.version != "" {
 			key = "/p#a"
 		}
-		if err := db.WalkExecutions(key, c.version, 3, func(s *Scored) bool {
+		if err := db.WalkExecutions(key, c.version, 3, func(s *record.Scored) bool {
 			seen = append(seen, s.Seq)
 			return true
 		}); err != nil {
@@ -128,7 +129,7 @@ func TestWalkExecutionsChunks(t *testing.T) {
 		}
 	}
 	count := 0
-	db.WalkExecutions("", "", 10, func(*Scored) bool { count++; return count < 25 })
+	db.WalkExecutions("", "", 10, func(*record.Scored) bool { count++; return count < 25 })
 	if count != 25 {
 		t.Errorf("stopping walk saw %d", count)
 	}
@@ -151,7 +152,7 @@ func TestWalkIsExecutionLessTheBulk(t *testing.T) {
 	}
 	defer db.Close()
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	var xs []Scored
+	var xs []record.Scored
 	for i := 0; i < 12; i++ {
 		x := execution.Execution{ID: fmt.Sprintf("l%011d", i), SessionID: fmt.Sprintf("s%d", i%4), Skill: "a", Kind: "skill", Project: "/p",
 			SkillVersion: "aaaaaaaaaaaa", Prompt: "fix it", Output: "## Done\n\nlong answer", HasOutput: true, Complete: true,
@@ -159,13 +160,13 @@ func TestWalkIsExecutionLessTheBulk(t *testing.T) {
 			Calls: []execution.ToolCall{{ID: "c", Name: "Bash", Failed: i%2 == 0, HasDuration: true, DurationMS: 40}}}
 		r := fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: float64(50 + i), Grade: fitness.GradeOf(float64(50 + i)),
 			Signals: []fitness.Signal{{Signal: fitness.SignalToolSuccess, Present: true, Detail: "d"}}, Errors: fitness.ErrorCounts{Total: 2}}
-		xs = append(xs, Scored{Exec: x, Result: r})
+		xs = append(xs, record.Scored{Exec: x, Result: r})
 	}
 	if err := db.Commit(&Batch{Executions: xs}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
-	err = db.WalkExecutions("", "", 5, func(s *Scored) bool {
+	err = db.WalkExecutions("", "", 5, func(s *record.Scored) bool {
 		n++
 		full, err := db.Execution(s.Exec.ID)
 		if err != nil {

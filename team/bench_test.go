@@ -17,6 +17,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/pgtest"
 	"github.com/sepad/sepad/internal/testbin"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -116,7 +117,7 @@ func TestTeamLoad(t *testing.T) {
 				SkillPath: fmt.Sprintf("/home/u/.claude/skills/s%d/SKILL.md", committed%prompts), SkillVersion: "ver2",
 				StartedAt: at.Add(-30 * time.Second), EndedAt: at, Complete: true, Calls: []execution.ToolCall{{Name: "Bash", Done: true}}}
 			s := float64(50 + committed%50)
-			if err := m.db.Commit(&store.Batch{Executions: []store.Scored{{Exec: x,
+			if err := m.db.Commit(&store.Batch{Executions: []record.Scored{{Exec: x,
 				Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: s, Grade: fitness.GradeOf(s)}}}}); err != nil {
 				t.Fatal(err)
 			}

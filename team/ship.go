@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -92,7 +93,7 @@ func nullTime(t time.Time) any {
 
 // queueExecutions queues one batch's rows on b, noting in prompts the
 // prompts they ran.
-func (s *source) queueExecutions(b *pgx.Batch, xs []store.Scored, now time.Time, prompts map[string]bool) error {
+func (s *source) queueExecutions(b *pgx.Batch, xs []record.Scored, now time.Time, prompts map[string]bool) error {
 	versions := map[string]bool{}
 	for i := range xs {
 		sc := &xs[i]
@@ -147,7 +148,7 @@ func (s *source) queueExecutions(b *pgx.Batch, xs []store.Scored, now time.Time,
 }
 
 // queueDecisions queues a batch of decisions.
-func (s *source) queueDecisions(b *pgx.Batch, ds []store.Decision, now time.Time) error {
+func (s *source) queueDecisions(b *pgx.Batch, ds []record.Decision, now time.Time) error {
 	prompts := map[string]bool{}
 	for _, d := range ds {
 		var r decisionRow

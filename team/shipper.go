@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sepad/sepad/decide"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -250,13 +251,13 @@ func (s *Shipper) shipOnce(ctx context.Context) (full bool, err error) {
 	// PostgreSQL commits each batch before the outbox's cursor moves: a
 	// crash between the two ships the batch again, and ON CONFLICT DO
 	// NOTHING keeps each row once.
-	n, err := s.db.OutboxSend(OutboxName, s.o.Batch, func(xs []store.Scored) error {
+	n, err := s.db.OutboxSend(OutboxName, s.o.Batch, func(xs []record.Scored) error {
 		b := &pgx.Batch{}
 		if err := s.src.queueExecutions(b, xs, now, prompts); err != nil {
 			return err
 		}
 		return s.send(ctx, b, now)
-	}, func(ds []store.Decision) error {
+	}, func(ds []record.Decision) error {
 		b := &pgx.Batch{}
 		if err := s.src.queueDecisions(b, ds, now); err != nil {
 			return err

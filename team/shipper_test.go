@@ -16,6 +16,7 @@ import (
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/internal/pgtest"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -72,7 +73,7 @@ func (m *machine) commit(t *testing.T, from, to int, version string, score func(
 			Calls: []execution.ToolCall{{Name: "Bash", Done: true, Response: "secret output"}}, Output: "final answer", HasOutput: true, Complete: true,
 			Usage: &execution.Usage{InputTokens: 10, OutputTokens: 5, CostNanoUSD: 1000}}
 		s := score(i)
-		b.Executions = append(b.Executions, store.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion,
+		b.Executions = append(b.Executions, record.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion,
 			Scored: true, Score: s, Grade: fitness.GradeOf(s), Signals: []fitness.Signal{{Signal: "tool_success", Present: true, Value: 1, Detail: "secret"}}}})
 	}
 	if err := m.db.Commit(b); err != nil {
@@ -495,8 +496,8 @@ func TestShareText(t *testing.T) {
 	}
 	m.db = db
 	path := "/home/u/.claude/skills/deploy/SKILL.md"
-	if _, err := db.PutVersion(store.Skill{Key: path, Name: "deploy", Kind: "skill", Path: path},
-		store.Version{Hash: "aaaaaaaaaaaa", ContentKnown: true, Content: []byte("# Deploy\n"), Source: "edit", FirstSeen: t0}); err != nil {
+	if _, err := db.PutVersion(record.Skill{Key: path, Name: "deploy", Kind: "skill", Path: path},
+		record.Version{Hash: "aaaaaaaaaaaa", ContentKnown: true, Content: []byte("# Deploy\n"), Source: "edit", FirstSeen: t0}); err != nil {
 		t.Fatal(err)
 	}
 	m.sh = NewShipper(db, ShipperOptions{Config: Config{Postgres: c.DSN, Person: "off", ShareText: true}, Home: m.home,

@@ -4,10 +4,9 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/sepad/sepad/record"
 	"go.opentelemetry.io/otel/attribute"
 	otellog "go.opentelemetry.io/otel/log"
-
-	"github.com/sepad/sepad/store"
 )
 
 // The records: what each carries (docs/team.md, "OpenTelemetry"). The same
@@ -17,7 +16,7 @@ import (
 
 // executionRecord is one scored execution as a log record, event name
 // sepad.execution, timed at its end.
-func (e *Exporter) executionRecord(s *store.Scored) otellog.Record {
+func (e *Exporter) executionRecord(s *record.Scored) otellog.Record {
 	x := &s.Exec
 	p := e.resolve.Prompt(x.Kind, x.Skill, x.SkillPath, x.Project)
 	var r otellog.Record
@@ -73,7 +72,7 @@ func (e *Exporter) executionRecord(s *store.Scored) otellog.Record {
 // decisionRecord is one decision (event name sepad.decision): what was
 // decided, on which versions, with the numbers; not its words (they name
 // this machine's files).
-func (e *Exporter) decisionRecord(d store.Decision) otellog.Record {
+func (e *Exporter) decisionRecord(d record.Decision) otellog.Record {
 	var p struct {
 		Kind     string `json:"kind"`
 		Rule     string `json:"rule"`

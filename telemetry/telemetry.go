@@ -21,6 +21,7 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
 
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 	"github.com/sepad/sepad/team"
 )
@@ -182,12 +183,12 @@ func (e *Exporter) run(ctx context.Context) {
 }
 
 func (e *Exporter) sendOnce(ctx context.Context) (bool, error) {
-	n, err := e.db.OutboxSend(OutboxName, e.o.Batch, func(xs []store.Scored) error {
+	n, err := e.db.OutboxSend(OutboxName, e.o.Batch, func(xs []record.Scored) error {
 		for i := range xs {
 			e.logger.Emit(ctx, e.executionRecord(&xs[i]))
 		}
 		return e.exp.Export(ctx, e.coll.take())
-	}, func(ds []store.Decision) error {
+	}, func(ds []record.Decision) error {
 		for _, d := range ds {
 			e.logger.Emit(ctx, e.decisionRecord(d))
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/store"
 )
 
@@ -109,7 +110,7 @@ func TestExportToOTLPReceiver(t *testing.T) {
 			SkillPath: "/home/u/.claude/skills/deploy/SKILL.md", SkillVersion: "aaaaaaaaaaaa", StartedAt: at, EndedAt: at.Add(time.Minute),
 			Complete: true, Calls: []execution.ToolCall{{Name: "Bash", Done: true, Response: "secret"}}, Output: "the answer", HasOutput: true,
 			Usage: &execution.Usage{InputTokens: 100, OutputTokens: 20, CostNanoUSD: 2_000_000}}
-		b.Executions = append(b.Executions, store.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true,
+		b.Executions = append(b.Executions, record.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true,
 			Score: 82.5, Grade: fitness.GradeOf(82.5), Signals: []fitness.Signal{{Signal: "tool_success", Present: true, Value: 1, Detail: "secret"}}}})
 	}
 	if err := db.Commit(b); err != nil {
