@@ -64,3 +64,34 @@ func TestDoctor(t *testing.T) {
 		contains(t, out, w)
 	}
 }
+
+// TestServiceInstallWithoutServiceManager: when systemctl fails (no user
+// bus, as in a container), install says which commands are still to run,
+// by name, not "the commands above", of which only the failed one was
+// printed. systemctl here is a stand-in that fails as it does without a
+// user bus.
+func TestServiceInstallWithoutServiceManager(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the systemd unit is Linux-only")
+	}
+	home := t.TempDir()
+	bin := filepath.Join(home, "bin")
+	os.MkdirAll(bin, 0o755)
+	writeFile(t, filepath.Join(bin, "systemctl"), "#!/bin/sh\necho 'Failed to connect to bus: No medium found' >&2\nexit 1\n")
+	os.Chmod(filepath.Join(bin, "systemctl"), 0o755)
+	env := []string{"HOME=" + home, "SEPA_HOME=" + filepath.Join(home, "state"), "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
+	out, errOut, code := sepad(t, env, nil, "install", "--service")
+	if code != 1 {
+		t.Fatalf("install --service with systemctl failing: exit %d\n%s%s", code, out, errOut)
+	}
+	unit := filepath.Join(home, ".config", "systemd", "user", "sepad.service")
+	if _, err := os.Stat(unit); err != nil {
+		t.Fatalf("the unit was not written: %v", err)
+	}
+	if strings.Contains(errOut, "commands above") {
+		t.Errorf("the error points at commands it never printed:\n%s%s", out, errOut)
+	}
+	contains(t, errOut, "  systemctl --user daemon-reload\n  systemctl --user enable --now sepad.service\n")
+	contains(t, errOut, unit)
+	contains(t, errOut, "`sepad run`")
+}

@@ -205,7 +205,7 @@ func evidence(runs []Run) string {
 		fmt.Fprintf(&e, "### Run %d: score %.2f\n", i+1, r.Score)
 		for j, f := range r.Failed {
 			if j == MaxFailedCalls {
-				fmt.Fprintf(&e, "- and %d more failed calls\n", len(r.Failed)-j)
+				fmt.Fprintf(&e, "- and %s more\n", count(len(r.Failed)-j, "failed call", "failed calls"))
 				break
 			}
 			fmt.Fprintf(&e, "- failed %s: %s\n", f.Tool, quote(cut(f.Error, MaxErrorText)))
@@ -214,10 +214,10 @@ func evidence(runs []Run) string {
 			fmt.Fprintf(&e, "- outcome: %s\n", quote(cut(o, MaxErrorText)))
 		}
 		if r.Acceptances > 0 {
-			fmt.Fprintf(&e, "- the user accepted the answer %d time(s)\n", r.Acceptances)
+			fmt.Fprintf(&e, "- the user accepted the answer %s\n", count(r.Acceptances, "time", "times"))
 		}
 		if r.Corrections > 0 {
-			fmt.Fprintf(&e, "- the user corrected the answer %d time(s)\n", r.Corrections)
+			fmt.Fprintf(&e, "- the user corrected the answer %s\n", count(r.Corrections, "time", "times"))
 		}
 		for _, q := range r.Said {
 			fmt.Fprintf(&e, "- the user said: %s\n", quote(cut(q, MaxErrorText)))
@@ -406,4 +406,12 @@ func callError(c *execution.ToolCall) string {
 		return "no answer from the tool"
 	}
 	return "failed"
+}
+
+// count is "1 time", "2 times".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

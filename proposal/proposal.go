@@ -359,10 +359,21 @@ func checkDangerous(baseline, proposed []byte, patterns []string) error {
 			continue
 		}
 		if n := countPhrase(p, np); n > countPhrase(b, np) {
-			return refuse(RuleDangerous, "contains %q %d time(s), the baseline %d", pat, n, countPhrase(b, np))
+			return refuse(RuleDangerous, "contains %q %s, the baseline %s", pat, times(n), times(countPhrase(b, np)))
 		}
 	}
 	return nil
+}
+
+// times words a count of occurrences: "never", "once", "3 times".
+func times(n int) string {
+	switch n {
+	case 0:
+		return "never"
+	case 1:
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // normalise lower-cases s and turns every run of white space into one

@@ -16,7 +16,7 @@ func Evidence(w io.Writer, e *evals.Evidence) {
 		if !c.Passed {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(w, "  %-4s %-24s %.2f over %d run(s)", mark, c.Name, c.Score, c.Runs)
+		fmt.Fprintf(w, "  %-4s %-24s %.2f over %s", mark, c.Name, c.Score, Plural(c.Runs, "run", "runs"))
 		if c.Delta != nil {
 			fmt.Fprintf(w, ", %+.2f against no skill", *c.Delta)
 		}

@@ -198,8 +198,26 @@ func Value(w io.Writer, e *query.Explain) {
 	}
 	fmt.Fprintf(w, "  outcome confidence  %.4f × 0.25  score / 100, %s\n", v.OutcomeConfidence, outcome)
 	if len(v.Overrides) > 0 {
-		fmt.Fprintf(w, "  overrides: %s\n", strings.Join(v.Overrides, ", "))
+		words := make([]string, len(v.Overrides))
+		for i, o := range v.Overrides {
+			words[i] = valueOverride(o)
+		}
+		fmt.Fprintf(w, "  adjusted: %s\n", strings.Join(words, "; "))
 	}
+}
+
+// valueOverride words one of the value score's overrides (tracevalue;
+// the ids stay in --json).
+func valueOverride(id string) string {
+	switch id {
+	case "single_thought":
+		return "a single thought and nothing else: set to 0.1"
+	case "multi_recovery":
+		return "recovered from more than 2 errors and succeeded: +0.1"
+	case "low_tool_diversity":
+		return "one tool only: −0.1"
+	}
+	return id
 }
 
 // Integrity shows what the final answer claimed against what the

@@ -100,8 +100,11 @@ func CommandHelp(w io.Writer, name, summary string, fs *flag.FlagSet) {
 	}
 	if fs != nil && hasFlags(fs) {
 		fmt.Fprintln(w, "\nflags:")
+		type row struct{ left, usage string }
+		var rows []row
+		width := 22
 		fs.VisitAll(func(f *flag.Flag) {
-			typ, usage := flag.UnquoteUsage(f)
+			typ, usage := flagValue(f)
 			// A one-letter flag is shown as it is typed (-o FILE), the
 			// others with two dashes; the value's name is the usage's
 			// `NAME` when it has one.
@@ -112,16 +115,36 @@ func CommandHelp(w io.Writer, name, summary string, fs *flag.FlagSet) {
 			if typ != "" {
 				left += " " + strings.ToUpper(typ)
 			}
-			def := ""
 			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-				def = fmt.Sprintf(" (default %s)", f.DefValue)
+				usage += fmt.Sprintf(" (default %s)", f.DefValue)
 			}
-			fmt.Fprintf(w, "  %-22s %s%s\n", left, usage, def)
+			rows = append(rows, row{left, usage})
+			width = max(width, len(left)+1)
 		})
+		for _, r := range rows {
+			fmt.Fprintf(w, "  %-*s %s\n", width, r.left, r.usage)
+		}
 	}
 	if h.Example != "" {
 		fmt.Fprintf(w, "\nexample:\n  %s\n", h.Example)
 	}
+}
+
+// flagValue is a flag's value name and usage, as flag.UnquoteUsage gives
+// them, except that a backquoted phrase (a command the usage names, as
+// `sepad label last --skill`) is not taken for the value's name, nor is
+// anything backquoted in a boolean flag's usage, which takes no value.
+func flagValue(f *flag.Flag) (typ, usage string) {
+	typ, usage = flag.UnquoteUsage(f)
+	b, isBool := f.Value.(interface{ IsBoolFlag() bool })
+	if isBool && b.IsBoolFlag() {
+		return "", f.Usage
+	}
+	if strings.Contains(typ, " ") {
+		typ, _ = flag.UnquoteUsage(&flag.Flag{Name: f.Name, Value: f.Value})
+		return typ, f.Usage
+	}
+	return typ, usage
 }
 
 func hasFlags(fs *flag.FlagSet) bool {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/export"
 	"github.com/sepad/sepad/fitness"
@@ -63,6 +64,7 @@ func views(t *testing.T) []view {
 	explain.Score.Signals = append(explain.Score.Signals, fitness.Signal{})
 	explain.Score.Signals[1].Signal, explain.Score.Signals[1].Detail = "efficiency", "no calls"
 	explain.Execution.Complete = false
+	explain.Value.Overrides = []string{"multi_recovery", "low_tool_diversity"}
 	explain.Calls = append(explain.Calls, query.CallRow{Index: 2, Tool: "Bash", Status: "ok", Retry: true, Source: "transcript"})
 	diff.Edits = append(diff.Edits, query.DiffEdit{Op: "add", Text: "added"})
 	diff.Hunks[0].FromCount, diff.Hunks[0].ToCount = 1, 1
@@ -146,6 +148,11 @@ func views(t *testing.T) []view {
 			p := store.Pruned{Before: time.Date(2026, 8, 29, 9, 0, 0, 0, time.UTC), Executions: 12, Quarantined: 1}
 			fmt.Fprintln(w, Pruned(&p, true))
 			fmt.Fprintln(w, Pruned(&p, false))
+		}},
+		{"evidence", func(w io.Writer) {
+			d := 0.25
+			Evidence(w, &evals.Evidence{SkillKey: "/p/.claude/skills/deploy/SKILL.md", Skill: "deploy", Version: "v2", Threshold: 0.8, Score: 0.7, Runs: 3, CostUSD: 0.42,
+				Cases: []evals.Case{{Name: "alpha", Runs: 1, Score: 1, Passed: true, Delta: &d}, {Name: "beta", Runs: 3, Score: 0.4}}})
 		}},
 		{"validity", func(w io.Writer) { Validity(w, &valid) }},
 		{"validity-empty", func(w io.Writer) { Validity(w, &validity.Report{Skill: "deploy"}) }},

@@ -24,7 +24,7 @@ func Reload(w io.Writer, home string, pid int) error {
 	if _, err := os.Stat(svc.Path); err != nil {
 		return fmt.Errorf("the sepad daemon (pid %d) does not run as the scheduled task (%s: %v), and Windows has no reload signal: stop it (Ctrl-C) and start it again", pid, svc.Path, err)
 	}
-	if err := runAll(w, svc.Reload); err != nil {
+	if _, err := runAll(w, svc.Reload); err != nil {
 		return fmt.Errorf("restart the scheduled task %s: %w", windowsTaskName, err)
 	}
 	fmt.Fprintf(w, "restarted the scheduled task %s: the daemon reads its configuration again\n", windowsTaskName)

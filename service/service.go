@@ -293,8 +293,14 @@ func Install(w io.Writer, home string, dryRun, noStart bool) error {
 		for _, c := range svc.Enable {
 			fmt.Fprintf(w, "  %s\n", join(c))
 		}
-	} else if err := runAll(w, svc.Enable); err != nil {
-		return fmt.Errorf("%w\nthe unit file is written; start it by hand with the commands above, or run `sepad run` yourself", err)
+	} else if i, err := runAll(w, svc.Enable); err != nil {
+		// Name the commands still to run: those before the failed one
+		// have run.
+		var b strings.Builder
+		for _, c := range svc.Enable[i:] {
+			fmt.Fprintf(&b, "\n  %s", join(c))
+		}
+		return fmt.Errorf("%w\nthe unit file %s is written; start it by hand once the service manager answers:%s\nor run `sepad run` yourself", err, svc.Path, b.String())
 	}
 	fmt.Fprintln(w, "reload its configuration with: sepad reload")
 	fmt.Fprintln(w, "undo with: sepad uninstall --service")
@@ -323,7 +329,7 @@ func Uninstall(w io.Writer, home string, dryRun bool) error {
 		fmt.Fprintf(w, "would remove %s\n", svc.Path)
 		return nil
 	}
-	if err := runAll(w, svc.Disable); err != nil {
+	if _, err := runAll(w, svc.Disable); err != nil {
 		fmt.Fprintf(w, "warning: %v (removing the unit file anyway)\n", err)
 	}
 	if err := os.Remove(svc.Path); err != nil {
@@ -333,18 +339,20 @@ func Uninstall(w io.Writer, home string, dryRun bool) error {
 	return nil
 }
 
-func runAll(w io.Writer, cmds [][]string) error {
-	for _, c := range cmds {
+// runAll runs cmds in turn, stopping at the first that fails: it returns
+// that one's index with the error.
+func runAll(w io.Writer, cmds [][]string) (int, error) {
+	for i, c := range cmds {
 		fmt.Fprintf(w, "running: %s\n", join(c))
 		out, err := exec.Command(c[0], c[1:]...).CombinedOutput()
 		if len(out) > 0 {
 			w.Write(out)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", join(c), err)
+			return i, fmt.Errorf("%s: %w", join(c), err)
 		}
 	}
-	return nil
+	return len(cmds), nil
 }
 
 func join(c []string) string {

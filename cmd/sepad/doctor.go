@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/sepad/sepad/doctor"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -19,7 +20,7 @@ func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if n := doctor.Run(stdout, *project, *home); n > 0 {
-		return &exitError{code: exitFail, err: fmt.Errorf("%d check(s) failed", n)}
+		return &exitError{code: exitFail, err: fmt.Errorf("%s failed", render.Plural(n, "check", "checks"))}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -25,6 +26,11 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // Every command has a help page on stdout: a usage line with its
 // positional arguments, what it does, its flags as --flag, one example;
 // `sepad CMD --help` prints the same as `sepad help CMD`.
+var (
+	flagLine = regexp.MustCompile(`^  --?[a-z][a-z-]*( [A-Z][A-Z0-9_]*)?  +\S`)
+	goFile   = regexp.MustCompile(`\b[a-z_]+\.go\b`)
+)
+
 func TestHelpEveryCommand(t *testing.T) {
 	for name := range commands {
 		t.Run(name, func(t *testing.T) {
@@ -54,6 +60,17 @@ func TestHelpEveryCommand(t *testing.T) {
 				}
 				if f := strings.TrimSpace(l); strings.HasPrefix(f, "--") && len(f) > 3 && f[3] == ' ' {
 					t.Errorf("a one-letter flag written --x: %q", l)
+				}
+				// A flag line is the flag, at most one value name in
+				// capitals, then two spaces or more before its usage: a
+				// backquoted command in a usage is not the value's name
+				// ("--skill SEPAD LABEL LAST --SKILL with last: …").
+				if strings.HasPrefix(l, "  -") && !flagLine.MatchString(l) {
+					t.Errorf("a flag line not --flag [VALUE] then its usage: %q", l)
+				}
+				// Help speaks to a person: no source file of sepad's.
+				if goFile.MatchString(l) {
+					t.Errorf("help names a source file: %q", l)
 				}
 			}
 			if name == "hook" || name == "help" {

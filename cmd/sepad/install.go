@@ -36,23 +36,33 @@ type installFlags struct {
 
 func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFlags, string, error) {
 	fs := newFlagSet(name, stderr)
-	f := &installFlags{}
+	f := &installFlags{transport: "command"}
 	fs.StringVar(&f.project, "project", "", "project directory whose .claude/settings.json to edit (default: current directory)")
 	fs.BoolVar(&f.user, "user", false, "edit the user's settings.json instead: in $CLAUDE_CONFIG_DIR when set, else ~/.claude")
-	fs.StringVar(&f.transport, "transport", "command", "hook transport: command or http")
-	fs.StringVar(&f.url, "url", "", "endpoint for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the resulting settings file and write nothing")
-	fs.BoolVar(&f.shellForm, "shell-form", false, "write the hook as a shell command line (for Claude Code before 2.1.139, which has no exec form)")
-	fs.BoolVar(&f.service, "service", false, "install (or remove) the daemon as a systemd user unit, launchd agent or Windows scheduled task instead of the hook")
-	fs.BoolVar(&f.noStart, "no-start", false, "with --service: write the unit but do not enable or start it")
 	fs.StringVar(&f.home, "home", "", "with --service: the daemon's state directory (default $SEPA_HOME, ~/.local/state/sepa)")
+	if name == "install" {
+		// How the hook is written, and whether the service starts:
+		// uninstall removes sepad's hook in any form.
+		fs.StringVar(&f.transport, "transport", "command", "hook transport: command or http")
+		fs.StringVar(&f.url, "url", "", "endpoint for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
+		fs.BoolVar(&f.shellForm, "shell-form", false, "write the hook as a shell command line (for Claude Code before 2.1.139, which has no exec form)")
+		fs.BoolVar(&f.service, "service", false, "install the daemon as a systemd user unit, launchd agent or Windows scheduled task instead of the hook")
+		fs.BoolVar(&f.noStart, "no-start", false, "with --service: write the unit but do not enable or start it")
+	} else {
+		fs.BoolVar(&f.service, "service", false, "remove the daemon's systemd user unit, launchd agent or Windows scheduled task instead of the hook")
+	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, "", err
 	}
 	if f.service {
 		if len(pos) > 0 || f.project != "" || f.user || f.transport != "command" || f.url != "" || f.shellForm {
-			return nil, "", usageErrorf("--service takes only --home, --no-start and --dry-run")
+			only := "--home and --dry-run"
+			if name == "install" {
+				only = "--home, --no-start and --dry-run"
+			}
+			return nil, "", usageErrorf("--service takes only %s", only)
 		}
 		if f.home == "" {
 			f.home = spool.Home()

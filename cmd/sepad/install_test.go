@@ -36,6 +36,11 @@ func TestInstallUsage(t *testing.T) {
 		{"install", "--service", "--shell-form"},
 		{"install", "--project", filepath.Join(dir, "missing")},
 		{"uninstall", "--project", dir, "--user"},
+		// uninstall removes sepad's hook in any form: install's
+		// --transport, --url, --shell-form and --no-start are not its flags.
+		{"uninstall", "--project", dir, "--shell-form"},
+		{"uninstall", "--project", dir, "--transport", "http"},
+		{"uninstall", "--service", "--no-start"},
 	} {
 		code, out, errs := runInstallCmd(t, args...)
 		if code != exitUsage || out != "" || errs == "" {
@@ -44,6 +49,26 @@ func TestInstallUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".claude")); !os.IsNotExist(err) {
 		t.Fatal("a usage error wrote files")
+	}
+}
+
+// uninstall's help lists the flags it takes, not install's (a walk found
+// "--no-start  with --service: write the unit but do not enable or start
+// it" on uninstall's page).
+func TestUninstallHelpHasItsFlags(t *testing.T) {
+	code, out, _ := runInstallCmd(t, "help", "uninstall")
+	if code != 0 {
+		t.Fatalf("help uninstall: exit %d", code)
+	}
+	for _, f := range []string{"--no-start", "--transport", "--url", "--shell-form", "write the unit"} {
+		if strings.Contains(strings.SplitN(out, "flags:", 2)[1], f) {
+			t.Errorf("sepad help uninstall lists %q:\n%s", f, out)
+		}
+	}
+	for _, f := range []string{"--project", "--user", "--dry-run", "--service", "--home"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("sepad help uninstall lacks %s:\n%s", f, out)
+		}
 	}
 }
 

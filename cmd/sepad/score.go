@@ -21,7 +21,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	explain := fs.Bool("explain", false, "print every signal of every execution")
 	noTranscripts := fs.Bool("no-transcripts", false, "do not read the session transcripts (tokens, cost, calls refused before any hook)")
 	cfgPath := fs.String("config", "", "configuration file (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
-	failUnder := fs.String("fail-under", "", "exit 1 when a skill's last version grades below GRADE or scores below SCORE, 3 when nothing is graded (gate.go)")
+	failUnder := fs.String("fail-under", "", "exit 1 when a skill's last version grades below GRADE or scores below SCORE, 3 when nothing is graded")
 	gateSkill := fs.String("skill", "", "gate only this skill (a name, PROJECT#name or the prompt file's path)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: sepad score [--json] [--explain] [--config FILE] FILE... (- for stdin)")
