@@ -279,9 +279,7 @@ func TestServerSocketAndTCP(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode()&os.ModeSocket == 0 {
 		t.Fatalf("socket %v %v", fi.Mode(), err)
 	}
-	uc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	}}}
+	uc := SocketClient(sock, 0)
 	var st status.Status
 	getJSON(t, uc, "http://sepad/v1/status", &st)
 	if !st.Daemon.Running || st.Daemon.PID != 42 || st.Daemon.Socket != sock || st.Daemon.HTTP != s.Addr() || s.Addr() == "" {

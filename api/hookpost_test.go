@@ -53,9 +53,7 @@ func TestHookSlowBodies(t *testing.T) {
 		}
 	}
 	// The slots are free again: a prompt request is recorded.
-	uc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", SocketPath(home))
-	}}}
+	uc := SocketClient(SocketPath(home), 0)
 	resp, err := uc.Post("http://sepad/v1/hook", "application/json", strings.NewReader(payload))
 	if err != nil {
 		t.Fatal(err)

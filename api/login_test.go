@@ -64,9 +64,7 @@ func TestDashboardLogin(t *testing.T) {
 		t.Fatalf("a TCP listener before any login: %s", s.Addr())
 	}
 	sock := SocketPath(home)
-	uc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	}}}
+	uc := SocketClient(sock, 0)
 	l := loginLink(t, uc)
 	if !l.Started || l.Addr == "" || s.Addr() != l.Addr || !strings.HasPrefix(l.URL, "http://"+l.Addr+"/dashboard/login?token=") {
 		t.Fatalf("login %+v, addr %s", l, s.Addr())

@@ -35,6 +35,21 @@ const SocketName = "sepad.sock"
 // SocketPath is the API socket of a state directory.
 func SocketPath(home string) string { return filepath.Join(home, SocketName) }
 
+// SocketClient is an HTTP client of the API on the unix socket sock: a
+// request to any host goes there. timeout bounds a whole request (0:
+// none, for a stream that takes its time); the dial is bounded by a
+// second, as a socket nobody listens on refuses at once.
+func SocketClient(sock string, timeout time.Duration) *http.Client {
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			d := net.Dialer{Timeout: time.Second}
+			return d.DialContext(ctx, "unix", sock)
+		},
+		DisableCompression: true, // the answer is read on the same machine
+	}
+	return &http.Client{Transport: tr, Timeout: timeout}
+}
+
 // Errors callers branch on.
 var (
 	// ErrNotLoopback: --http named an address other machines could reach.

@@ -1,11 +1,9 @@
 package client
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"time"
@@ -46,10 +44,7 @@ var ErrNotDaemon = errors.New("the socket answers, but not with a running daemon
 // ErrNoAnswer when nobody listens, ErrNotDaemon for another answer.
 func Status(home string) (*status.Status, error) {
 	sock := api.SocketPath(home)
-	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{Timeout: 500 * time.Millisecond}).DialContext(ctx, "unix", sock)
-		}}}
+	c := api.SocketClient(sock, 2*time.Second)
 	resp, err := c.Get("http://sepad/v1/status")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoAnswer, err)

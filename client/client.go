@@ -8,13 +8,13 @@ package client
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,14 +58,7 @@ func New(home, config string) *Client {
 		home = abs // the daemon records absolute paths
 	}
 	sock := api.SocketPath(home)
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			d := net.Dialer{Timeout: time.Second}
-			return d.DialContext(ctx, "unix", sock)
-		},
-		DisableCompression: true,
-	}
-	return &Client{home: home, config: config, sock: &http.Client{Transport: tr, Timeout: 5 * time.Minute}}
+	return &Client{home: home, config: config, sock: api.SocketClient(sock, 5*time.Minute)}
 }
 
 // SetTimeout bounds a request to the daemon (default 5 minutes):
@@ -131,9 +124,11 @@ func (c *Client) GetTyped(path string) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	rec := &recorder{header: http.Header{}}
+	// The standard library's recorder is the direct path's ResponseWriter:
+	// it keeps the status, headers and body as a server would send them.
+	rec := httptest.NewRecorder()
 	c.local.ServeHTTP(rec, req)
-	return reply{status: rec.status, ctype: rec.header.Get("Content-Type"), body: rec.body.Bytes()}.answer()
+	return reply{status: rec.Code, ctype: rec.Header().Get("Content-Type"), body: rec.Body.Bytes()}.answer()
 }
 
 // reply is an API answer as it came.
@@ -234,26 +229,6 @@ func Answer(status int, body []byte) ([]byte, error) {
 		return nil, &BadRequest{Msg: strings.TrimPrefix(e.Error, query.ErrBadRequest.Error()+": ")}
 	}
 	return nil, &APIError{Status: status, Msg: e.Error}
-}
-
-// recorder is the in-process ResponseWriter of the direct path.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) WriteHeader(s int) {
-	if r.status == 0 {
-		r.status = s
-	}
-}
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.body.Write(b)
 }
 
 // Fetch runs one query, asking the daemon of home or else its database,

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/export"
@@ -21,11 +19,7 @@ import (
 // stream the server reports broken (api.ExportErrorTrailer), is an error.
 func (c *Client) Stream(path string, w io.Writer) (*export.Stats, error) {
 	sock := api.SocketPath(c.home)
-	cl := &http.Client{Transport: &http.Transport{DisableCompression: true,
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			d := net.Dialer{Timeout: time.Second}
-			return d.DialContext(ctx, "unix", sock)
-		}}} // no overall timeout: a large export takes its time
+	cl := api.SocketClient(sock, 0) // no overall timeout: a large export takes its time
 	resp, err := cl.Get("http://sepad" + path)
 	if err == nil {
 		defer resp.Body.Close()

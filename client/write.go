@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"time"
@@ -59,9 +60,9 @@ func (c *Client) Post(path string, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := &recorder{header: http.Header{}}
+	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	return Answer(rec.status, rec.body.Bytes())
+	return Answer(rec.Code, rec.Body.Bytes())
 }
 
 // PostSocket sends a write to the daemon only: ErrNoAnswer when none

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,28 +246,9 @@ func (d *Dashboard) register(pattern, name string, fn func(r *http.Request) (any
 // Render computes one page as a request for it would (for benchmarks and
 // tests): its status and HTML.
 func (d *Dashboard) Render(r *http.Request) (int, []byte) {
-	rec := &recorder{h: http.Header{}}
+	rec := httptest.NewRecorder()
 	d.ServeHTTP(rec, r)
-	return rec.status, rec.body.Bytes()
-}
-
-type recorder struct {
-	h      http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.h }
-func (r *recorder) WriteHeader(s int) {
-	if r.status == 0 {
-		r.status = s
-	}
-}
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.body.Write(b)
+	return rec.Code, rec.Body.Bytes()
 }
 
 // parsePages parses the templates once, on the first page drawn (a CLI

@@ -7,12 +7,10 @@ package doctor
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -181,9 +179,7 @@ func (d *doctor) checkFiles(home string) {
 // checkDaemon asks the daemon's socket for /healthz.
 func (d *doctor) checkDaemon(home string) bool {
 	sock := api.SocketPath(home)
-	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	}}}
+	c := api.SocketClient(sock, 2*time.Second)
 	resp, err := c.Get("http://sepad/healthz")
 	if err != nil {
 		d.fail("no daemon answers on "+sock, "start it: `sepad run` (or `sepad install --service` to run it at login)")

@@ -2,13 +2,9 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/sepad/sepad/internal/tmpfs"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sepad/sepad/api"
+	"github.com/sepad/sepad/internal/tmpfs"
 )
 
 // Faults of issue 14: rotation by a real logrotate during ingestion with
@@ -420,9 +419,7 @@ func ingestOf(st map[string]any) map[string]any {
 // scrape reads /metrics from the daemon's socket.
 func scrape(t *testing.T, home string) string {
 	t.Helper()
-	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", filepath.Join(home, "sepad.sock"))
-	}}}
+	c := api.SocketClient(api.SocketPath(home), 5*time.Second)
 	resp, err := c.Get("http://sepad/metrics")
 	if err != nil {
 		t.Fatalf("scrape /metrics: %v", err)

@@ -2,11 +2,9 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/internal/sessiongen"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/store"
@@ -222,9 +221,7 @@ func TestQueriesDaemonUpAndDown(t *testing.T) {
 	// Every endpoint, over the socket and over TCP, answers what the CLI
 	// printed (JSON), and errors are JSON with the right status.
 	sock := filepath.Join(home, "sepad.sock")
-	uc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
-	}}}
+	uc := api.SocketClient(sock, 0)
 	for _, p := range endpoints {
 		sb, sc := httpGet(t, uc, "http://sepad"+p)
 		tb, tc := httpGet(t, tcpClient(t, home), "http://"+st.Daemon.HTTP+p)

@@ -2,12 +2,9 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,9 +280,7 @@ func teamDashboard(t *testing.T, m *teamMachine) {
 	t.Helper()
 	m.start(t)
 	defer m.d.stop(t)
-	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "unix", api.SocketPath(m.home))
-	}}}
+	c := api.SocketClient(api.SocketPath(m.home), 30*time.Second)
 	var body []byte
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
