@@ -4,8 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/integrity"
 )
 
 func TestFilterMatch(t *testing.T) {
@@ -80,5 +82,33 @@ func TestTokensAndModels(t *testing.T) {
 	by := ByRuns(ms)
 	if by[0] != want[2] || by[1] != want[1] || by[2] != want[0] || ms[0] != want[0] {
 		t.Errorf("ByRuns: %v (from %v)", by, ms)
+	}
+}
+
+func TestTally(t *testing.T) {
+	yes, no := true, false
+	o := aggregate.DefaultOptions()
+	xs := []Scored{
+		{Exec: execution.Execution{ID: "a", Calls: []execution.ToolCall{{}, {Failed: true}}, Usage: &execution.Usage{InputTokens: 10, CostKnown: true}},
+			Result:    fitness.Result{Scored: true, Score: 80},
+			Integrity: &integrity.Report{Observations: []integrity.Observation{{Observed: &no}}, OverClaim: true}},
+		{Exec: execution.Execution{ID: "b", Calls: []execution.ToolCall{{}}},
+			Result:    fitness.Result{Scored: true, Score: 60},
+			Integrity: &integrity.Report{Observations: []integrity.Observation{{Observed: &yes}}}},
+		{Exec: execution.Execution{ID: "c"}, Result: fitness.Result{Scored: true, Score: 70},
+			Integrity: &integrity.Report{Observations: []integrity.Observation{{Observed: nil}}}},
+	}
+	var tl Tally
+	for i := range xs {
+		tl.Add(&xs[i], o)
+	}
+	if tl.State.N != 3 || tl.Calls != 3 || tl.Failed != 1 || tl.Claims != 2 || tl.OverClaims != 1 || tl.Tokens == nil || tl.Tokens.N != 1 {
+		t.Fatalf("%+v", tl)
+	}
+	var v Version
+	tl.Fill(&v, o)
+	want, _ := aggregate.Compute([]float64{70, 60, 80}, o) // newest first
+	if v.Aggregate != want || v.FailRate != 1.0/3 || v.Claims != 2 || v.OverClaims != 1 || v.Tokens.InputTokens != 10 {
+		t.Errorf("Fill: %+v, want aggregate %+v", v, want)
 	}
 }

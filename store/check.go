@@ -43,11 +43,11 @@ func CheckInvariants(db *DB) error {
 		if m := tx.Bucket(bByVersion).Stats().KeyN; m != n {
 			return fmt.Errorf("by_version has %d entries for %d executions", m, n)
 		}
-		// Recount every aggregate from the version index (newest first).
+		// Recount every aggregate from the version index (newest first):
+		// the scores through aggregate.Compute, the sums through a Tally.
+		o := db.opts.Aggregate
 		recount := map[string][]float64{}
-		calls := map[string][4]int{}
-		tokens := map[string]record.Tokens{}
-		models := map[string][]record.ModelRuns{}
+		tallies := map[string]*record.Tally{}
 		err := tx.Bucket(bByVersion).ForEach(func(k, id []byte) error {
 			v := ex.Get(id)
 			if v == nil {
@@ -66,18 +66,10 @@ func CheckInvariants(db *DB) error {
 			if s.Result.Scored {
 				ak := string(aggKey(s.SkillKey, s.Version, s.Result.RubricVersion))
 				recount[ak] = append(recount[ak], s.Result.Score)
-				c := calls[ak]
-				c[0] += len(s.Exec.Calls)
-				c[1] += s.Exec.Failures()
-				c[2] += claims(s.Integrity)
-				c[3] += overClaims(s.Integrity)
-				calls[ak] = c
-				if s.Exec.Usage != nil {
-					tk := tokens[ak]
-					tk.Add(s.Exec.Usage)
-					tokens[ak] = tk
-					models[ak] = record.AddModel(models[ak], s.Exec.Usage.Model())
+				if tallies[ak] == nil {
+					tallies[ak] = &record.Tally{}
 				}
+				tallies[ak].Add(&s, o)
 			}
 			return nil
 		})
@@ -98,13 +90,12 @@ func CheckInvariants(db *DB) error {
 				return err
 			}
 		}
-		o := db.opts.Aggregate
 		for ak, scores := range recount {
 			v := ab.Get([]byte(ak))
 			if v == nil {
 				return fmt.Errorf("aggregate %q missing", strings.ReplaceAll(ak, "\x00", "|"))
 			}
-			var st aggState
+			var st record.Tally
 			if err := json.Unmarshal(v, &st); err != nil {
 				return err
 			}
@@ -115,21 +106,29 @@ func CheckInvariants(db *DB) error {
 			if got := st.State.Aggregate(o); got != want {
 				return fmt.Errorf("aggregate %q = %+v, recount %+v", strings.ReplaceAll(ak, "\x00", "|"), got, want)
 			}
-			if c := calls[ak]; c[0] != st.Calls || c[1] != st.Failed {
-				return fmt.Errorf("aggregate %q calls %d/%d, recount %d/%d", ak, st.Failed, st.Calls, c[1], c[0])
+			r := tallies[ak]
+			if r.Calls != st.Calls || r.Failed != st.Failed {
+				return fmt.Errorf("aggregate %q calls %d/%d, recount %d/%d", ak, st.Failed, st.Calls, r.Failed, r.Calls)
 			}
-			if c := calls[ak]; c[2] != st.Claims || c[3] != st.OverClaims {
-				return fmt.Errorf("aggregate %q over-claims %d of %d claims, recount %d of %d", ak, st.OverClaims, st.Claims, c[3], c[2])
+			if r.Claims != st.Claims || r.OverClaims != st.OverClaims {
+				return fmt.Errorf("aggregate %q over-claims %d of %d claims, recount %d of %d", ak, st.OverClaims, st.Claims, r.OverClaims, r.Claims)
 			}
-			if tk := tokens[ak]; st.Tokens == nil && tk.N > 0 || st.Tokens != nil && *st.Tokens != tk {
-				return fmt.Errorf("aggregate %q tokens %+v, recount %+v", ak, st.Tokens, tk)
+			var stored, recounted record.Tokens
+			if st.Tokens != nil {
+				stored = *st.Tokens
+			}
+			if r.Tokens != nil {
+				recounted = *r.Tokens
+			}
+			if stored != recounted {
+				return fmt.Errorf("aggregate %q tokens %+v, recount %+v", ak, stored, recounted)
 			}
 			// A store written before the models were counted has fewer
 			// (or none): never more than its executions name.
 			for _, m := range st.Models {
-				i := slices.IndexFunc(models[ak], func(r record.ModelRuns) bool { return r.Model == m.Model })
-				if i < 0 || models[ak][i].N < m.N {
-					return fmt.Errorf("aggregate %q models %+v, recount %+v", ak, st.Models, models[ak])
+				i := slices.IndexFunc(r.Models, func(r record.ModelRuns) bool { return r.Model == m.Model })
+				if i < 0 || r.Models[i].N < m.N {
+					return fmt.Errorf("aggregate %q models %+v, recount %+v", ak, st.Models, r.Models)
 				}
 			}
 		}

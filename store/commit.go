@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/activation"
-	"github.com/sepad/sepad/aggregate"
 	"github.com/sepad/sepad/execution"
-	"github.com/sepad/sepad/integrity"
 	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/tracevalue"
 	bolt "go.etcd.io/bbolt"
@@ -69,7 +67,7 @@ func (db *DB) Commit(b *Batch) error {
 			}
 		}
 		now := time.Now().UTC()
-		tc := &txCache{skills: map[string]*record.Skill{}, sessions: map[string]*record.Session{}, aggs: map[string]*aggState{},
+		tc := &txCache{skills: map[string]*record.Skill{}, sessions: map[string]*record.Session{}, aggs: map[string]*record.Tally{},
 			values: map[string]*tracevalue.Cache{}, acts: map[string]*activation.Counts{}}
 		values = tc.values
 		b.Collisions = nil
@@ -126,7 +124,7 @@ func noSpace(err error) error {
 type txCache struct {
 	skills   map[string]*record.Skill
 	sessions map[string]*record.Session
-	aggs     map[string]*aggState
+	aggs     map[string]*record.Tally
 	values   map[string]*tracevalue.Cache
 	acts     map[string]*activation.Counts
 	seq      uint64
@@ -252,7 +250,7 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *recor
 		ak := aggKey(s.SkillKey, s.Version, s.Result.RubricVersion)
 		st := tc.aggs[string(ak)]
 		if st == nil {
-			st = &aggState{}
+			st = &record.Tally{}
 			if v := tx.Bucket(bAggregates).Get(ak); v != nil {
 				if err := json.Unmarshal(v, st); err != nil {
 					return fmt.Errorf("decode aggregate %q: %w", ak, err)
@@ -260,45 +258,9 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *recor
 			}
 			tc.aggs[string(ak)] = st
 		}
-		st.State.Add(s.Result.Score, x.ID, db.opts.Aggregate)
-		st.Calls += len(x.Calls)
-		st.Failed += x.Failures()
-		st.Claims, st.OverClaims = st.Claims+claims(s.Integrity), st.OverClaims+overClaims(s.Integrity)
-		st.addUsage(x.Usage)
+		st.Add(s, db.opts.Aggregate)
 	}
 	return db.touchSession(tx, tc, x)
-}
-
-// aggState is the stored aggregate of one (skill, version, rubric).
-type aggState struct {
-	State  aggregate.State    `json:"state"`
-	Calls  int                `json:"calls"`
-	Failed int                `json:"failed"`
-	Tokens *record.Tokens     `json:"tokens,omitempty"`
-	Models []record.ModelRuns `json:"models,omitempty"`
-	// Claims and OverClaims count integrity reports (Version).
-	Claims     int `json:"claims,omitempty"`
-	OverClaims int `json:"over_claims,omitempty"`
-}
-
-// claims is 1 when r holds an observation the calls can tell.
-func claims(r *integrity.Report) int {
-	if r == nil {
-		return 0
-	}
-	for _, o := range r.Observations {
-		if o.Comparable() {
-			return 1
-		}
-	}
-	return 0
-}
-
-func overClaims(r *integrity.Report) int {
-	if r != nil && r.OverClaim {
-		return 1
-	}
-	return 0
 }
 
 func (db *DB) putQuarantine(tx *bolt.Tx, meta *bolt.Bucket, q []record.QuarantineEntry) error {

@@ -101,7 +101,7 @@ func (db *DB) reaggregate(tx *bolt.Tx, s *record.Scored, old fitness.Result) err
 		return fmt.Errorf("relabel %s: rubric changed from %s to %s", s.Exec.ID, old.RubricVersion, s.Result.RubricVersion)
 	}
 	if prunedAggregate(tx, ak) {
-		var st aggState
+		var st record.Tally
 		if v := ab.Get(ak); v != nil {
 			if err := json.Unmarshal(v, &st); err != nil {
 				return fmt.Errorf("decode aggregate %q: %w", ak, err)
@@ -111,10 +111,7 @@ func (db *DB) reaggregate(tx *bolt.Tx, s *record.Scored, old fitness.Result) err
 		case old.Scored && s.Result.Scored:
 			st.State.Replace(s.Exec.ID, old.Score, s.Result.Score)
 		case s.Result.Scored:
-			st.State.Add(s.Result.Score, s.Exec.ID, db.opts.Aggregate)
-			st.Calls += len(s.Exec.Calls)
-			st.Failed += s.Exec.Failures()
-			st.addUsage(s.Exec.Usage)
+			st.Add(s, db.opts.Aggregate)
 		}
 		return putJSON(ab, ak, st)
 	}
@@ -130,7 +127,7 @@ func (db *DB) reaggregate(tx *bolt.Tx, s *record.Scored, old fitness.Result) err
 
 // recount builds the aggregate state of (skill, version, rubric) from the
 // stored executions, oldest first.
-func (db *DB) recount(tx *bolt.Tx, skill, version, rubric string) (*aggState, error) {
+func (db *DB) recount(tx *bolt.Tx, skill, version, rubric string) (*record.Tally, error) {
 	ex := tx.Bucket(bExec)
 	prefix := []byte(skill + "\x00" + version + "\x00")
 	var xs []record.Scored
@@ -148,14 +145,9 @@ func (db *DB) recount(tx *bolt.Tx, skill, version, rubric string) (*aggState, er
 			xs = append(xs, s)
 		}
 	}
-	st := &aggState{}
+	st := &record.Tally{}
 	for i := len(xs) - 1; i >= 0; i-- { // the index is newest first
-		x := &xs[i]
-		st.State.Add(x.Result.Score, x.Exec.ID, db.opts.Aggregate)
-		st.Calls += len(x.Exec.Calls)
-		st.Failed += x.Exec.Failures()
-		st.Claims, st.OverClaims = st.Claims+claims(x.Integrity), st.OverClaims+overClaims(x.Integrity)
-		st.addUsage(x.Exec.Usage)
+		st.Add(&xs[i], db.opts.Aggregate)
 	}
 	return st, nil
 }

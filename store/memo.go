@@ -62,16 +62,12 @@ func (db *DB) versionLite(k, v, a []byte, o aggregate.Options) (record.Version, 
 		}
 	}
 	if a != nil {
-		var st aggStateNoIDs
+		var st tallyNoIDs
 		if err := json.Unmarshal(a, &st); err != nil {
 			return record.Version{}, fmt.Errorf("decode aggregate of %q: %w", k, err)
 		}
-		ver.Aggregate = st.State.State.Aggregate(o)
-		if st.Calls > 0 {
-			ver.FailRate = float64(st.Failed) / float64(st.Calls)
-		}
-		ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
-		ver.Tokens, ver.Models = st.Tokens, record.ByRuns(st.Models)
+		st.Tally.State = st.State.State
+		st.Tally.Fill(&ver.Version, o)
 	}
 	m.mu.Lock()
 	if len(m.m) >= maxLiteMemo {

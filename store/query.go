@@ -229,16 +229,11 @@ func (db *DB) versions(tx *bolt.Tx, key string) ([]record.Version, error) {
 			return nil, err
 		}
 		if a := ab.Get(aggKey(key, ver.Hash, db.opts.Rubric)); a != nil {
-			var st aggState
+			var st record.Tally
 			if err := json.Unmarshal(a, &st); err != nil {
 				return nil, err
 			}
-			ver.Aggregate = st.State.Aggregate(db.opts.Aggregate)
-			if st.Calls > 0 {
-				ver.FailRate = float64(st.Failed) / float64(st.Calls)
-			}
-			ver.Claims, ver.OverClaims = st.Claims, st.OverClaims
-			ver.Tokens, ver.Models = st.Tokens, record.ByRuns(st.Models)
+			st.Fill(&ver, db.opts.Aggregate)
 		}
 		descriptionOf(tx, key, &ver)
 		vs = append(vs, ver)
@@ -256,7 +251,7 @@ func (db *DB) AggregateState(skillKey, version string) (*aggregate.State, error)
 		if v == nil {
 			return nil
 		}
-		var st aggState
+		var st record.Tally
 		if err := json.Unmarshal(v, &st); err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/record"
 	bolt "go.etcd.io/bbolt"
 )
@@ -13,19 +12,6 @@ import (
 // collector reads (package transcript), committed with the executions
 // whose part of the transcript moved it.
 var bTranscripts = []byte("transcripts")
-
-// addUsage adds an execution's usage to the aggregate's token sums and
-// its model to the model counts.
-func (a *aggState) addUsage(u *execution.Usage) {
-	if u == nil {
-		return
-	}
-	if a.Tokens == nil {
-		a.Tokens = &record.Tokens{}
-	}
-	a.Tokens.Add(u)
-	a.Models = record.AddModel(a.Models, u.Model())
-}
 
 func putTranscripts(tx *bolt.Tx, offs []record.TranscriptOffset) error {
 	if len(offs) == 0 {

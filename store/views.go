@@ -207,19 +207,14 @@ type versionNoContent struct {
 	Content skipJSON `json:"content"`
 }
 
-// aggStateNoIDs is a stored aggState decoded without the execution IDs of
-// its window (only explain needs them).
-type aggStateNoIDs struct {
+// tallyNoIDs is a stored record.Tally decoded without the execution IDs
+// of its window (only explain needs them): its State shadows the Tally's.
+type tallyNoIDs struct {
+	record.Tally
 	State struct {
 		aggregate.State
 		IDs skipJSON `json:"ids"`
 	} `json:"state"`
-	Calls      int                `json:"calls"`
-	Failed     int                `json:"failed"`
-	Tokens     *record.Tokens     `json:"tokens,omitempty"`
-	Models     []record.ModelRuns `json:"models,omitempty"`
-	Claims     int                `json:"claims,omitempty"`
-	OverClaims int                `json:"over_claims,omitempty"`
 }
 
 // versionsLite is versions without contents and window IDs: the same
