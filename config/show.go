@@ -49,6 +49,9 @@ func Settings(path string) ([]Setting, error) {
 			if uv != nil {
 				v, from = uv, fmt.Sprintf("%s:%d", path, uv.Line)
 			}
+			if key == "skills" {
+				v = sessionByName(v)
+			}
 			out = append(out, Setting{Key: key, Value: flow(v), From: from})
 		}
 		for i := 0; d != nil && i+1 < len(d.Content); i += 2 {
@@ -64,6 +67,24 @@ func Settings(path string) ([]Setting, error) {
 	}
 	walk("", docRoot(&def), docRoot(&user))
 	return out, nil
+}
+
+// sessionByName shows the session's base prompt under the name people
+// use, CLAUDE.md, where the file says _session (both configure it).
+func sessionByName(n *yaml.Node) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return n
+	}
+	c := *n
+	c.Content = append([]*yaml.Node(nil), n.Content...)
+	for i := 0; i+1 < len(c.Content); i += 2 {
+		if c.Content[i].Value == sessionSkill {
+			k := *c.Content[i]
+			k.Value = sessionDisplay
+			c.Content[i] = &k
+		}
+	}
+	return &c
 }
 
 func docRoot(n *yaml.Node) *yaml.Node {

@@ -3,10 +3,10 @@ package dashboard
 import (
 	"fmt"
 	"html/template"
-	"math"
 	"strings"
 	"time"
 
+	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 )
@@ -27,7 +27,14 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%+.1f", *f)
 	},
-	"usd": usd,
+	// strategyCost marks a strategy's cost as the other costs: "–" never
+	// tried, "price unknown" when no mutator reported one.
+	"strategyCost": func(s evolve.StrategyStat) string {
+		if s.Uses+s.Failed == 0 {
+			return "–"
+		}
+		return render.StrategyCost(&s)
+	},
 	// display is the name people read for a skill ("CLAUDE.md" for
 	// "_session").
 	"display":    query.DisplayName,
@@ -76,15 +83,4 @@ var funcs = template.FuncMap{
 	// price sepad does not know (render.PriceUnknown), as the CLI's.
 	"tokensCost": render.TokensCost,
 	"modelMix":   render.ModelMix,
-}
-
-func usd(f float64) string {
-	switch {
-	case f == 0:
-		return "$0"
-	case math.Abs(f) < 0.01:
-		return fmt.Sprintf("$%.4f", f)
-	default:
-		return fmt.Sprintf("$%.2f", f)
-	}
 }

@@ -24,6 +24,9 @@ var forbiddenWords = []string{
 	"baseline_too_thin", "settled_at_max_samples", "below_ratio_of_best", "would_roll_back", "grade_f",
 	"tool_failure_rate", "its z ", "z-score", "information", "KnowledgePulse", "Kairos", "gold",
 	"sft: not eligible",
+	// A draw's number, a cost that is not known printed as one, the
+	// session's base prompt by its internal name (the new-user walk).
+	"u=0.", "$0.0000", "_session",
 }
 
 // TestPlainWordsByDefault runs the demo and the views a person reads on
@@ -46,7 +49,8 @@ func TestPlainWordsByDefault(t *testing.T) {
 	for _, args := range [][]string{
 		{"grades"}, {"grades", "--all-versions"}, {"versions", "deploy"}, {"versions", "review"},
 		{"decisions"}, {"explain", "last"}, {"explain", "last", "--skill", "deploy"}, {"explain", "last", "--skill", "review"},
-		{"notices"}, {"history", "deploy"},
+		{"notices"}, {"history", "deploy"}, {"strategies"}, {"strategies", "deploy"},
+		{"evolve", "deploy", "--dry-run"}, {"evolve", "CLAUDE.md", "--dry-run"},
 	} {
 		out, errOut, code := sepad(t, env, nil, append(args, "--home", home)...)
 		if code != 0 {
@@ -90,6 +94,16 @@ func TestPlainWordsByDefault(t *testing.T) {
 				t.Errorf("%s prints %q by default:\n%s", name, w, out)
 			}
 		}
+	}
+	// Never tried, a strategy's cost is "-", as the other views mark
+	// what there is none of (issue 36 item 4).
+	if !regexp.MustCompile(`(?m)^constraint_add +low +0 +0 +0 +0 +- +- +1\.50$`).MatchString(outputs["strategies"]) {
+		t.Errorf("strategies:\n%s", outputs["strategies"])
+	}
+	// A drawn strategy says so in words; -v adds the draw's numbers.
+	contains(t, outputs["evolve deploy --dry-run"], "so it was drawn at random")
+	if _, errOut, _ := sepad(t, env, nil, "evolve", "deploy", "--dry-run", "-v", "--home", home); !strings.Contains(errOut, "draw: u=0.") {
+		t.Errorf("evolve --dry-run -v: %q", errOut)
 	}
 	// The same ids are one flag away.
 	out, _, _ = sepad(t, env, nil, "decisions", "-v", "--home", home)

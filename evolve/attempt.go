@@ -143,8 +143,11 @@ type StrategyStat struct {
 	// MeanDelta is the decided candidates' mean score delta against the
 	// version they replaced (the decision's delta), in points.
 	MeanDelta float64 `json:"mean_delta"`
-	// CostUSD sums the mutator's reported costs.
+	// CostUSD sums the mutator's reported costs; Priced counts the
+	// attempts whose mutator reported one (of Uses + Failed): a command
+	// mutator reports none, and its cost is unknown, not zero.
 	CostUSD float64 `json:"cost_usd"`
+	Priced  int     `json:"priced"`
 	// Weight is the draw's weight from this record (Weight).
 	Weight float64 `json:"weight"`
 }
@@ -179,6 +182,7 @@ func (l *skillLog) stats(into map[string]*StrategyStat, deltas map[string]float6
 		}
 		if a.CostUSD != nil {
 			s.CostUSD += *a.CostUSD
+			s.Priced++
 		}
 		if a.Outcome != OutcomeCandidate {
 			s.Failed++

@@ -291,7 +291,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 		// When it was asked: a dry run is not recorded, but its answer
 		// is a document with a time like any attempt's.
 		a.DryRun, a.Request, a.Time = true, p.request, e.o.Now().UTC()
-		a.Words = fmt.Sprintf("dry run: strategy %s (%s risk, %s: %s); request of %d bytes, not sent", a.Strategy, a.Risk, a.By, a.Reason, len(p.request))
+		a.Words = fmt.Sprintf("dry run: strategy %s (%s risk; %s); request of %d bytes, not sent", a.Strategy, a.Risk, a.Reason, len(p.request))
 		return a, nil
 	}
 	now := e.o.Now().UTC()
@@ -366,8 +366,8 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	if len(a.Edits) > 0 {
 		edits = fmt.Sprintf("; %d edits, %d of %d bytes allowed: %s", len(a.Edits), a.ChangedBytes, a.AllowedBytes, editWords(a.Edits))
 	}
-	a.Words = fmt.Sprintf("evolved %s v%d → v%d with strategy %s (%s risk, %s: %s)%s%s%s; v%d is the candidate. Undo: sepad rollback %s --to v%d",
-		p.sk.Display(), a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.By, a.Reason, costWords(a), edits, gate, a.ToSeq, p.sk.Display(), a.FromSeq)
+	a.Words = fmt.Sprintf("evolved %s v%d → v%d with strategy %s (%s risk; %s)%s%s%s; v%d is the candidate. Undo: sepad rollback %s --to v%d",
+		p.sk.Display(), a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.Reason, costWords(a), edits, gate, a.ToSeq, p.sk.Display(), a.FromSeq)
 	return a, e.record(p.sk, &a, ro.Auto)
 }
 
@@ -401,6 +401,9 @@ func (e *Evolver) editBudget() float64 {
 func costWords(a Attempt) string {
 	if a.CostUSD == nil {
 		return ""
+	}
+	if *a.CostUSD == 0 {
+		return fmt.Sprintf(" by %s for $0", a.Mutator)
 	}
 	return fmt.Sprintf(" by %s for $%.4f", a.Mutator, *a.CostUSD)
 }

@@ -192,12 +192,23 @@ func Choose(signals []SignalValue, history []StrategyHistory, u float64) Choice 
 			break
 		}
 	}
+	// Words for a person; the draw's number and weights are in Draw
+	// (sepad evolve -v) and the JSON (issue 36 item 6).
+	return Choice{Strategy: pick.Name, Risk: pick.Risk, By: "draw", Weights: weights, U: u,
+		Reason: "no signal is weak, so it was drawn at random, each strategy weighted by how its candidates did on this skill"}
+}
+
+// Draw is a drawn choice's numbers ("u=0.6943 over constraint_add 1.50,
+// …", in the draw's order), "" for a choice by rule or by name.
+func (c Choice) Draw() string {
+	if c.By != "draw" {
+		return ""
+	}
 	var parts []string
 	for _, s := range Strategies {
-		parts = append(parts, fmt.Sprintf("%s %.2f", s.Name, weights[s.Name]))
+		parts = append(parts, fmt.Sprintf("%s %.2f", s.Name, c.Weights[s.Name]))
 	}
-	return Choice{Strategy: pick.Name, Risk: pick.Risk, By: "draw", Weights: weights, U: u,
-		Reason: fmt.Sprintf("no signal is weak; weighted draw u=%.4f over %s", u, strings.Join(parts, ", "))}
+	return fmt.Sprintf("u=%.4f over %s", c.U, strings.Join(parts, ", "))
 }
 
 // Named is the choice of a strategy given by name, or an error listing

@@ -107,8 +107,12 @@ func TestChooseDraw(t *testing.T) {
 	if got.Weights["constraint_add"] != 2 || got.Weights["step_reorder"] != 0.3 || got.Weights["simplify"] != 1.5 {
 		t.Errorf("weights %v", got.Weights)
 	}
-	if !strings.Contains(got.Reason, "u=0.5000") || !strings.Contains(got.Reason, "constraint_add 2.00") {
+	// The words say how it was chosen; the numbers are in Draw (-v).
+	if strings.Contains(got.Reason, "u=") || strings.Contains(got.Reason, "2.00") || !strings.Contains(got.Reason, "drawn at random") {
 		t.Errorf("reason %q", got.Reason)
+	}
+	if d := got.Draw(); !strings.Contains(d, "u=0.5000") || !strings.Contains(d, "constraint_add 2.00") {
+		t.Errorf("draw %q", d)
 	}
 }
 

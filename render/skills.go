@@ -131,9 +131,20 @@ func Strategies(w io.Writer, ss []evolve.StrategyStat) error {
 		if s.Decided > 0 {
 			delta = fmt.Sprintf("%+.2f", s.MeanDelta)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t$%.4f\t%.2f\n", s.Strategy, s.Risk, s.Uses, s.Failed, s.Decided, s.Improvements, delta, s.CostUSD, s.Weight)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\n", s.Strategy, s.Risk, s.Uses, s.Failed, s.Decided, s.Improvements, delta, StrategyCost(&s), s.Weight)
 	}
 	return tw.Flush()
+}
+
+// StrategyCost is a strategy's cost as every view marks costs: "-" when
+// it was never tried, PriceUnknown when no mutator reported a cost, "≥
+// $x" when some did not, else the dollars ("$0" only for a cost of zero).
+func StrategyCost(s *evolve.StrategyStat) string {
+	n := s.Uses + s.Failed
+	if n == 0 {
+		return "-"
+	}
+	return Cost(s.CostUSD, n-s.Priced, n)
 }
 
 // displayNames are the names people read for skill names ("CLAUDE.md"

@@ -52,6 +52,12 @@ func TestConfigInitAndShow(t *testing.T) {
 			t.Errorf("trailing space: %q", l)
 		}
 	}
+	// The session's base prompt is CLAUDE.md in show, however the file
+	// names it (issue 36 item 9).
+	os.WriteFile(user, []byte("skills:\n  _session: simple\n  deploy: complex\n"), 0o600)
+	if code, out, errOut := runCmd(t, "config", "show", "--config", user); code != 0 || !strings.Contains(out, "{CLAUDE.md: simple, deploy: complex}") || strings.Contains(out, "_session") {
+		t.Errorf("show of a _session entry: exit %d %s\n%s", code, errOut, out)
+	}
 	os.WriteFile(user, []byte("aggregate:\n  min_samples: many\n"), 0o600)
 	if code, _, errOut := runCmd(t, "config", "show", "--config", user); code != exitFail || !strings.Contains(errOut, user) {
 		t.Errorf("a bad file: exit %d %s", code, errOut)

@@ -25,6 +25,7 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	qf.add(fs)
 	strategy := fs.String("strategy", "", "the strategy to use instead of choosing one (sepad strategies lists them)")
 	dry := fs.Bool("dry-run", false, "print the request the mutator would get; send nothing, record nothing")
+	verbose := fs.Bool("v", false, "also print a drawn strategy's numbers (the draw's uniform number u and each strategy's weight)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -63,12 +64,17 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if qf.json {
 		return printJSON(stdout, b)
 	}
+	// The words say how the strategy was chosen; -v adds a draw's numbers.
+	draw := ""
+	if d := (evolve.Choice{By: a.By, U: a.U, Weights: a.Weights}).Draw(); *verbose && d != "" {
+		draw = "draw: " + d + "\n"
+	}
 	if a.DryRun {
-		fmt.Fprintf(stderr, "%s\n", a.Words)
+		fmt.Fprintf(stderr, "%s\n%s", a.Words, draw)
 		_, err := io.WriteString(stdout, a.Request)
 		return err
 	}
-	fmt.Fprintln(stdout, a.Words)
+	fmt.Fprintf(stdout, "%s\n%s", a.Words, draw)
 	if !a.Applied {
 		return &exitError{code: exitFail, err: fmt.Errorf("nothing was changed (%s)", a.Rule)}
 	}
