@@ -51,3 +51,17 @@ func ValidName(name string) bool {
 	}
 	return true
 }
+
+// NameOfFile names a prompt file given by its absolute path, as when
+// sepad has not seen it run (its key is then its path): a skill's
+// directory for its SKILL.md, else the file's name without ".md". ok is
+// false when path is not absolute or not a regular file.
+func NameOfFile(path string) (name string, ok bool) {
+	if !filepath.IsAbs(path) || !isRegular(path) {
+		return "", false
+	}
+	if filepath.Base(path) == "SKILL.md" {
+		return filepath.Base(filepath.Dir(path)), true
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".md"), true
+}

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/sepad/sepad/config"
@@ -64,10 +62,11 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			bin = cfg.Mutation.Claude // the eval gate's too
 		}
 	}
-	key, name, path, err := evalTarget(qf, pos[0])
+	t, err := evalTarget(qf, pos[0])
 	if err != nil {
 		return err
 	}
+	name, path := t.Name, t.Path
 	if *gate && len(extra) > 0 {
 		return usageErrorf("eval --gate takes no claude plugin eval arguments: the gate's are mutation.eval_gate's")
 	}
@@ -85,7 +84,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if *gate {
-		return gateEdit(qf, bin, pos[0], key, name, path, before, *baseline, stdout)
+		return gateEdit(qf, bin, pos[0], t, before, *baseline, stdout)
 	}
 	// Always a private plugin sepad builds, holding the text hashed
 	// above and the suite, never the live directory (evals.RunSuite).
@@ -107,7 +106,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer fmt.Fprintf(stderr, "claude's results and report are kept in %s\n", keep)
-	err = evals.Record(home, ev, evals.Target{Key: key, Name: name, Path: path}, plugin, before, time.Now())
+	err = evals.Record(home, ev, t, plugin, before, time.Now())
 	if errors.Is(err, evals.ErrPartial) {
 		render.Evidence(stdout, ev)
 		return &exitError{code: max(code, exitFail), err: fmt.Errorf("%s: %w", name, err)}
@@ -130,27 +129,22 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 // evalTarget finds the skill's key, name and prompt file: from sepad's
-// records when it has run, else from a path to its prompt file.
-func evalTarget(qf queryFlags, arg string) (key, name, path string, err error) {
+// records when it has run, else from a path to its prompt file, whose
+// key is then its path.
+func evalTarget(qf queryFlags, arg string) (evals.Target, error) {
 	var doc query.SkillDetail
 	_, ferr := fetch(qf, "/v1/skills/"+pathArg(skillArgument(arg)), &doc)
 	if ferr == nil && doc.Skill.Path != "" {
-		return doc.Skill.Key, doc.Skill.Name, doc.Skill.Path, nil
+		return evals.Target{Key: doc.Skill.Key, Name: doc.Skill.Name, Path: doc.Skill.Path}, nil
 	}
-	if abs := skillArgument(arg); filepath.IsAbs(abs) {
-		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
-			// A prompt file sepad has not seen run: its key is its path.
-			n := filepath.Base(filepath.Dir(abs))
-			if filepath.Base(abs) != "SKILL.md" {
-				n = strings.TrimSuffix(filepath.Base(abs), ".md")
-			}
-			return abs, n, abs, nil
-		}
+	p := skillArgument(arg)
+	if n, ok := prompt.NameOfFile(p); ok {
+		return evals.Target{Key: p, Name: n, Path: p}, nil
 	}
 	if ferr != nil {
-		return "", "", "", fmt.Errorf("%s: %w (or give the prompt file's path)", arg, ferr)
+		return evals.Target{}, fmt.Errorf("%s: %w (or give the prompt file's path)", arg, ferr)
 	}
-	return "", "", "", fmt.Errorf("%s: sepad knows no prompt file of it; give the prompt file's path", arg)
+	return evals.Target{}, fmt.Errorf("%s: sepad knows no prompt file of it; give the prompt file's path", arg)
 }
 
 // importClaudeEval is `sepad import --claude-eval FILE SKILL`: record an
@@ -168,7 +162,7 @@ func importClaudeEval(qf queryFlags, file string, pos []string, stdout io.Writer
 	if err != nil {
 		return err
 	}
-	key, name, path, err := evalTarget(qf, pos[0])
+	t, err := evalTarget(qf, pos[0])
 	if err != nil {
 		return err
 	}
@@ -176,9 +170,9 @@ func importClaudeEval(qf queryFlags, file string, pos []string, stdout io.Writer
 	if home == "" {
 		home = spool.Home()
 	}
-	err = evals.Import(home, ev, file, evals.Target{Key: key, Name: name, Path: path}, time.Now())
+	err = evals.Import(home, ev, file, t, time.Now())
 	if errors.Is(err, evals.ErrStale) {
-		return fmt.Errorf("import --claude-eval %w; run `sepad eval %s` instead", err, name)
+		return fmt.Errorf("import --claude-eval %w; run `sepad eval %s` instead", err, t.Name)
 	}
 	if err != nil {
 		return err

@@ -25,7 +25,8 @@ import (
 // as evidence (source "sepad eval --gate"), as the daemon's gate records
 // its own. Nothing is written to the prompt file: the verdict is printed,
 // and the exit status is 0 when the gate holds, 1 when it refuses.
-func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, baselineArg string, stdout io.Writer) error {
+func gateEdit(qf queryFlags, claude, arg string, t evals.Target, text []byte, baselineArg string, stdout io.Writer) error {
+	name, path := t.Name, t.Path
 	if _, ok := evals.SuiteDir(path); !ok {
 		return fmt.Errorf("%s (the gate): %s has no eval suite beside it (an evals directory beside its SKILL.md): the gate runs that suite (docs/claude-code.md, \"The eval gate\")", name, path)
 	}
@@ -49,7 +50,7 @@ func gateEdit(qf queryFlags, claude, arg, key, name, path string, text []byte, b
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), evalgate.Timeout(g))
 	defer cancel()
-	v, err := evalgate.Suite(ctx, claude, g, home, mutation.GateCandidate{SkillKey: key, Skill: name, Path: path,
+	v, err := evalgate.Suite(ctx, claude, g, home, mutation.GateCandidate{SkillKey: t.Key, Skill: name, Path: path,
 		Baseline: baseHash, BaselineContent: baseText, Candidate: cand, Content: text}, "sepad eval --gate")
 	if err != nil {
 		return fmt.Errorf("%s (the gate): %w", name, err)
