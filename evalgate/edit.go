@@ -1,14 +1,94 @@
 package evalgate
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/query"
 )
+
+// Baseline is what a person's edit is gated against.
+type Baseline struct {
+	// Hash is the baseline's hash: the edit's own when sepad knows no
+	// other version (there is no edit to gate).
+	Hash string
+	// Words name it: "v2 (3f1c…, accepted)", or the file it was read from.
+	Words string
+	// Text is its text, nil when only its recorded eval score can stand
+	// for it.
+	Text []byte
+}
+
+// Versions is where an edit's baseline is looked up: the skill's versions
+// and one version's text, as sepad's views answer them.
+type Versions struct {
+	List    func() (*query.SkillVersions, error)
+	Content func(hash string) (*query.VersionContent, error)
+}
+
+// EditBaseline finds the baseline of an edit whose text hashes to cand:
+// the file or version want names, else the version PickBaseline chooses
+// among sepad's versions of the skill.
+func EditBaseline(cand, want string, vs Versions) (Baseline, error) {
+	if want != "" {
+		if fi, err := os.Stat(want); err == nil && fi.Mode().IsRegular() {
+			b, err := os.ReadFile(want)
+			if err != nil {
+				return Baseline{}, err
+			}
+			h := promptfile.Hash(b)
+			return Baseline{Hash: h, Words: "the baseline " + h + " (" + want + ")", Text: b}, nil
+		}
+	}
+	list, err := vs.List()
+	if err != nil {
+		return Baseline{}, fmt.Errorf("%w (or give --baseline FILE, the text to compare with)", err)
+	}
+	pick, err := PickBaseline(list, cand, want)
+	if err != nil {
+		return Baseline{}, err
+	}
+	words := fmt.Sprintf("v%d (%s, %s)", pick.Version, pick.Hash, orDash(pick.Status))
+	if pick.Hash == cand && want == "" { // PickBaseline found no other
+		return Baseline{Hash: cand, Words: words + ", the only version sepad knows"}, nil
+	}
+	vc, err := vs.Content(pick.Hash)
+	if err != nil {
+		return Baseline{}, err
+	}
+	b := Baseline{Hash: pick.Hash, Words: words}
+	if vc.ContentKnown {
+		b.Text = []byte(vc.Content)
+	}
+	return b, nil
+}
+
+// Edit gates a person's edit, text, the prompt file t's text now, against
+// base with the gate ForEdit chooses, recording both suite runs as
+// evidence in home (source "sepad eval --gate"). A prompt file changed
+// while the suites ran is refused with evals.ErrChanged.
+func Edit(ctx context.Context, claude string, conf *config.Config, home string, t evals.Target, base Baseline, text []byte) (*evals.Verdict, error) {
+	g := ForEdit(conf, t.Name)
+	ctx, cancel := context.WithTimeout(ctx, Timeout(g))
+	defer cancel()
+	cand := promptfile.Hash(text)
+	v, err := Suite(ctx, claude, g, home, mutation.GateCandidate{SkillKey: t.Key, Skill: t.Name, Path: t.Path,
+		Baseline: base.Hash, BaselineContent: base.Text, Candidate: cand, Content: text}, "sepad eval --gate")
+	if err != nil {
+		return nil, err
+	}
+	if after, err := os.ReadFile(t.Path); err != nil || promptfile.Hash(after) != cand {
+		return nil, fmt.Errorf("%s: %w", t.Path, evals.ErrChanged)
+	}
+	return v, nil
+}
 
 // ForEdit is the gate on a person's edit (`sepad eval SKILL --gate`):
 // the skill's mutation.eval_gate, or, when that is off, the suite's own

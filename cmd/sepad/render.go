@@ -10,10 +10,7 @@ import (
 
 // The cells the other commands' own lines share, from package render,
 // which draws every table the CLI prints.
-var (
-	orDash       = render.OrDash
-	trimTrailing = render.TrimTrailing
-)
+var trimTrailing = render.TrimTrailing
 
 // pathArg escapes a skill argument as one URL path segment.
 func pathArg(s string) string { return url.PathEscape(s) }
