@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/export"
 	"github.com/sepad/sepad/fitness"
+	"github.com/sepad/sepad/hooks/settings"
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/mutation"
 	"github.com/sepad/sepad/query"
@@ -98,6 +100,13 @@ func views(t *testing.T) []view {
 	valid.Groups[0].Rubric = "2.0.0"
 	valid.Groups[0].Rows = append(valid.Groups[0].Rows, validity.Row{Signal: validity.Total, N: 12, Successes: 6, Failures: 6, AUC: fp(1), SE: fp(0), MeanSuccess: fp(90), MeanFailure: fp(40), Verdict: "the score follows success closely"})
 	valid.Groups[1].Rows[0].AUC = nil
+	created := settings.Change{After: []byte("{}\n"), Changed: true, Events: []string{"PreToolUse", "Stop"}, Backup: "/h/backups/settings.json.sepad-backup-1"}
+	updated := created
+	updated.Before = []byte("{\"model\": \"opus\"}")
+	same := settings.Change{Before: []byte("{}\n"), After: []byte("{}\n")}
+	removed := created
+	removed.Removed, removed.After = true, nil
+	plugins := []settings.PluginEnable{{ID: "sepad@sepad", File: "/c/settings.json"}}
 	return []view{
 		{"grades", func(w io.Writer) { Grades(w, &grades, false) }},
 		{"grades-all", func(w io.Writer) { Grades(w, &grades, true) }},
@@ -153,6 +162,30 @@ func views(t *testing.T) []view {
 			d := 0.25
 			Evidence(w, &evals.Evidence{SkillKey: "/p/.claude/skills/deploy/SKILL.md", Skill: "deploy", Version: "v2", Threshold: 0.8, Score: 0.7, Runs: 3, CostUSD: 0.42,
 				Cases: []evals.Case{{Name: "alpha", Runs: 1, Score: 1, Passed: true, Delta: &d}, {Name: "beta", Runs: 3, Score: 0.4}}})
+		}},
+		{"install", func(w io.Writer) {
+			for _, r := range []Installed{
+				{Change: &created, Undo: "sepad uninstall --project /p"},
+				{Change: &updated, Undo: "sepad uninstall --user", DaemonUp: true},
+				{Change: &same, Plugins: plugins, Project: "/p"},
+				{Change: &created, DryRun: true, Plugins: plugins},
+				{Change: &same, DryRun: true},
+				{Change: &updated, Undo: "sepad uninstall", Secret: "/h/secret", SecretErr: errors.New("create /h/secret: read-only file system"), DaemonUp: true},
+			} {
+				r.Path = "/p/.claude/settings.json"
+				fmt.Fprintln(w, "--")
+				Install(w, w, &r)
+			}
+		}},
+		{"uninstall", func(w io.Writer) {
+			for _, dry := range []bool{false, true} {
+				for _, ch := range []settings.Change{same, {Before: []byte("{}\n")}, updated, removed} {
+					fmt.Fprintln(w, "--")
+					Uninstall(w, w, "/p/.claude/settings.json", &ch, dry, "")
+				}
+				fmt.Fprintln(w, "--")
+				Uninstall(w, w, "/p/.claude/settings.json", &updated, dry, "/p/.claude/.sepad-home")
+			}
 		}},
 		{"validity", func(w io.Writer) { Validity(w, &valid) }},
 		{"validity-empty", func(w io.Writer) { Validity(w, &validity.Report{Skill: "deploy"}) }},

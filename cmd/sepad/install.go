@@ -13,6 +13,7 @@ import (
 	"github.com/sepad/sepad/hooks/settings"
 	"github.com/sepad/sepad/prompt"
 	"github.com/sepad/sepad/promptfile"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/service"
 	"github.com/sepad/sepad/spool"
 )
@@ -143,38 +144,28 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	if !f.dryRun {
-		defer nextStep(stdout) // deferred first: printed last
+	r := &render.Installed{Path: path, Change: &ch, DryRun: f.dryRun, Undo: strings.TrimSpace("sepad uninstall " + scopeArgs(f))}
+	if !f.user {
+		r.Project = filepath.Dir(filepath.Dir(path))
 	}
+	configDir, err := prompt.ConfigDir()
+	if err != nil {
+		configDir = ""
+	}
+	r.Plugins = settings.SepadPluginEnabled(configDir, r.Project)
 	if f.transport == "http" && !f.dryRun {
-		defer printSecretHelp(stdout)
+		// The settings file names $SEPAD_SECRET: create the secret it
+		// stands for, and say how Claude Code gets it.
+		_, r.SecretErr = api.LoadOrCreateSecret(spool.Home())
+		r.Secret = api.SecretPath(spool.Home())
 	}
-	if f.transport == "command" || f.transport == "http" {
-		project := ""
-		if !f.user {
-			project = filepath.Dir(filepath.Dir(path))
-		}
-		defer notePluginToo(stdout, project)
+	if !f.dryRun {
+		// The hook only spools events, the daemon grades them: with no
+		// daemon, the next step is to start one.
+		_, err := client.Status(spool.Home())
+		r.DaemonUp = err == nil
 	}
-	switch {
-	case f.dryRun:
-		stdout.Write(ch.After)
-		if ch.Changed {
-			fmt.Fprintf(stderr, "dry run: %s would get sepad's hook for %s; nothing written\n", path, strings.Join(ch.Events, ", "))
-		} else {
-			fmt.Fprintf(stderr, "dry run: %s already has sepad's hook; nothing to do\n", path)
-		}
-	case !ch.Changed:
-		fmt.Fprintf(stdout, "%s already has sepad's hook for every event; nothing changed\n", path)
-	case ch.Before == nil:
-		fmt.Fprintf(stdout, "created %s: sepad's hook for %s\n", path, strings.Join(ch.Events, ", "))
-		fmt.Fprintf(stdout, "(%s records that there was no file before)\n", ch.Backup)
-		fmt.Fprintln(stdout, "undo with: "+strings.TrimSpace("sepad uninstall "+scopeArgs(f)))
-	default:
-		fmt.Fprintf(stdout, "updated %s: sepad's hook for %s\n", path, strings.Join(ch.Events, ", "))
-		fmt.Fprintf(stdout, "backup of the previous file: %s\n", ch.Backup)
-		fmt.Fprintln(stdout, "undo with: "+strings.TrimSpace("sepad uninstall "+scopeArgs(f)))
-	}
+	render.Install(stdout, stderr, r)
 	return nil
 }
 
@@ -201,62 +192,12 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	released := ""
 	if claim {
-		verb := "removed"
-		if f.dryRun {
-			verb = "dry run: would remove"
-		}
-		defer fmt.Fprintf(pick(f.dryRun, stderr, stdout), "%s %s (it named this sepad home as the one that writes here)\n",
-			verb, filepath.Join(filepath.Dir(path), promptfile.ClaimName))
+		released = filepath.Join(filepath.Dir(path), promptfile.ClaimName)
 	}
-	switch {
-	case !ch.Changed:
-		if f.dryRun && ch.Before != nil {
-			stdout.Write(ch.Before)
-		}
-		fmt.Fprintf(pick(f.dryRun, stderr, stdout), "%s has no sepad hook; nothing changed\n", path)
-	case f.dryRun && ch.Removed:
-		fmt.Fprintf(stderr, "dry run: would remove %s (sepad created it and nothing else is in it)\n", path)
-	case f.dryRun:
-		stdout.Write(ch.After)
-		fmt.Fprintf(stderr, "dry run: would remove sepad's hook for %s from %s; nothing written\n", strings.Join(ch.Events, ", "), path)
-	case ch.Removed:
-		fmt.Fprintf(stdout, "removed %s (sepad had created it); backup: %s\n", path, ch.Backup)
-	default:
-		fmt.Fprintf(stdout, "updated %s: removed sepad's hook for %s\n", path, strings.Join(ch.Events, ", "))
-		fmt.Fprintf(stdout, "backup of the previous file: %s\n", ch.Backup)
-	}
+	render.Uninstall(stdout, stderr, path, &ch, f.dryRun, released)
 	return nil
-}
-
-// printSecretHelp creates the API secret if needed and says how Claude
-// Code gets it: the settings file names $SEPAD_SECRET, which must be in
-// the environment Claude Code starts from.
-func printSecretHelp(stdout io.Writer) {
-	home := spool.Home()
-	if _, err := api.LoadOrCreateSecret(home); err != nil {
-		fmt.Fprintf(stdout, "warning: %v\n", err)
-	}
-	fmt.Fprintf(stdout, "The http hook sends \"Authorization: Bearer $%s\"; the secret is not in the settings file.\n", settings.SecretEnv)
-	fmt.Fprintf(stdout, "Export it where Claude Code starts (e.g. in ~/.profile), then restart Claude Code:\n")
-	fmt.Fprintf(stdout, "  export %s=\"$(cat %s)\"\n", settings.SecretEnv, api.SecretPath(home))
-	fmt.Fprintf(stdout, "SessionStart runs the command hook (Claude Code never sends it to http hooks). Check with `sepad doctor`.\n")
-}
-
-// nextStep ends an install with what to do next when no daemon answers:
-// the hook only spools events, the daemon grades them.
-func nextStep(w io.Writer) {
-	if _, err := client.Status(spool.Home()); err == nil {
-		return
-	}
-	fmt.Fprintln(w, "next: start the daemon: `sepad run` (in a terminal) or `sepad install --service` (now and at login); then `sepad doctor`")
-}
-
-func pick(cond bool, a, b io.Writer) io.Writer {
-	if cond {
-		return a
-	}
-	return b
 }
 
 func scopeArgs(f *installFlags) string {
@@ -267,17 +208,4 @@ func scopeArgs(f *installFlags) string {
 		return "--project " + f.project
 	}
 	return ""
-}
-
-// notePluginToo says so when sepad's Claude Code plugin is enabled too:
-// both hooks then run for every event, and sepad keeps each event once.
-func notePluginToo(w io.Writer, project string) {
-	configDir, err := prompt.ConfigDir()
-	if err != nil {
-		configDir = ""
-	}
-	for _, p := range settings.SepadPluginEnabled(configDir, project) {
-		fmt.Fprintf(w, "note: the sepad plugin (%s, enabled in %s) records every event too; with both, Claude Code runs two hooks per event and sepad keeps each event once. One is enough: `claude plugin disable %s` or `sepad uninstall %s` (docs/claude-code.md, \"Double installs\")\n",
-			p.ID, p.File, p.ID, "--project "+project)
-	}
 }
