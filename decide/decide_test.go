@@ -6,26 +6,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/sepad/sepad/internal/decidetest"
 )
 
 const skillKey = "/p/.claude/skills/deploy/SKILL.md"
-
-// scores returns n newest-first scores with the given mean and a fixed,
-// symmetric spread of ±spread.
-func scores(n int, mean, spread float64) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		if i%2 == 0 {
-			out[i] = mean + spread
-		} else {
-			out[i] = mean - spread
-		}
-	}
-	if n%2 == 1 {
-		out[n-1] = mean
-	}
-	return out
-}
 
 func TestDecideSepa(t *testing.T) {
 	o := DefaultOptions()
@@ -100,7 +85,7 @@ func TestDecideInsufficientSamples(t *testing.T) {
 	for _, m := range []Method{MethodSepa, MethodSequential} {
 		o := DefaultOptions()
 		o.Method = m
-		d := Decide(skillKey, "b", "c", Sample{Scores: scores(9, 70, 5)}, Sample{Scores: scores(3, 90, 5)}, o)
+		d := Decide(skillKey, "b", "c", Sample{Scores: decidetest.Scores(9, 70, 5)}, Sample{Scores: decidetest.Scores(3, 90, 5)}, o)
 		if d.Outcome != Undecided || d.Reason != ReasonTooFew || d.NeededMore != 2 || d.Candidate.N != 3 || d.Baseline.N != 9 {
 			t.Errorf("%s: %+v", m, d)
 		}
@@ -119,24 +104,24 @@ func TestDecideSequential(t *testing.T) {
 		// 20 executions each, 25 points apart with sd ~5: past the early
 		// looks' high boundaries (accept (1.85 + 2/3)/√(1/3) = 4.36,
 		// reject 1.96/√(1/3) = 3.39; z ≈ 6.9).
-		{"clearly_better", scores(20, 70, 5), scores(20, 95, 5), Accept, ReasonBetter, false, false},
-		{"clearly_worse", scores(20, 95, 5), scores(20, 70, 5), Reject, ReasonWorse, false, false},
+		{"clearly_better", decidetest.Scores(20, 70, 5), decidetest.Scores(20, 95, 5), Accept, ReasonBetter, false, false},
+		{"clearly_worse", decidetest.Scores(20, 95, 5), decidetest.Scores(20, 70, 5), Reject, ReasonWorse, false, false},
 		// 10 each, the same gap: z = 4.74 with 9 df is not yet past 6.57.
-		{"early_look_is_strict", scores(10, 70, 5), scores(10, 95, 5), Undecided, ReasonUndecided, false, false},
+		{"early_look_is_strict", decidetest.Scores(10, 70, 5), decidetest.Scores(10, 95, 5), Undecided, ReasonUndecided, false, false},
 		// 2 points apart, sd 10, 20 each: nowhere near.
-		{"not_yet", scores(20, 70, 10), scores(20, 72, 10), Undecided, ReasonUndecided, false, false},
+		{"not_yet", decidetest.Scores(20, 70, 10), decidetest.Scores(20, 72, 10), Undecided, ReasonUndecided, false, false},
 		// 6 points apart after 20 each: z = 1.9, bound 4.36.
-		{"promising_not_yet", scores(20, 70, 10), scores(20, 76, 10), Undecided, ReasonUndecided, false, false},
+		{"promising_not_yet", decidetest.Scores(20, 70, 10), decidetest.Scores(20, 76, 10), Undecided, ReasonUndecided, false, false},
 		// 60 each, 6 points apart, sd 10: z ≈ 3.2 ≥ 1.85 at the last look.
-		{"better_at_the_last_look", scores(60, 70, 10), scores(60, 76, 10), Accept, ReasonBetter, true, false},
+		{"better_at_the_last_look", decidetest.Scores(60, 70, 10), decidetest.Scores(60, 76, 10), Accept, ReasonBetter, true, false},
 		// 60 each, 1 point apart: no evidence; Δ > -3 so a draw is made.
-		{"no_evidence_explores", scores(60, 70, 10), scores(60, 71, 10), Reject, ReasonNoEvidence, true, true},
+		{"no_evidence_explores", decidetest.Scores(60, 70, 10), decidetest.Scores(60, 71, 10), Reject, ReasonNoEvidence, true, true},
 		// 60 each, 3.2 points behind with sd 10: not significant (z = -1.7,
 		// reject bound 1.96) and not within 3: the baseline stays, no draw.
-		{"no_evidence_behind", scores(60, 73.2, 10), scores(60, 70, 10), Reject, ReasonNoEvidence, true, false},
+		{"no_evidence_behind", decidetest.Scores(60, 73.2, 10), decidetest.Scores(60, 70, 10), Reject, ReasonNoEvidence, true, false},
 		// A frozen baseline of 20 and a candidate at 60: the last look
 		// spends the rest of α at t = 0.5 (bound 1.645, not 2.35).
-		{"frozen_baseline_last_look", scores(20, 70, 10), scores(60, 75, 10), Accept, ReasonBetter, true, false},
+		{"frozen_baseline_last_look", decidetest.Scores(20, 70, 10), decidetest.Scores(60, 75, 10), Accept, ReasonBetter, true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -162,7 +147,7 @@ func TestDecideSequential(t *testing.T) {
 	// The frozen baseline's last look is at information 0.5 and bound
 	// 1.64485: the earlier looks, far above, spent almost nothing, so
 	// nearly all of α is left for it (fixed-sample 1.644854).
-	d := Decide(skillKey, "b", "c", Sample{Scores: scores(20, 70, 10)}, Sample{Scores: scores(60, 71, 10)}, o)
+	d := Decide(skillKey, "b", "c", Sample{Scores: decidetest.Scores(20, 70, 10)}, Sample{Scores: decidetest.Scores(60, 71, 10)}, o)
 	if d.Look.Info != 0.5 || math.Abs(d.Look.Bound-1.64485) > 1e-4 {
 		t.Errorf("frozen baseline: look %+v", d.Look)
 	}
@@ -172,11 +157,11 @@ func TestSequentialBoundsAsymmetric(t *testing.T) {
 	// Harm is undone sooner than a gain is believed: at 20 executions each
 	// the accept bound is 4.36 and the reject bound 3.39; at the end 1.848
 	// and 1.960.
-	d := Decide(skillKey, "b", "c", Sample{Scores: scores(20, 70, 10)}, Sample{Scores: scores(20, 70, 10)}, DefaultOptions())
+	d := Decide(skillKey, "b", "c", Sample{Scores: decidetest.Scores(20, 70, 10)}, Sample{Scores: decidetest.Scores(20, 70, 10)}, DefaultOptions())
 	if math.Abs(d.Look.Bound-4.3559) > 1e-3 || math.Abs(d.Look.RejectBound-3.3948) > 1e-3 {
 		t.Fatalf("look %+v", d.Look)
 	}
-	d = Decide(skillKey, "b", "c", Sample{Scores: scores(60, 70, 10)}, Sample{Scores: scores(60, 70, 10)}, DefaultOptions())
+	d = Decide(skillKey, "b", "c", Sample{Scores: decidetest.Scores(60, 70, 10)}, Sample{Scores: decidetest.Scores(60, 70, 10)}, DefaultOptions())
 	if math.Abs(d.Look.Bound-1.8482) > 1e-3 || math.Abs(d.Look.RejectBound-1.96) > 1e-3 {
 		t.Fatalf("look %+v", d.Look)
 	}
@@ -192,10 +177,10 @@ func TestSequentialBoundsAsymmetric(t *testing.T) {
 
 func TestSequentialNeededMoreShrinks(t *testing.T) {
 	o := DefaultOptions()
-	base := Sample{Scores: scores(60, 70, 10)}
+	base := Sample{Scores: decidetest.Scores(60, 70, 10)}
 	prev := 1000
 	for _, n := range []int{10, 20, 30} {
-		d := Decide(skillKey, "b", "c", base, Sample{Scores: scores(n, 74, 10)}, o)
+		d := Decide(skillKey, "b", "c", base, Sample{Scores: decidetest.Scores(n, 74, 10)}, o)
 		if d.Outcome != Undecided {
 			t.Fatalf("n=%d: %+v", n, d.Look)
 		}
@@ -222,9 +207,9 @@ func TestSequentialBadInputNeverPanics(t *testing.T) {
 		o          Options
 	}{
 		{"nan_scores", Sample{Scores: []float64{nan, 70, 71, 72, 73, 74, nan}}, Sample{Scores: []float64{math.Inf(1), 80, 81, 82, 83, 84}}, DefaultOptions()},
-		{"identical_scores", Sample{Scores: scores(10, 70, 0)}, Sample{Scores: scores(10, 70, 0)}, DefaultOptions()},
-		{"zero_options", Sample{Scores: scores(10, 70, 5)}, Sample{Scores: scores(10, 75, 5)}, Options{}},
-		{"silly_options", Sample{Scores: scores(10, 70, 5)}, Sample{Scores: scores(10, 75, 5)}, Options{Method: "coin", MinSamples: -3, MaxSamples: 1, Confidence: 7, Exploration: -1, SDFloor: nan}},
+		{"identical_scores", Sample{Scores: decidetest.Scores(10, 70, 0)}, Sample{Scores: decidetest.Scores(10, 70, 0)}, DefaultOptions()},
+		{"zero_options", Sample{Scores: decidetest.Scores(10, 70, 5)}, Sample{Scores: decidetest.Scores(10, 75, 5)}, Options{}},
+		{"silly_options", Sample{Scores: decidetest.Scores(10, 70, 5)}, Sample{Scores: decidetest.Scores(10, 75, 5)}, Options{Method: "coin", MinSamples: -3, MaxSamples: 1, Confidence: 7, Exploration: -1, SDFloor: nan}},
 		{"no_scores_no_n", Sample{}, Sample{}, DefaultOptions()},
 	}
 	for _, c := range cases {
@@ -239,14 +224,14 @@ func TestSequentialBadInputNeverPanics(t *testing.T) {
 		})
 	}
 	// Identical constant scores: no difference, nothing accepted early.
-	d := Decide(skillKey, "b", "c", Sample{Scores: scores(10, 70, 0)}, Sample{Scores: scores(10, 70, 0)}, DefaultOptions())
+	d := Decide(skillKey, "b", "c", Sample{Scores: decidetest.Scores(10, 70, 0)}, Sample{Scores: decidetest.Scores(10, 70, 0)}, DefaultOptions())
 	if d.Outcome != Undecided {
 		t.Fatalf("identical scores: %+v", d)
 	}
 }
 
 func TestDecisionJSON(t *testing.T) {
-	d := Decide(skillKey, "b", "c", Sample{Scores: scores(60, 70, 10)}, Sample{Scores: scores(60, 71, 10)}, DefaultOptions())
+	d := Decide(skillKey, "b", "c", Sample{Scores: decidetest.Scores(60, 70, 10)}, Sample{Scores: decidetest.Scores(60, 71, 10)}, DefaultOptions())
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)

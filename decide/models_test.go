@@ -3,6 +3,8 @@ package decide
 import (
 	"reflect"
 	"testing"
+
+	"github.com/sepad/sepad/internal/decidetest"
 )
 
 // models returns n model names: the first k are a, the rest b.
@@ -23,8 +25,8 @@ func models(n, k int, a, b string) []string {
 // as better.
 func TestModelSwitchIsNotAPromptChange(t *testing.T) {
 	o := DefaultOptions()
-	base := Sample{Scores: scores(20, 70, 5), Models: models(20, 20, "sonnet", "")}
-	cand := Sample{Scores: scores(20, 80, 5), Models: models(20, 20, "opus", "")}
+	base := Sample{Scores: decidetest.Scores(20, 70, 5), Models: models(20, 20, "sonnet", "")}
+	cand := Sample{Scores: decidetest.Scores(20, 80, 5), Models: models(20, 20, "opus", "")}
 	d := Decide(skillKey, "b", "c", base, cand, o)
 	if d.Outcome != Undecided || d.Reason != ReasonModelsDiffer || d.NeededMore != 40 || d.Look != nil {
 		t.Fatalf("different models: %+v", d)
@@ -37,13 +39,13 @@ func TestModelSwitchIsNotAPromptChange(t *testing.T) {
 	if p := Decide(skillKey, "b", "c", Sample{Scores: base.Scores}, Sample{Scores: cand.Scores}, o); p.Outcome != Accept {
 		t.Fatalf("pooled: %+v", p)
 	}
-	cand = Sample{Scores: scores(60, 80, 5), Models: models(60, 60, "opus", "")}
+	cand = Sample{Scores: decidetest.Scores(60, 80, 5), Models: models(60, 60, "opus", "")}
 	if d := Decide(skillKey, "b", "c", base, cand, o); d.Outcome != Accept || d.Reason != ReasonModelsSettled {
 		t.Fatalf("at max_samples: %+v", d)
 	}
 	// The seed's rule waits too.
 	o.Method = MethodSepa
-	if d := Decide(skillKey, "b", "c", base, Sample{Scores: scores(20, 80, 5), Models: models(20, 20, "opus", "")}, o); d.Outcome != Undecided || d.Reason != ReasonModelsDiffer {
+	if d := Decide(skillKey, "b", "c", base, Sample{Scores: decidetest.Scores(20, 80, 5), Models: models(20, 20, "opus", "")}, o); d.Outcome != Undecided || d.Reason != ReasonModelsDiffer {
 		t.Fatalf("sepa: %+v", d)
 	}
 }
@@ -107,7 +109,7 @@ func TestOneModelIsThePooledTest(t *testing.T) {
 		{nil, models(12, 12, "opus", "")},
 		{models(30, 30, "", ""), models(12, 12, "opus", "")},
 	} {
-		base, cand := Sample{Scores: scores(30, 70, 8), Models: c.b}, Sample{Scores: scores(12, 78, 8), Models: c.c}
+		base, cand := Sample{Scores: decidetest.Scores(30, 70, 8), Models: c.b}, Sample{Scores: decidetest.Scores(12, 78, 8), Models: c.c}
 		d := Decide(skillKey, "b", "c", base, cand, o)
 		p := Decide(skillKey, "b", "c", Sample{Scores: base.Scores}, Sample{Scores: cand.Scores}, o)
 		d.Strata, d.Baseline.Models, d.Candidate.Models = nil, nil, nil

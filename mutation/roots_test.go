@@ -3,7 +3,6 @@ package mutation
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sepad/sepad/internal/treetest"
 
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/execution"
@@ -116,7 +117,7 @@ func TestReadThroughLinkOutsideRoot(t *testing.T) {
 	p := filepath.Join(root, ".claude", "skills", "leak", "SKILL.md")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.Symlink(secret, p)
-	inside := makeSkill(t, root, "ok", "fine", 0o644)
+	inside := treetest.Skill(t, root, "ok", "fine", 0o644)
 	os.MkdirAll(filepath.Join(root, ".claude", "agents"), 0o755)
 	os.Symlink(inside, filepath.Join(root, ".claude", "agents", "alias.md")) // a link inside the root is fine
 	w := watch.New(0)
@@ -177,20 +178,4 @@ func TestForeignProjectsNotWatched(t *testing.T) {
 			t.Errorf("write root %q", w)
 		}
 	}
-}
-
-// makeSkill makes root/.claude/skills/<name>/SKILL.md with content and mode.
-func makeSkill(t *testing.T, root, name, content string, mode fs.FileMode) string {
-	t.Helper()
-	p := filepath.Join(root, ".claude", "skills", name, "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, mode); err != nil { // past the umask
-		t.Fatal(err)
-	}
-	return p
 }

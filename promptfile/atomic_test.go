@@ -9,23 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// makeSkill makes root/.claude/skills/<name>/SKILL.md with content and mode.
-func makeSkill(t *testing.T, root, name, content string, mode fs.FileMode) string {
-	t.Helper()
-	p := filepath.Join(root, ".claude", "skills", name, "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(p, mode); err != nil { // past the umask
-		t.Fatal(err)
-	}
-	return p
-}
+	"github.com/sepad/sepad/internal/treetest"
+)
 
 // onlyFiles fails if dir holds anything but the named entries (a temporary
 // file left behind).
@@ -48,7 +34,7 @@ func TestWriteFileAtomicKeepsMode(t *testing.T) {
 	root := t.TempDir()
 	for _, mode := range []fs.FileMode{0o600, 0o640, 0o755, 0o444} {
 		t.Run(mode.String(), func(t *testing.T) {
-			p := makeSkill(t, root, "m"+strings.ReplaceAll(mode.String(), "-", ""), "old", mode)
+			p := treetest.Skill(t, root, "m"+strings.ReplaceAll(mode.String(), "-", ""), "old", mode)
 			if err := WriteFileAtomic(p, []byte("new content"), []string{root}); err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +60,7 @@ func TestWriteFileAtomicSymlinkedFile(t *testing.T) {
 	// Skills kept in a dotfiles folder under the root and linked in: the
 	// write goes to the real file and the link stays a link.
 	root := t.TempDir()
-	real := makeSkill(t, root, "real", "v1", 0o640)
+	real := treetest.Skill(t, root, "real", "v1", 0o640)
 	link := filepath.Join(root, ".claude", "skills", "linked", "SKILL.md")
 	os.MkdirAll(filepath.Dir(link), 0o755)
 	if err := os.Symlink(real, link); err != nil {
@@ -141,7 +127,7 @@ func TestRootGivenThroughLink(t *testing.T) {
 	// under it are fine.
 	base := t.TempDir()
 	real := filepath.Join(base, "real")
-	p := makeSkill(t, real, "x", "v1", 0o644)
+	p := treetest.Skill(t, real, "x", "v1", 0o644)
 	os.Symlink(real, filepath.Join(base, "alias"))
 	if err := WriteFileAtomic(p, []byte("v2"), []string{filepath.Join(base, "alias")}); err != nil {
 		t.Fatal(err)
@@ -187,7 +173,7 @@ func TestRollback(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
-			p := makeSkill(t, root, "deploy", v2, 0o640)
+			p := treetest.Skill(t, root, "deploy", v2, 0o640)
 			c.setup(t, p)
 			old := time.Now().Add(-time.Hour).Truncate(time.Second)
 			os.Chtimes(p, old, old)
@@ -241,7 +227,7 @@ func TestHashIsTwelveHex(t *testing.T) {
 func TestRollbackSymlinkSwap(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	v1, v2 := "v1 good\n", "v2 bad\n"
-	p := makeSkill(t, root, "deploy", v2, 0o644)
+	p := treetest.Skill(t, root, "deploy", v2, 0o644)
 	victim := filepath.Join(outside, "secret")
 	// The worst case: the outside file holds exactly the expected version,
 	// so a rollback that followed the link would pass the hash check.

@@ -1,8 +1,10 @@
 // Package treetest writes literal file trees for the tests of several
-// packages (the hook's and the prompt layout's resolution tests).
+// packages (the hook's and the prompt layout's resolution tests, the
+// skills that mutation and promptfile write over).
 package treetest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,4 +34,21 @@ func Write(t testing.TB, base string, tree map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// Skill makes root/.claude/skills/<name>/SKILL.md with content and mode
+// (set past the umask) and returns its path.
+func Skill(t testing.TB, root, name, content string, mode fs.FileMode) string {
+	t.Helper()
+	p := filepath.Join(root, ".claude", "skills", name, "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

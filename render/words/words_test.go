@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sepad/sepad/internal/decidetest"
+
 	"github.com/sepad/sepad/decide"
 )
 
@@ -14,11 +16,11 @@ import (
 // and interval are in its detail and JSON (one comparison per version,
 // issue 36 item 2).
 func TestDecisionExplained(t *testing.T) {
-	base := decide.Sample{Seq: 6, Aggregate: 79.4, Scores: scores(40, 78.9, 4), Signals: []decide.SignalMean{
+	base := decide.Sample{Seq: 6, Aggregate: 79.4, Scores: decidetest.Scores(40, 78.9, 4), Signals: []decide.SignalMean{
 		{Signal: "tool_success_rate", Present: 40, SubScore: 0.95, Points: 33.25},
 		{Signal: "efficiency", Present: 40, SubScore: 0.80, Points: 16.0},
 		{Signal: "structure", Present: 40, SubScore: 0.5, Points: 5.0}}}
-	cand := decide.Sample{Seq: 7, Aggregate: 70.9, Scores: scores(18, 71.2, 4), Signals: []decide.SignalMean{
+	cand := decide.Sample{Seq: 7, Aggregate: 70.9, Scores: decidetest.Scores(18, 71.2, 4), Signals: []decide.SignalMean{
 		{Signal: "tool_success_rate", Present: 18, SubScore: 0.74, Points: 25.9},
 		{Signal: "efficiency", Present: 18, SubScore: 0.75, Points: 15.0},
 		{Signal: "structure", Present: 18, SubScore: 0.5, Points: 5.0}}}
@@ -62,7 +64,7 @@ func TestDecisionExplained(t *testing.T) {
 	}
 
 	// Undecided: the runs still needed, in words and JSON.
-	d = decided(decide.Sample{Seq: 1, Scores: scores(40, 70, 10)}, decide.Sample{Seq: 2, Scores: scores(8, 73, 10)})
+	d = decided(decide.Sample{Seq: 1, Scores: decidetest.Scores(40, 70, 10)}, decide.Sample{Seq: 2, Scores: decidetest.Scores(8, 73, 10)})
 	if d.Outcome != decide.Undecided || d.NeededMore <= 0 || !strings.Contains(d.Explanation, "needs about ") || !strings.Contains(d.Explanation, "v2 undecided: ") {
 		t.Fatalf("undecided: %+v", d)
 	}
@@ -74,8 +76,8 @@ func TestDecisionExplained(t *testing.T) {
 func TestOptionalSignalAbsentLeftOut(t *testing.T) {
 	base := []decide.SignalMean{{Signal: "tool_success_rate", Present: 40, SubScore: 0.9, Points: 30},
 		{Signal: "label", Present: 1, SubScore: 1, Points: 3.3, Optional: true}}
-	d := decided(decide.Sample{Seq: 1, Scores: scores(40, 80, 4), Signals: base},
-		decide.Sample{Seq: 2, Scores: scores(18, 70, 4), Signals: []decide.SignalMean{{Signal: "tool_success_rate", Present: 18, SubScore: 0.8, Points: 27}}})
+	d := decided(decide.Sample{Seq: 1, Scores: decidetest.Scores(40, 80, 4), Signals: base},
+		decide.Sample{Seq: 2, Scores: decidetest.Scores(18, 70, 4), Signals: []decide.SignalMean{{Signal: "tool_success_rate", Present: 18, SubScore: 0.8, Points: 27}}})
 	if d.Outcome != decide.Reject || strings.Contains(d.Explanation, "label") {
 		t.Errorf("explanation %q charges the missing label", d.Explanation)
 	}
@@ -97,11 +99,11 @@ func TestAbsurdIntervalNotPrinted(t *testing.T) {
 // runs nothing can be compared; the candidate is settled at max_samples,
 // and says how many more runs that is.
 func TestDecideSettlesAgainstAnEmptyBaseline(t *testing.T) {
-	d := decided(decide.Sample{Scores: []float64{50}}, decide.Sample{Scores: scores(10, 80, 5)})
+	d := decided(decide.Sample{Scores: []float64{50}}, decide.Sample{Scores: decidetest.Scores(10, 80, 5)})
 	if d.Outcome != decide.Undecided || d.Reason != decide.ReasonThinBaseline || d.NeededMore != 50 || !strings.Contains(d.Words, "needs about 50 more runs") {
 		t.Fatalf("10 runs against 1: %+v", d)
 	}
-	d = decided(decide.Sample{Scores: []float64{50}}, decide.Sample{Scores: scores(60, 80, 5), Mean: 80})
+	d = decided(decide.Sample{Scores: []float64{50}}, decide.Sample{Scores: decidetest.Scores(60, 80, 5), Mean: 80})
 	if d.Outcome != decide.Accept || d.Reason != decide.ReasonSettled || !d.ThinBaseline || !strings.Contains(d.Words, "settled: the candidate held 80.00 over 60 runs; the baseline has 1 run, too few") {
 		t.Fatalf("60 runs against 1: %+v", d)
 	}
@@ -114,23 +116,6 @@ func decided(base, cand decide.Sample) decide.Decision {
 	return d
 }
 
-// scores returns n newest-first scores with the given mean and a fixed,
-// symmetric spread of ±spread.
-func scores(n int, mean, spread float64) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		if i%2 == 0 {
-			out[i] = mean + spread
-		} else {
-			out[i] = mean - spread
-		}
-	}
-	if n%2 == 1 {
-		out[n-1] = mean
-	}
-	return out
-}
-
 // TestModelWords (issue 37 item 3): a decision between versions run on
 // different models says so, and one compared model by model names them.
 func TestModelWords(t *testing.T) {
@@ -141,17 +126,17 @@ func TestModelWords(t *testing.T) {
 		}
 		return out
 	}
-	d := decided(decide.Sample{Seq: 2, Scores: scores(20, 70, 5), Models: ms(20, "sonnet")}, decide.Sample{Seq: 3, Scores: scores(8, 80, 5), Models: ms(8, "opus")})
+	d := decided(decide.Sample{Seq: 2, Scores: decidetest.Scores(20, 70, 5), Models: ms(20, "sonnet")}, decide.Sample{Seq: 3, Scores: decidetest.Scores(8, 80, 5), Models: ms(8, "opus")})
 	if d.Outcome != decide.Undecided || !strings.HasPrefix(d.Words, "v3 ran on opus, v2 on sonnet: not compared yet") || !strings.Contains(d.Words, "needs about 52 more runs") {
 		t.Errorf("models differ: %q", d.Words)
 	}
-	d = decided(decide.Sample{Seq: 2, Scores: scores(20, 70, 5), Models: ms(20, "sonnet")}, decide.Sample{Seq: 3, N: 60, Scores: scores(60, 80, 5), Models: ms(60, "opus")})
+	d = decided(decide.Sample{Seq: 2, Scores: decidetest.Scores(20, 70, 5), Models: ms(20, "sonnet")}, decide.Sample{Seq: 3, N: 60, Scores: decidetest.Scores(60, 80, 5), Models: ms(60, "opus")})
 	if d.Outcome != decide.Accept || !strings.HasPrefix(d.Words, "settled: v3 ran on opus, v2 on sonnet, no model in common after 60 runs: v3 becomes the baseline, not judged better") {
 		t.Errorf("settled: %q", d.Words)
 	}
 	bm := append(ms(10, "sonnet"), ms(10, "opus")...)
 	cm := append(append(ms(6, "sonnet"), ms(6, "opus")...), ms(3, "haiku")...)
-	d = decided(decide.Sample{Seq: 2, Scores: scores(20, 70, 5), Models: bm}, decide.Sample{Seq: 3, Scores: scores(15, 71, 5), Models: cm})
+	d = decided(decide.Sample{Seq: 2, Scores: decidetest.Scores(20, 70, 5), Models: bm}, decide.Sample{Seq: 3, Scores: decidetest.Scores(15, 71, 5), Models: cm})
 	if !strings.Contains(d.Words, "; compared model by model: ") || !strings.Contains(d.Words, "sonnet 6 and 10 runs") ||
 		!strings.Contains(d.Words, "left out, no runs of both on it: haiku (3 runs of the candidate)") {
 		t.Errorf("stratified: %q", d.Words)
