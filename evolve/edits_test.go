@@ -108,6 +108,15 @@ func TestEvolveEdits(t *testing.T) {
 		t.Errorf("the request does not ask for edits within the budget:\n%s", r.request())
 	}
 
+	// One edit is "1 edit", in the attempt's words and in sepad diff.
+	r1 := newRig(t)
+	r1.weak()
+	r1.mode = "oneedit"
+	a, err = r1.ev.Run(context.Background(), r1.key(), RunOptions{})
+	if err != nil || !a.Applied || len(a.Edits) != 1 || !strings.Contains(a.Words, "; 1 edit, ") {
+		t.Errorf("one edit: %+v %v", a, err)
+	}
+
 	for _, c := range []struct{ mode, rule, words string }{
 		{"badedit", RuleEdits, "is found 2 times in the current text, not exactly once"},
 		{"overbudget", RuleEditBudget, "more than the 256 allowed"},

@@ -364,7 +364,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	}
 	edits := ""
 	if len(a.Edits) > 0 {
-		edits = fmt.Sprintf("; %d edits, %d of %d bytes allowed: %s", len(a.Edits), a.ChangedBytes, a.AllowedBytes, editWords(a.Edits))
+		edits = fmt.Sprintf("; %s, %d of %d bytes allowed: %s", count(len(a.Edits), "edit", "edits"), a.ChangedBytes, a.AllowedBytes, editWords(a.Edits))
 	}
 	a.Words = fmt.Sprintf("evolved %s v%d → v%d with strategy %s (%s risk; %s)%s%s%s; v%d is the candidate. Undo: sepad rollback %s --to v%d",
 		p.sk.Display(), a.FromSeq, a.ToSeq, a.Strategy, a.Risk, a.Reason, costWords(a), edits, gate, a.ToSeq, p.sk.Display(), a.FromSeq)

@@ -54,6 +54,8 @@ func helper(mode string) int {
 	case "edits":
 		fmt.Print("```json\n" + `[{"op": "replace", "passage": "Use make rollback when a step fails.", "text": "Use make rollback when a step fails, then report the failing step.", "reason": "the runs fail without saying where"},
  {"op": "add", "passage": "Run the checks, then make deploy.", "text": "\nCheck the exit status of every step before the next.", "reason": "failed steps went unnoticed"}]` + "\n```\n")
+	case "oneedit":
+		fmt.Print(`[{"op": "replace", "passage": "Use make rollback when a step fails.", "text": "Use make rollback when a step fails, then report the failing step.", "reason": "the runs fail without saying where"}]`)
 	case "badedit":
 		fmt.Print(`[{"op": "replace", "passage": "make", "text": "gmake", "reason": "portability"}]`)
 	case "overbudget":

@@ -101,6 +101,9 @@ func TrustedDir(dir string) (string, error) {
 		return "", err
 	}
 	fi, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("no directory %s", abs)
+	}
 	if err != nil {
 		return "", err
 	}

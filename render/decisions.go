@@ -79,7 +79,7 @@ func KindWords(kind string) string {
 // versions as a unified diff.
 func Diff(w io.Writer, d *query.Diff) {
 	if len(d.Edits) > 0 {
-		fmt.Fprintf(w, "# the mutator's %d edits of v%d:\n", len(d.Edits), d.From.Version)
+		fmt.Fprintf(w, "# the mutator's %s of v%d:\n", Plural(len(d.Edits), "edit", "edits"), d.From.Version)
 		for i, e := range d.Edits {
 			what := e.Passage
 			if e.Op == "add" {

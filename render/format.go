@@ -99,17 +99,17 @@ func ProjectLabels(projects []string) map[string]string {
 }
 
 // Tokens is a version's mean tokens and cost per execution, with the
-// change of its mean tokens from the older graded version: "1.2k tok
-// $0.0042 +18%"; "-" when no transcript was read.
+// change of its mean tokens from the older graded version beside them:
+// "1.2k tok +18% $0.0042"; "-" when no transcript was read.
 func Tokens(t *query.Tokens, change *float64) string {
 	if t == nil {
 		return "-"
 	}
-	s := Count(t.Mean) + " tok " + TokensCost(t)
+	s := Count(t.Mean) + " tok "
 	if change != nil {
-		s += fmt.Sprintf(" %+.0f%%", *change*100)
+		s += fmt.Sprintf("%+.0f%% ", *change*100)
 	}
-	return s
+	return s + TokensCost(t)
 }
 
 // Count is a count in thousands or millions past 1,000: "1.2k", "35k",

@@ -96,6 +96,12 @@ func TestCost(t *testing.T) {
 	if got := Tokens(&query.Tokens{N: 2, Mean: 1200, CostUnknown: 2}, nil); got != "1.2k tok "+PriceUnknown {
 		t.Errorf("Tokens = %q", got)
 	}
+	// The change is the tokens', so it follows them, not the price
+	// (a walk read "564 tok price unknown +0%").
+	ch := 0.18
+	if got := Tokens(&query.Tokens{N: 2, Mean: 1200, CostUnknown: 2}, &ch); got != "1.2k tok +18% "+PriceUnknown {
+		t.Errorf("Tokens with a change = %q", got)
+	}
 }
 
 // TestGradeTableRow: the rows DecodeGrades decodes for its table are a

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sepad/sepad/render/words"
 	"github.com/sepad/sepad/validity"
 )
 
@@ -33,7 +34,7 @@ func Validity(w io.Writer, r *validity.Report) error {
 		if g.Rubric == r.Current {
 			cur = " (current)"
 		}
-		fmt.Fprintf(w, "Rubric %s%s, %s: %d executions with a verdict (%s)\n", g.Rubric, cur, who, g.N, verdictSources(g.Sources))
+		fmt.Fprintf(w, "Rubric %s%s, %s: %s with a verdict (%s)\n", g.Rubric, cur, who, Plural(g.N, "execution", "executions"), verdictSources(g.Sources))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SIGNAL\tN\tSUCCESS/FAIL\tAUC\tMEAN S/F\tVERDICT")
 		for _, row := range g.Rows {
@@ -44,7 +45,7 @@ func Validity(w io.Writer, r *validity.Report) error {
 					auc += fmt.Sprintf(" ±%.2f", 2**row.SE)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%s/%s\t%s\n", row.Signal, row.N, row.Successes, row.Failures, auc,
+			fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%s/%s\t%s\n", words.SignalLabel(row.Signal), row.N, row.Successes, row.Failures, auc,
 				meanText(row.MeanSuccess, row.Signal), meanText(row.MeanFailure, row.Signal), row.Verdict)
 		}
 		if err := tw.Flush(); err != nil {

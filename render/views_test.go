@@ -100,6 +100,9 @@ func views(t *testing.T) []view {
 	valid.Groups[0].Rubric = "2.0.0"
 	valid.Groups[0].Rows = append(valid.Groups[0].Rows, validity.Row{Signal: validity.Total, N: 12, Successes: 6, Failures: 6, AUC: fp(1), SE: fp(0), MeanSuccess: fp(90), MeanFailure: fp(40), Verdict: "the score follows success closely"})
 	valid.Groups[1].Rows[0].AUC = nil
+	// One execution, and a signal by its id: the table says "1
+	// execution" and names the signal as explain does ("error-free").
+	valid.Groups[1].N, valid.Groups[1].Rows[0].Signal = 1, "error_rate"
 	created := settings.Change{After: []byte("{}\n"), Changed: true, Events: []string{"PreToolUse", "Stop"}, Backup: "/h/backups/settings.json.sepad-backup-1"}
 	updated := created
 	updated.Before = []byte("{\"model\": \"opus\"}")
@@ -121,6 +124,7 @@ func views(t *testing.T) []view {
 		{"quarantine", func(w io.Writer) { Quarantine(w, &quarantine) }},
 		{"notices", func(w io.Writer) { Notices(w, notices) }},
 		{"diff", func(w io.Writer) { Diff(w, &diff) }},
+		{"diff-one-edit", func(w io.Writer) { d := diff; d.Edits = d.Edits[:1]; Diff(w, &d) }},
 		{"diff-claude-md", func(w io.Writer) { Diff(w, &claudeMD) }},
 		{"show-claude-md", func(w io.Writer) { Files(w, &show) }},
 		{"strategies", func(w io.Writer) { Strategies(w, strategies) }},

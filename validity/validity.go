@@ -260,12 +260,21 @@ func HanleyMcNeilSE(a float64, m, n int) float64 {
 	return math.Sqrt(v)
 }
 
-// plain names the signals in the verdicts.
+// count is "1 success", "2 successes".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// plain names the signals in the verdicts, as explain does (the error
+// rate's row is its sub-score, one minus the rate: "error-free").
 var plain = map[string]string{
 	"tool_success_rate": "tool success",
 	"output_quality":    "output quality",
 	"efficiency":        "efficiency",
-	"error_rate":        "the error rate",
+	"error_rate":        "error-free",
 	"structure_score":   "structure",
 	"checks":            "the skill's checks",
 	"outcome":           "the outcome",
@@ -288,7 +297,7 @@ func Verdict(signal string, r Row, o Options) string {
 	o = o.withDefaults()
 	name := Plain(signal)
 	if r.AUC == nil || r.N < o.MinLabels || r.Successes < o.MinEach || r.Failures < o.MinEach {
-		return fmt.Sprintf("not enough labels (%d: %d successes, %d failures; need %d with %d of each)", r.N, r.Successes, r.Failures, o.MinLabels, o.MinEach)
+		return fmt.Sprintf("not enough labels (%d: %s, %s; need %d with %d of each)", r.N, count(r.Successes, "success", "successes"), count(r.Failures, "failure", "failures"), o.MinLabels, o.MinEach)
 	}
 	a := *r.AUC
 	d := math.Abs(a - 0.5)

@@ -78,11 +78,13 @@ func TestVerdict(t *testing.T) {
 		{"efficiency", enough(0.65, 0.1), "efficiency follows success weakly (too few labels to be sure)"},
 		{"output_quality", enough(0.35, 0.05), "output quality runs weakly against success"},
 		{"output_quality", enough(0.25, 0.05), "output quality runs against success"},
-		{"error_rate", enough(0.1, 0.03), "the error rate runs against success: failures score higher"},
+		{"error_rate", enough(0.1, 0.03), "error-free runs against success: failures score higher"},
 		{"my_signal", enough(0.85, 0.03), "my_signal follows success closely"},
 		{Total, Row{N: 9, Successes: 5, Failures: 4, AUC: f(1), SE: f(0)}, "not enough labels (9: 5 successes, 4 failures; need 10 with 3 of each)"},
 		{Total, Row{N: 30, Successes: 28, Failures: 2, AUC: f(1), SE: f(0)}, "not enough labels (30: 28 successes, 2 failures; need 10 with 3 of each)"},
 		{Total, Row{N: 30, Successes: 30}, "not enough labels (30: 30 successes, 0 failures; need 10 with 3 of each)"},
+		{Total, Row{N: 1, Successes: 1}, "not enough labels (1: 1 success, 0 failures; need 10 with 3 of each)"},
+		{Total, Row{N: 2, Successes: 1, Failures: 1}, "not enough labels (2: 1 success, 1 failure; need 10 with 3 of each)"},
 	} {
 		if got := Verdict(c.signal, c.r, Options{}); got != c.want {
 			t.Errorf("Verdict(%s, AUC %v): %q, want %q", c.signal, c.r.AUC, got, c.want)

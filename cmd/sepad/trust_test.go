@@ -39,4 +39,9 @@ func TestTrust(t *testing.T) {
 	if len(promptfile.InstalledRoots(home)) != 0 {
 		t.Fatalf("a refused trust recorded %v", promptfile.InstalledRoots(home))
 	}
+	// A missing directory is named in words, not as stat's error.
+	missing := filepath.Join(proj, "missing")
+	if _, _, errOut := runInstallCmd(t, "trust", missing); errOut != "sepad trust: no directory "+missing+"\n" {
+		t.Errorf("trust of a missing directory: %q", errOut)
+	}
 }

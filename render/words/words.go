@@ -181,7 +181,7 @@ func explain(d *decide.Decision) string {
 				if n == 0 {
 					return "none"
 				}
-				return fmt.Sprintf("%s (%d runs)", Plain(v, 2), n)
+				return fmt.Sprintf("%s (%s)", Plain(v, 2), Runs(n))
 			}
 			sigs = append(sigs, fmt.Sprintf("%s %s vs %s", SignalLabel(s.Signal), side(s.Candidate, s.CandidateRuns), side(s.Baseline, s.BaselineRuns)))
 			continue
