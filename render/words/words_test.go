@@ -86,8 +86,8 @@ func TestOptionalSignalAbsentLeftOut(t *testing.T) {
 // An optional signal present on one run of a side says "1 run" (a walk
 // found "outcome 0.10 (1 runs) vs 0.10 (1 runs)").
 func TestOptionalSignalOneRun(t *testing.T) {
-	d := decided(decide.Sample{Seq: 1, Scores: scores(40, 80, 4), Signals: []decide.SignalMean{{Signal: "outcome", Present: 1, SubScore: 0.1, Points: 1, Optional: true}}},
-		decide.Sample{Seq: 2, Scores: scores(18, 70, 4), Signals: []decide.SignalMean{{Signal: "outcome", Present: 3, SubScore: 0.1, Points: 1, Optional: true}}})
+	d := decided(decide.Sample{Seq: 1, Scores: decidetest.Scores(40, 80, 4), Signals: []decide.SignalMean{{Signal: "outcome", Present: 1, SubScore: 0.1, Points: 1, Optional: true}}},
+		decide.Sample{Seq: 2, Scores: decidetest.Scores(18, 70, 4), Signals: []decide.SignalMean{{Signal: "outcome", Present: 3, SubScore: 0.1, Points: 1, Optional: true}}})
 	if !strings.Contains(d.Explanation, "outcome 0.10 (3 runs) vs 0.10 (1 run)") {
 		t.Errorf("explanation %q", d.Explanation)
 	}
