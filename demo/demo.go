@@ -40,7 +40,8 @@ type Options struct {
 	// until Stdin ends.
 	Keep bool
 	// Self is how the person runs sepad again ("sepad", "go run
-	// ./cmd/sepad" or a path), in the commands the demo suggests.
+	// ./cmd/sepad" or a path), in the commands the demo suggests; ""
+	// for SelfCommand.
 	Self string
 }
 
@@ -151,6 +152,9 @@ func Run(o Options) error {
 	}
 	fmt.Fprintf(o.Out, "\nDone in %.1fs.", time.Since(start).Seconds())
 	self := o.Self
+	if self == "" {
+		self = SelfCommand()
+	}
 	if o.Keep {
 		fmt.Fprintf(o.Out, " The state is kept; explore it (while the demo serves its dashboard, these ask its daemon) with:\n")
 		for _, c := range []string{"grades --home " + home, "grades --home " + home + " --all-versions", "versions deploy --home " + home,

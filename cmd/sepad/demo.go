@@ -16,5 +16,5 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return demo.Run(demo.Options{Out: stdout, Stdin: stdin, Keep: *keep, Self: selfCommand()})
+	return demo.Run(demo.Options{Out: stdout, Stdin: stdin, Keep: *keep})
 }

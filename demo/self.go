@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"os"
@@ -7,11 +7,12 @@ import (
 	"strings"
 )
 
-// selfCommand is how the user can run this sepad again, for the commands
-// sepad suggests: "sepad" when that is what PATH finds, "go run
-// ./cmd/sepad" for a binary `go run` built and deleted after it exits
-// (run from the clone's root), else the executable's path.
-func selfCommand() string {
+// SelfCommand is how the person can run this sepad again, for the
+// commands the demo suggests (Options.Self, when not set): "sepad" when
+// that is what PATH finds, "go run ./cmd/sepad" for a binary `go run`
+// built and deleted after it exits (run from the clone's root), else the
+// executable's path.
+func SelfCommand() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return "sepad"
