@@ -3,13 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
-	"runtime/debug"
-	"syscall"
 
 	"github.com/sepad/sepad/api"
 	"github.com/sepad/sepad/client"
@@ -19,11 +14,6 @@ import (
 func init() {
 	register("run", "run the daemon: follow the spool, score, grade, decide", runDaemon)
 }
-
-// daemonMemoryLimit is the daemon's soft memory limit (runtime/debug):
-// about what four of the largest hook bodies need while they are walked
-// one at a time (BENCHMARKS.md, the 60 MB hook bodies row).
-const daemonMemoryLimit = 512 << 20
 
 func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stderr)
@@ -47,16 +37,9 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 	o.Logger = logger
-	ctx, stop := signalContext(logger)
+	ctx, stop := daemon.SignalContext(logger)
 	defer stop()
-	// A soft memory limit for the daemon's Go heap, unless GOMEMLIMIT
-	// sets one: the collector then works harder when large hook bodies
-	// (up to four of 64 MiB) are in memory, instead of letting the heap
-	// reach twice what is live. The database's mmap'd pages are not
-	// counted in it.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(daemonMemoryLimit)
-	}
+	daemon.LimitMemory()
 	if err := client.AlreadyRunning(o.Home); err != nil {
 		return err // at once, naming the running daemon (already.go)
 	}
@@ -71,43 +54,7 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return client.LockedByDaemon(o.Home, err)
 	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	for {
-		select {
-		case <-ctx.Done():
-			logger.Info("shutting down")
-			return d.Close()
-		case <-d.Done():
-			err := d.Err()
-			d.Close()
-			return fmt.Errorf("collector stopped: %w", err)
-		case <-hup:
-			d.Reload()
-		}
-	}
-}
-
-// signalContext is cancelled by the first SIGINT or SIGTERM; a second one
-// exits at once.
-func signalContext(logger *slog.Logger) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		select {
-		case s := <-ch:
-			logger.Info("signal received; committing and stopping (again to force)", "signal", s.String())
-			cancel()
-		case <-ctx.Done():
-			return
-		}
-		s := <-ch
-		logger.Error("second signal; exiting without a clean shutdown", "signal", s.String())
-		os.Exit(130)
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	return d.Serve(ctx)
 }
 
 func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
