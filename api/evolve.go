@@ -58,7 +58,7 @@ func (h *handler) evolve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, errNoWrites, nil)
 		return
 	}
-	ro := evolve.RunOptions{Strategy: r.URL.Query().Get("strategy")}
+	ro := evolve.RunOptions{Strategy: r.URL.Query().Get("strategy"), Force: r.URL.Query().Get("force") == "1"}
 	dry, err := boolParam(r, "dry_run")
 	ro.DryRun = dry
 	if err == nil && len(ro.Strategy) > 200 {
@@ -83,7 +83,8 @@ func (h *handler) evolve(w http.ResponseWriter, r *http.Request) {
 	var refused *proposal.RefusalError
 	switch {
 	case errors.As(err, &refused):
-		b, _ := json.Marshal(ErrorBody{Error: "nothing evolved: refused by " + refused.Rule + ": " + refused.Detail, Status: http.StatusConflict, Rule: refused.Rule})
+		// Words for a person; the rule's name is in "rule".
+		b, _ := json.Marshal(ErrorBody{Error: "nothing evolved: " + refused.Detail, Status: http.StatusConflict, Rule: refused.Rule})
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusConflict)
 		w.Write(append(b, '\n'))

@@ -48,7 +48,7 @@ func TestEvolveEditsWithClaudeCode(t *testing.T) {
 	// untouched.
 	srv.Set("edits-v1", answer([]evolve.Edit{{Op: evolve.OpReplace, Passage: "Use make rollback.", Text: strings.Repeat("Roll back with care. ", 20), Reason: "rollbacks failed"}}))
 	out, errOut, code := sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
-	if code != 1 || !strings.Contains(out, "refused by edit_budget: the change touches ") || !strings.Contains(out, "more than the 256 allowed") {
+	if code != 1 || !strings.Contains(out, "refused: the change touches ") || !strings.Contains(out, "more than the 256 allowed") {
 		t.Fatalf("an edit set over the budget: exit %d\n%s%s", code, out, errOut)
 	}
 	if b, _ := os.ReadFile(p.skill); string(b) != v1 {
@@ -87,7 +87,7 @@ func TestEvolveEditsWithClaudeCode(t *testing.T) {
 	// is written.
 	before := len(srv.Requests())
 	out, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
-	if code != 1 || !strings.Contains(out, "refused by rejected_before") || !strings.Contains(out, "v2") {
+	if code != 1 || !strings.Contains(out, "the mutator's answer was refused: the proposed text is v2") || !strings.Contains(out, "v2") {
 		t.Fatalf("the rejected edit set again: exit %d\n%s%s", code, out, errOut)
 	}
 	if b, _ := os.ReadFile(p.skill); string(b) != v1 {

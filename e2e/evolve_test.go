@@ -108,7 +108,7 @@ func TestEvolveLimitsHold(t *testing.T) {
 	// yet), naming the rule; the mutator is not asked.
 	for i := 0; i < 3; i++ {
 		_, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
-		if code != 1 || !strings.Contains(errOut, "refused by too_soon: 0 executions since the last change (need 3, 3 more)") {
+		if code != 1 || !strings.Contains(errOut, "nothing evolved: 0 executions since the last change (need 3, 3 more)") {
 			t.Fatalf("repeated evolve: exit %d, %s", code, errOut)
 		}
 	}
@@ -126,7 +126,7 @@ func TestEvolveLimitsHold(t *testing.T) {
 		if i < 2 && code != 0 {
 			t.Fatalf("high-risk evolve %d: %d %s %s", i+1, code, out, errOut)
 		}
-		if i == 2 && (code != 1 || !strings.Contains(errOut, "refused by high_risk_limit: 2 high-risk mutations of this skill in the last 24 hours (limit 2)")) {
+		if i == 2 && (code != 1 || !strings.Contains(errOut, "nothing evolved: 2 high-risk mutations of this skill in the last 24 hours (limit 2)")) {
 			t.Fatalf("third high-risk evolve: %d %s %s", code, out, errOut)
 		}
 	}
@@ -345,7 +345,7 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 	// model is not asked again.
 	for i := 0; i < 2; i++ {
 		_, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
-		if code != 1 || !strings.Contains(errOut, "refused by too_soon") {
+		if code != 1 || !strings.Contains(errOut, "nothing evolved: 0 executions since the last change") {
 			t.Fatalf("repeated evolve: exit %d, %s", code, errOut)
 		}
 	}
@@ -370,7 +370,7 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 	// runs): the stable rule refuses before the mutator is asked.
 	srv.Set("evolve-v2", fakeclaude.Script{{Text: v3}})
 	out, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
-	if code != 1 || !strings.Contains(errOut, "refused by stable: the skill is stable: mean ") || !strings.Contains(errOut, " > 85 and variance ") {
+	if code != 1 || !strings.Contains(errOut, "nothing evolved: the skill is stable: mean ") || !strings.Contains(errOut, " > 85 and variance ") {
 		t.Fatalf("evolve on a plateau: exit %d\n%s%s", code, out, errOut)
 	}
 	p.turns(2, 2, goodAnswer)
@@ -424,7 +424,7 @@ func TestEvolveWithClaudeCode(t *testing.T) {
 	// rule; the file is left alone.
 	srv.Set("evolve-v2", fakeclaude.Script{{Text: dropped}})
 	out, errOut, code = sepad(t, p.env(), nil, "evolve", "deploy", "--home", p.home)
-	if code != 1 || !strings.Contains(out, `refused by headings: 1 of the baseline's 2 headings are missing: "## Rollback"`) {
+	if code != 1 || !strings.Contains(out, `refused: 1 of the baseline's 2 headings are missing: "## Rollback"`) {
 		t.Fatalf("evolve with a section dropped: exit %d\n%s%s", code, out, errOut)
 	}
 	if b, _ := os.ReadFile(p.skill); string(b) != v2 {

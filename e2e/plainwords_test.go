@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -203,6 +204,29 @@ func checkGrammar(t *testing.T, env []string, home string) {
 	}
 	if out, errOut, code := sepad(t, env, nil, "propose", "deploy", f, "--force", "--home", home); code != 0 || !strings.Contains(out, "v4") {
 		t.Errorf("propose --force: %d %q %q", code, out, errOut)
+	}
+	// CLAUDE.md is stable too: evolve refuses before the mutator is
+	// asked, says the way past the rule, and --force evolves it as
+	// propose --force proposes (issue 36 item 8).
+	if out, _, _ := sepad(t, env, nil, "help", "evolve"); !strings.Contains(out, "--force evolves a stable skill, or CLAUDE.md, anyway") {
+		t.Errorf("help evolve does not explain the rule:\n%s", out)
+	}
+	if out, _, _ := sepad(t, env, nil, "help", "propose"); !strings.Contains(out, "CLAUDE.md") {
+		t.Errorf("help propose does not name CLAUDE.md:\n%s", out)
+	}
+	if runtime.GOOS != "windows" {
+		cfg := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(cfg, []byte("mutation:\n  mutator: ["+mutatorScript(t, t.TempDir())+"]\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, code = sepad(t, env, nil, "evolve", "CLAUDE.md", "--config", cfg, "--home", home)
+		if code != 1 || !strings.Contains(errOut, "nothing evolved: the skill is stable") || !strings.Contains(errOut, "add --force to evolve it anyway") ||
+			strings.Contains(errOut, "refused by") {
+			t.Errorf("evolve CLAUDE.md when stable: %d %q", code, errOut)
+		}
+		if out, errOut, code := sepad(t, env, nil, "evolve", "CLAUDE.md", "--force", "--config", cfg, "--home", home); code != 0 || !strings.Contains(out, "evolved CLAUDE.md v1 → v2") {
+			t.Errorf("evolve CLAUDE.md --force: %d %q %q", code, out, errOut)
+		}
 	}
 	if out, _, _ := sepad(t, env, nil, "notices", "--home", home); strings.Contains(out, "(s)") {
 		t.Errorf("notices: %q", out)

@@ -176,7 +176,7 @@ func (e *Evolver) maybeEvolve(key, name string) error {
 		case errors.As(err, &re):
 			// A limit the choice ran into (a high-risk strategy): told
 			// once, nothing was asked.
-			e.notify(sk, fmt.Sprintf("sepad did not evolve %s v%d: refused by %s: %s", sk.Display(), cur.Seq, re.Rule, re.Detail), e.o.Now().UTC())
+			e.notify(sk, fmt.Sprintf("sepad did not evolve %s v%d: %s", sk.Display(), cur.Seq, re.Detail), e.o.Now().UTC())
 		case err != nil:
 			e.o.Logger.Error("automatic evolution", "skill", name, "err", err)
 			e.notify(sk, fmt.Sprintf("sepad could not evolve %s v%d: %v", sk.Display(), cur.Seq, err), e.o.Now().UTC())

@@ -99,6 +99,19 @@ type RunOptions struct {
 	DryRun bool
 	// Auto marks automatic mode: every step is a notice.
 	Auto bool
+	// Force evolves a stable skill anyway (sepad evolve --force), as
+	// sepad propose --force proposes to one: the stable rule is the one
+	// left out; every other rule and limit applies.
+	Force bool
+}
+
+// proposalOptions are the proposal rules and limits of one attempt.
+func (e *Evolver) proposalOptions(ro RunOptions) proposal.Options {
+	po := e.o.Proposal
+	if ro.Force {
+		po.StableWindow = 0
+	}
+	return po
 }
 
 // claim marks a skill's evolution as running; release ends it.
@@ -205,7 +218,7 @@ func (e *Evolver) prepare(key string, ro RunOptions) (*prepared, error) {
 		return nil, err
 	}
 	cases, held := suiteCases(sk.Path)
-	po := e.o.Proposal
+	po := e.proposalOptions(ro)
 	req, err := Build(Input{Rejected: rejected, Cases: cases, HeldOut: len(held), Skill: sk.Display(), File: file, Version: cur.Seq, Grade: grade, Score: agg.Value, N: agg.N, Text: text,
 		Choice: choice, Signals: sigs, Runs: Worst(xs, WorstRuns), Best: Best(xs, BestRuns, WorstRuns),
 		MinBytes: int(po.MinRatio*float64(len(base)) + 0.999), MaxBytes: int(po.MaxRatio * float64(len(base))),
@@ -295,7 +308,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 		return a, nil
 	}
 	now := e.o.Now().UTC()
-	if _, err := e.o.Engine.ProposalLimits(key, e.o.Proposal); err != nil {
+	if _, err := e.o.Engine.ProposalLimits(key, e.proposalOptions(ro)); err != nil {
 		return Attempt{}, err
 	}
 	if a.Risk == RiskHigh {
@@ -336,7 +349,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	if perr == nil {
 		// The eval gate judges the answer on the cases the mutator was
 		// not shown (a suite of one case is shown, and gated, whole).
-		po := e.o.Proposal
+		po := e.proposalOptions(ro)
 		po.GateCases = p.held
 		rec, perr = e.o.Engine.ProposeContext(ctx, key, text, a.Strategy, po)
 	}
@@ -344,7 +357,7 @@ func (e *Evolver) run(ctx context.Context, key string, ro RunOptions) (Attempt, 
 	switch {
 	case errors.As(perr, &refusal):
 		a.Outcome, a.Rule, a.Error = OutcomeRefused, refusal.Rule, perr.Error()
-		a.Words = fmt.Sprintf("evolve %s with %s: the mutator's answer was %s; nothing changed", p.sk.Display(), a.Strategy, perr.Error())
+		a.Words = fmt.Sprintf("evolve %s with %s: the mutator's answer was refused: %s; nothing changed", p.sk.Display(), a.Strategy, refusal.Detail)
 		return a, e.record(p.sk, &a, ro.Auto)
 	case perr != nil:
 		a.Outcome, a.Rule, a.Error = OutcomeFailed, RuleMutatorFailed, perr.Error()

@@ -76,7 +76,7 @@ func TestEvolveRefusesDroppedSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Applied || a.Outcome != OutcomeRefused || a.Rule != proposal.RuleHeadings || !strings.Contains(a.Words, `refused by headings: 1 of the baseline's 2 headings are missing: "## Rollback"`) {
+	if a.Applied || a.Outcome != OutcomeRefused || a.Rule != proposal.RuleHeadings || !strings.Contains(a.Words, `refused: 1 of the baseline's 2 headings are missing: "## Rollback"`) {
 		t.Fatalf("attempt %+v", a)
 	}
 	if r.file() != v1 {
@@ -94,7 +94,7 @@ func TestEvolveMutatorFailures(t *testing.T) {
 	}{
 		{"fail", "exit status 3: mutator: no credentials", 20 * time.Second},
 		{"sleep", "timed out after 200ms", 200 * time.Millisecond},
-		{"none", "refused by empty", 20 * time.Second}, // answers nothing
+		{"none", "refused: the proposed text is empty", 20 * time.Second}, // answers nothing
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {

@@ -25,7 +25,12 @@ var helpMore = map[string]string{
 	"propose": "A proposal is refused, and nothing written, when the text is under half or over twice the baseline's length,\n" +
 		"drops its headings or holds a dangerous command, when the skill had 10 proposals in 24 hours or fewer than 3 runs\n" +
 		"since its last change, or when the skill is stable: its last 3 scores average above 85 with a variance below 5\n" +
-		"(a skill that works is left alone). --force proposes to a stable skill anyway; the other checks still apply.",
+		"(a skill that works is left alone). --force proposes to a stable skill anyway; the other checks still apply.\n" +
+		"CLAUDE.md (SKILL CLAUDE.md: the project's instruction file) follows the same rules, --force included.",
+	"evolve": "The mutator is asked only when a proposal could pass the limits: not when the skill had 10 proposals in 24 hours\n" +
+		"or fewer than 3 runs since its last change, nor when it is stable: its last 3 scores average above 85 with a\n" +
+		"variance below 5 (a prompt that works is left alone). --force evolves a stable skill, or CLAUDE.md, anyway; every\n" +
+		"other rule still applies to the answer, as to sepad propose's.",
 }
 
 var Helps = map[string]HelpText{

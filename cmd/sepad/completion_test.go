@@ -41,7 +41,7 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"sepad", "completion", "f"}, "fish"},
 		{[]string{"sepad", "help", "dif"}, "diff"},
 		{[]string{"sepad", "evolve", "deploy", "--strategy", "c"}, "constraint_add clarify"},
-		{[]string{"sepad", "evolve", "--"}, "--config --dry-run --home --json --strategy --v"},
+		{[]string{"sepad", "evolve", "--"}, "--config --dry-run --force --home --json --strategy --v"},
 		{[]string{"sepad", "la"}, "label"},
 		{[]string{"sepad", "label", "la"}, "last"},
 		{[]string{"sepad", "label", "last", "f"}, "failure"},

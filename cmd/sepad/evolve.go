@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/sepad/sepad/client"
@@ -25,6 +27,7 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	qf.add(fs)
 	strategy := fs.String("strategy", "", "the strategy to use instead of choosing one (sepad strategies lists them)")
 	dry := fs.Bool("dry-run", false, "print the request the mutator would get; send nothing, record nothing")
+	force := fs.Bool("force", false, "evolve a stable skill (or CLAUDE.md) anyway: the other rules and limits still apply (see `sepad help evolve`)")
 	verbose := fs.Bool("v", false, "also print a drawn strategy's numbers (the draw's uniform number u and each strategy's weight)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -44,6 +47,9 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *dry {
 		v.Set("dry_run", "true")
 	}
+	if *force {
+		v.Set("force", "1")
+	}
 	path := "/v1/skills/" + pathArg(skillArgument(pos[0])) + "/evolve"
 	if len(v) > 0 {
 		path += "?" + v.Encode()
@@ -54,6 +60,10 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		c.SetTimeout(cfg.Mutation.MutatorTimeout + 2*time.Minute)
 	}
 	b, err := c.Post(path, nil)
+	if err != nil && !*force && strings.Contains(err.Error(), "the skill is stable") {
+		// Say the way past the rule, as sepad propose does.
+		return fmt.Errorf("%w; a prompt that works is left alone: add --force to evolve it anyway (see `sepad help evolve`)", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -76,7 +86,7 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s\n%s", a.Words, draw)
 	if !a.Applied {
-		return &exitError{code: exitFail, err: fmt.Errorf("nothing was changed (%s)", a.Rule)}
+		return &exitError{code: exitFail, err: errors.New("nothing was changed")}
 	}
 	return nil
 }
