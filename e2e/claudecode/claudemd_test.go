@@ -31,7 +31,7 @@ func TestClaudeMDByName(t *testing.T) {
 		e.write(filepath.Join(e.Home, ".claude", "CLAUDE.md"), "# User\nBe brief.\n")
 		e.write("CLAUDE.md", "# Project\n\nRun the tests first.\n\nSee @docs/guide.md for more.\n")
 		e.write("docs/guide.md", "# Guide\nSmall commits.\n")
-		d := e.startDaemon(freeAddr(t))
+		d := e.startDaemon("--http", freeAddr(t))
 		e.API.Set("cm1", fakeclaude.Script{{Tools: []fakeclaude.Tool{bash("echo hi")}}, {Text: answer}})
 		e.claude("-p", "look @@cm1@@")
 		d.waitExecutions(1)

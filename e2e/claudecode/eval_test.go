@@ -45,7 +45,7 @@ func TestEval(t *testing.T) {
 			{Text: answer},
 		})
 		e.claude("-p", "deploy @@evalsession@@", "--plugin-dir", dir)
-		d := e.startDaemon(freeAddr(t))
+		d := e.startDaemon("--http", freeAddr(t))
 		d.waitExecutions(1)
 		before := len(e.spool())
 

@@ -32,7 +32,7 @@ func TestEvalGatePersonEdit(t *testing.T) {
 		e.API.Set("editsession", fakeclaude.Script{{Tools: []fakeclaude.Tool{skillCall("deploy")}}, {Tools: []fakeclaude.Tool{bash("echo checks ok")}}, {Text: answer}})
 		e.claude("-p", "deploy @@editsession@@")
 		e.Env = append(e.Env, e.claudeEnv()[len(e.baseEnv()):]...)
-		d := e.startDaemon(freeAddr(t))
+		d := e.startDaemon("--http", freeAddr(t))
 		defer d.stop()
 		if xs := d.waitExecutions(1); len(xs) < 1 {
 			t.Fatalf("%d executions stored", len(xs))

@@ -46,7 +46,7 @@ func TestEvalGateHeldOutCases(t *testing.T) {
 			e.claude("-p", "deploy @@"+key+"@@")
 		}
 		e.Env = append(e.Env, e.claudeEnv()[len(e.baseEnv()):]...) // the gate's claude talks to the fake server
-		d := e.startDaemon(freeAddr(t))
+		d := e.startDaemon("--http", freeAddr(t))
 		defer d.stop()
 		if xs := d.waitExecutions(3); len(xs) < 3 {
 			t.Fatalf("%d executions stored", len(xs))

@@ -60,7 +60,7 @@ func TestEvalGateRefusesCandidate(t *testing.T) {
 		}
 		// The daemon runs the gate with claude: give both the fake server.
 		e.Env = append(e.Env, e.claudeEnv()[len(e.baseEnv()):]...)
-		d := e.startDaemon(freeAddr(t))
+		d := e.startDaemon("--http", freeAddr(t))
 		defer d.stop()
 		if xs := d.waitExecutions(3); len(xs) < 3 {
 			t.Fatalf("%d executions stored", len(xs))

@@ -180,7 +180,7 @@ func runBenchArm(t *testing.T, c client, name string, answers []benchAnswer, con
 	script := e.write(filepath.Join(dir, "mutator.sh"), "#!/bin/sh\ncd "+dir+"\nn=$(( $(cat count 2>/dev/null || echo 0) + 1 ))\necho $n > count\ncat > request.$n\n"+
 		"[ -f $n ] || { echo \"the script has no answer $n\" >&2; exit 1; }\ncat $n\n")
 	e.write(filepath.Join(e.Home, ".config", "sepa", "config.yaml"), "mutation:\n  method: sepa\n  min_samples: 5\n  debounce: 100ms\n  cooldown_executions: 0\n  mutator: [sh, "+script+"]\n"+config)
-	d := e.startDaemon(freeAddr(t))
+	d := e.startDaemon("--http", freeAddr(t))
 	defer d.stop()
 	n := 0
 	session := func() {

@@ -36,7 +36,7 @@ var modelSwitchScenario = scenario{
 		e.write(".claude/skills/deploy/SKILL.md", deploySkill)
 		e.write(filepath.Join(e.State, "config.yaml"), "collector:\n  idle_timeout: 2s\nmutation:\n  min_samples: 2\n  debounce: 100ms\n")
 		e.Env = append(e.Env, "SEPA_CONFIG="+filepath.Join(e.State, "config.yaml"))
-		e.daemon()
+		e.startDaemon()
 		// One session: v1 three times on the first model (a failed check,
 		// then the deploy), then the person edits the skill and switches
 		// the model, as /model does (an SDK host sends set_model), and v2

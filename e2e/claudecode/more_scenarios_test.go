@@ -2,17 +2,12 @@ package claudecode
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sepad/sepad/internal/fakeclaude"
 )
@@ -146,7 +141,7 @@ var moreScenarios = []scenario{
 				e.t.Fatalf("the secret install made: %v", err)
 			}
 			e.Extra = append(e.Extra, "SEPAD_SECRET="+strings.TrimSpace(string(secret)))
-			d := e.startDaemon(addr)
+			d := e.startDaemon("--http", addr)
 			// doctor checks the URL with the secret Claude Code would send.
 			e.Env = append(e.Env, "SEPAD_SECRET="+strings.TrimSpace(string(secret)))
 			if out, errOut, code := e.sepad("doctor", "--project", e.Project); code != 0 || strings.Contains(out, "FAIL") {
@@ -524,93 +519,4 @@ func (e *env) reinstall(args ...string) {
 	if out, errOut, code := e.sepad(args...); code != 0 {
 		e.t.Fatalf("sepad %v: exit %d\n%s%s", args, code, out, errOut)
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
-// daemon is a `sepad run` on the env's state directory.
-type daemon struct {
-	e    *env
-	cmd  *exec.Cmd
-	log  bytes.Buffer
-	done chan struct{}
-}
-
-// startDaemon starts `sepad run --http addr` and waits until addr
-// answers.
-func (e *env) startDaemon(addr string) *daemon {
-	e.t.Helper()
-	d := &daemon{e: e, done: make(chan struct{})}
-	d.cmd = exec.Command(sepadBin, "run", "--home", e.State, "--log-level", "info", "--http", addr)
-	d.cmd.Env = e.baseEnv()
-	d.cmd.Dir = e.Project
-	d.cmd.Stderr = &d.log
-	if err := d.cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	go func() { d.cmd.Wait(); close(d.done) }()
-	e.t.Cleanup(func() {
-		select {
-		case <-d.done:
-		default:
-			d.cmd.Process.Kill()
-			<-d.done
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
-			return d
-		}
-		select {
-		case <-d.done:
-			e.t.Fatalf("sepad run exited:\n%s", d.log.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("sepad run is not up after 30 s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// waitExecutions returns the daemon's stored executions once it holds n
-// (or after 30 s).
-func (d *daemon) waitExecutions(n int) []daemonExec {
-	d.e.t.Helper()
-	env := d.e.baseEnv()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got := daemonExecutions(d.e.t, env, d.e.State)
-		if len(got) >= n || time.Now().After(deadline) {
-			time.Sleep(200 * time.Millisecond) // nothing more may arrive
-			return daemonExecutions(d.e.t, env, d.e.State)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// stop stops the daemon with SIGINT and returns its log.
-func (d *daemon) stop() string {
-	d.cmd.Process.Signal(syscall.SIGINT)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	select {
-	case <-d.done:
-	case <-ctx.Done():
-		d.e.t.Errorf("sepad run did not stop on SIGINT:\n%s", d.log.String())
-		d.cmd.Process.Kill()
-		<-d.done
-	}
-	return d.log.String()
 }

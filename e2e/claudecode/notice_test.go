@@ -28,7 +28,7 @@ func TestNoticeAtSessionStart(t *testing.T) {
 			skill := e.write(".claude/skills/deploy/SKILL.md", deploySkill)
 			e.write(filepath.Join(e.State, "config.yaml"), "mutation:\n  method: sepa\n  min_samples: 5\n  debounce: 100ms\n  cooldown_executions: 0\n")
 			e.Env = append(e.Env, "SEPA_CONFIG="+filepath.Join(e.State, "config.yaml"))
-			d := e.daemon()
+			d := e.startDaemon()
 
 			h := &hookDriver{e: e, session: "cc000000-0000-4000-8000-000000000001"}
 			for i := 0; i < 5; i++ {
@@ -136,43 +136,6 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("timed out waiting for %s", what)
-}
-
-// daemonProc is a `sepad run` of the scratch environment.
-type daemonProc struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	errb *bytes.Buffer
-}
-
-func (e *env) daemon() *daemonProc {
-	e.t.Helper()
-	cmd := exec.Command(sepadBin, "run", "--home", e.State, "--log-level", "info")
-	cmd.Env = e.baseEnv()
-	cmd.Dir = e.Project
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	d := &daemonProc{t: e.t, cmd: cmd, errb: &errb}
-	e.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-		if e.t.Failed() {
-			e.t.Logf("daemon log:\n%s", errb.String())
-		}
-	})
-	return d
-}
-
-func (d *daemonProc) stop() {
-	d.cmd.Process.Signal(os.Interrupt)
-	if err := d.cmd.Wait(); err != nil {
-		d.t.Errorf("daemon exit: %v", err)
-	}
 }
 
 // hookDriver sends hook payloads through the installed hook binary, as

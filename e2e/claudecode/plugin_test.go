@@ -320,7 +320,7 @@ func TestPluginGradesCommand(t *testing.T) {
 		e.uninstallSettings()
 		e.installPlugin()
 		pluginSession(e, "gradesrun")
-		d := e.startDaemon(freeAddr(t))
+		d := e.startDaemon("--http", freeAddr(t))
 		d.waitExecutions(2)
 		e.API.Set("gradescmd", fakeclaude.Script{{Text: "deploy grades well."}})
 		// The answer comes from the fake server's default: the check is

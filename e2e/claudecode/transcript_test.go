@@ -1,11 +1,9 @@
 package claudecode
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,7 +62,7 @@ func TestTranscriptTokensCostAndHiddenFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.Env = append(e.Env, "SEPA_CONFIG="+cfg)
-			stop, daemonLog := startDaemon(t, e)
+			d := e.startDaemon()
 			e.API.Set("tx", fakeclaude.Script{
 				{Text: "Let me look.", Tools: []fakeclaude.Tool{bash("echo hi"), {Name: "Bash", Input: map[string]any{"description": "no command"}}}, Usage: &txUsage[0], Model: txModel},
 				{Tools: []fakeclaude.Tool{{Name: "NoSuchTool", Input: map[string]any{"x": 1}}}, Usage: &txUsage[1], Model: txModel},
@@ -96,10 +94,12 @@ func TestTranscriptTokensCostAndHiddenFailures(t *testing.T) {
 			// The daemon read the same transcript live, when the
 			// execution closed.
 			got, ok := waitExplain(t, e, x.ID)
-			stop()
+			if log := d.stop(); strings.Contains(log, "level=ERROR") {
+				t.Errorf("the daemon logged an error:\n%s", log)
+			}
 			if !ok {
 				out, _, _ := e.sepad("executions", "--json", "--home", e.State)
-				t.Fatalf("the daemon never stored %s; it has:\n%s\nits log:\n%s", x.ID, out, daemonLog.String())
+				t.Fatalf("the daemon never stored %s; it has:\n%s\nits log:\n%s", x.ID, out, d.log.String())
 			}
 			if got.Execution.Usage == nil || !sameUsage(*got.Execution.Usage, want) {
 				t.Errorf("daemon usage %+v (%s), want %+v", got.Execution.Usage, got.Execution.UsageReason, want)
@@ -172,39 +172,6 @@ func scoreTx(t *testing.T, e *env, spool string, args ...string) []txScored {
 		t.Fatalf("sepad score --json: %v\n%s", err, out)
 	}
 	return doc.Executions
-}
-
-// startDaemon runs `sepad run` in the scratch machine until stop.
-func startDaemon(t *testing.T, e *env) (stop func(), log *bytes.Buffer) {
-	t.Helper()
-	cmd := exec.Command(sepadBin, "run", "--home", e.State, "--log-level", "info")
-	cmd.Env = e.baseEnv()
-	var logBuf bytes.Buffer
-	cmd.Stderr = &logBuf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if strings.Contains(logBuf.String(), "level=ERROR") {
-			t.Errorf("the daemon logged an error:\n%s", logBuf.String())
-		}
-	}
-	t.Cleanup(stop)
-	return stop, &logBuf
 }
 
 type txExplain struct {
