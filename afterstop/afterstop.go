@@ -115,20 +115,6 @@ func (r *Runner) Close() error {
 	return nil
 }
 
-// Edited reports whether x changed a file: a successful Edit, Write,
-// MultiEdit or NotebookEdit.
-func Edited(x *execution.Execution) bool {
-	for i := range x.Calls {
-		switch x.Calls[i].Name {
-		case "Edit", "Write", "MultiEdit", "NotebookEdit":
-			if x.Calls[i].OK() {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // Why a Stop starts no check (Stopped's answer).
 var (
 	ErrNoEdits      = errors.New("the execution changed no file")
@@ -144,7 +130,7 @@ var (
 // still running in the same directory is cancelled: the project has moved
 // on). It never blocks; the error says why no check started.
 func (r *Runner) Stopped(x *execution.Execution, at time.Time) error {
-	if x == nil || !Edited(x) {
+	if x == nil || !x.Edited() {
 		return ErrNoEdits
 	}
 	p, ok := r.opts.Plan(x.Project)

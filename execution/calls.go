@@ -116,7 +116,7 @@ func (g *Grouper) markRetry(x *Execution, c *ToolCall) {
 	}
 	for i := len(x.Calls) - 1; i >= 0; i-- {
 		p := &x.Calls[i]
-		if changesFiles(p.Name) && !p.Failed && !p.Interrupted {
+		if ChangesFiles(p.Name) && !p.Failed && !p.Interrupted {
 			return
 		}
 		if p.Name == c.Name && p.InputHash == c.InputHash && (p.Failed || p.Interrupted) {
@@ -126,9 +126,10 @@ func (g *Grouper) markRetry(x *Execution, c *ToolCall) {
 	}
 }
 
-// changesFiles reports whether a tool edits files: a call of it after a
-// failure makes a rerun of the failed call a verification.
-func changesFiles(tool string) bool {
+// ChangesFiles reports whether a tool edits files (Edit, Write, MultiEdit,
+// NotebookEdit): a call of it after a failure makes a rerun of the failed
+// call a verification.
+func ChangesFiles(tool string) bool {
 	switch tool {
 	case "Edit", "Write", "MultiEdit", "NotebookEdit":
 		return true

@@ -249,6 +249,17 @@ func (x *Execution) Denials() int {
 	return n
 }
 
+// Edited reports whether x changed a file: a call of a tool that edits
+// files (ChangesFiles) went through.
+func (x *Execution) Edited() bool {
+	for i := range x.Calls {
+		if ChangesFiles(x.Calls[i].Name) && x.Calls[i].OK() {
+			return true
+		}
+	}
+	return false
+}
+
 // Retries counts calls that repeat a failed call.
 func (x *Execution) Retries() int {
 	n := 0

@@ -231,7 +231,7 @@ func outputQuality(x *execution.Execution, a *analysis, contra []string) Signal 
 	patterns := ErrorPatterns(a.prose)
 	completeness := []item{
 		{"answer", 0.3, true, hasDirectAnswer(a)},
-		{"code", 0.3, coding, len(a.fences) > 0 || a.inlineCode > 0 || wroteCode(x)},
+		{"code", 0.3, coding, len(a.fences) > 0 || a.inlineCode > 0 || x.Edited()},
 		{"explanation", 0.2, true, hasExplanation(a)},
 		{"next steps", 0.2, true, hasNextSteps(a.prose)},
 	}
@@ -266,7 +266,7 @@ func outputQuality(x *execution.Execution, a *analysis, contra []string) Signal 
 // for code work in so many words (codingWord). Words are whole words:
 // "prefix" does not say "fix", "latest" does not say "test".
 func IsCodingTask(x *execution.Execution) bool {
-	if wroteCode(x) {
+	if x.Edited() {
 		return true
 	}
 	words := strings.FieldsFunc(strings.ToLower(x.Prompt), func(r rune) bool {
@@ -299,18 +299,6 @@ func codingWord(w string) bool {
 	switch w {
 	case "fix", "fixes", "fixed", "fixing", "bug", "bugs", "buggy", "test", "tests", "testing", "code", "coding":
 		return true
-	}
-	return false
-}
-
-func wroteCode(x *execution.Execution) bool {
-	for i := range x.Calls {
-		switch x.Calls[i].Name {
-		case "Edit", "Write", "MultiEdit", "NotebookEdit":
-			if x.Calls[i].OK() {
-				return true
-			}
-		}
 	}
 	return false
 }

@@ -276,15 +276,6 @@ func (r *Report) RunAt(i int) *Run {
 	return nil
 }
 
-// changesFiles reports whether a tool edits files.
-func changesFiles(tool string) bool {
-	switch tool {
-	case "Edit", "Write", "MultiEdit", "NotebookEdit":
-		return true
-	}
-	return false
-}
-
 // Analyze reads x's verification runs, edits and final claims with the
 // configured rules r (nil: the defaults only).
 //
@@ -303,7 +294,7 @@ func Analyze(x *execution.Execution, r *Rules) *Report {
 			rep.noteUnknown(i, c, r)
 			continue
 		}
-		if changesFiles(c.Name) && c.OK() {
+		if execution.ChangesFiles(c.Name) && c.OK() {
 			rep.Edits++
 			rep.LastEdit = i
 			rep.edits = append(rep.edits, i)
@@ -339,7 +330,7 @@ func Analyze(x *execution.Execution, r *Rules) *Report {
 // an edit, a verification run or a deploy.
 func (rep *Report) noteUnknown(i int, c *execution.ToolCall, r *Rules) {
 	switch {
-	case changesFiles(c.Name):
+	case execution.ChangesFiles(c.Name):
 		rep.Unknown = append(rep.Unknown, UnknownCall{Call: i, Kind: KindEdit})
 	case c.Name != "Bash":
 	case c.Kind == execution.KindDeploy:
