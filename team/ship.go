@@ -25,10 +25,11 @@ type signalRow struct {
 	Contribution float64 `json:"contribution"`
 }
 
-// decisionRow is the part of a stored decision that leaves the machine:
-// what was decided, on which versions, with the numbers; never its words
-// (they name files of this machine).
-type decisionRow struct {
+// DecisionRow is the part of a stored decision that leaves the machine,
+// for the team's store and the OpenTelemetry records alike: what was
+// decided, on which versions, with the numbers; never its words (they
+// name files of this machine).
+type DecisionRow struct {
 	Kind     string `json:"kind"`
 	Rule     string `json:"rule"`
 	From     string `json:"from"`
@@ -151,7 +152,7 @@ func (s *source) queueExecutions(b *pgx.Batch, xs []record.Scored, now time.Time
 func (s *source) queueDecisions(b *pgx.Batch, ds []record.Decision, now time.Time) error {
 	prompts := map[string]bool{}
 	for _, d := range ds {
-		var r decisionRow
+		var r DecisionRow
 		if err := json.Unmarshal(d.Payload, &r); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sepad/sepad/record"
+	"github.com/sepad/sepad/team"
 	"go.opentelemetry.io/otel/attribute"
 	otellog "go.opentelemetry.io/otel/log"
 )
@@ -73,20 +74,7 @@ func (e *Exporter) executionRecord(s *record.Scored) otellog.Record {
 // decided, on which versions, with the numbers; not its words (they name
 // this machine's files).
 func (e *Exporter) decisionRecord(d record.Decision) otellog.Record {
-	var p struct {
-		Kind     string `json:"kind"`
-		Rule     string `json:"rule"`
-		From     string `json:"from"`
-		To       string `json:"to"`
-		Applied  bool   `json:"applied"`
-		Skill    string `json:"skill"`
-		Decision *struct {
-			Outcome    string  `json:"outcome"`
-			Delta      float64 `json:"delta"`
-			BaselineN  int     `json:"baseline_n"`
-			CandidateN int     `json:"candidate_n"`
-		} `json:"decision"`
-	}
+	var p team.DecisionRow
 	json.Unmarshal(d.Payload, &p) // a payload of another shape leaves the fields empty
 	id := e.resolve.Prompt("skill", p.Skill, "", "")
 	if sk, err := e.db.Skill(d.SkillKey); err == nil && sk != nil {
