@@ -15,6 +15,11 @@ type SignalMean struct {
 	Present  int     `json:"present"`
 	SubScore float64 `json:"sub_score"`
 	Points   float64 `json:"points"`
+	// Weight is the signal's mean effective weight (0-1) over the runs
+	// where it was present: an optional signal present on a run lowers
+	// every other signal's weight there, so the same sub-score is worth
+	// fewer points on a version whose runs had more optional evidence.
+	Weight float64 `json:"weight,omitempty"`
 	// Optional marks a signal present on some runs only (a label, checks,
 	// a verdict: fitness.IsOptional), which a version that never had it
 	// is not charged for.
@@ -22,10 +27,14 @@ type SignalMean struct {
 }
 
 // SignalDiff is one signal's difference between candidate and baseline:
-// Delta in the signal's own 0-1 measure, Points in score points. The
-// Points of a decision's signals sum to the difference of the versions'
-// mean scores over all their runs, less any optional signal only one of
-// them had (left out of the comparison).
+// Delta in the signal's own 0-1 measure, Points in score points: Delta
+// at the signal's weight, the mean of its weights on the two versions,
+// so that Points always has Delta's sign. Differences of weight are left
+// out: an optional signal (a verdict, checks, a label) present on more of
+// one version's runs lowers the others' weights there, and charging that
+// to, say, efficiency printed "efficiency +0.01 = −1.3 pts". The Points
+// therefore sum to the difference of the versions' mean scores only when
+// the weights agree.
 type SignalDiff struct {
 	Signal    string  `json:"signal"`
 	Baseline  float64 `json:"baseline"`
@@ -68,6 +77,10 @@ func SignalDiffs(base, cand []SignalMean) []SignalDiff {
 		}
 		d := SignalDiff{Signal: c.Signal, Baseline: round4(b.SubScore), Candidate: round4(c.SubScore),
 			Delta: round4(c.SubScore - b.SubScore), Points: round2(c.Points - b.Points)}
+		if b.Weight > 0 && c.Weight > 0 {
+			// One weight for both sides: the points follow the signal.
+			d.Points = round2((c.SubScore - b.SubScore) * 100 * (b.Weight + c.Weight) / 2)
+		}
 		if optional && b.Present == 0 {
 			d.Baseline, d.Delta, d.Points = 0, 0, 0
 		}

@@ -35,3 +35,21 @@ func TestOptionalSignalAbsentLeftOut(t *testing.T) {
 		t.Fatalf("a label the candidate alone has is not shown: %+v", SignalDiffs(base[:1], cand))
 	}
 }
+
+// TestSignalPointsFollowTheSignal: a signal that went up is worth points
+// up, whatever the optional signals did to its weight. The demo printed
+// "efficiency +0.01 = −1.3 pts": the candidate's runs all had an outcome
+// verdict, which lowered efficiency's weight, and the difference of mean
+// contributions charged that to efficiency.
+func TestSignalPointsFollowTheSignal(t *testing.T) {
+	base := []SignalMean{{Signal: "efficiency", Present: 40, SubScore: 0.80, Points: 0.80 * 16, Weight: 0.16}}
+	cand := []SignalMean{{Signal: "efficiency", Present: 8, SubScore: 0.81, Points: 0.81 * 10, Weight: 0.10}}
+	d := SignalDiffs(base, cand)
+	if len(d) != 1 || d[0].Delta != 0.01 || d[0].Points != 0.13 {
+		t.Fatalf("diffs %+v, want efficiency +0.01 = +0.13 points (0.01 at the mean weight 0.13)", d)
+	}
+	base[0].SubScore, base[0].Points = 0.9, 0.9*16
+	if d := SignalDiffs(base, cand); d[0].Points >= 0 || d[0].Delta >= 0 {
+		t.Fatalf("a signal down: %+v", d)
+	}
+}

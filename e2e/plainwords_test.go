@@ -96,6 +96,19 @@ func TestPlainWordsByDefault(t *testing.T) {
 			}
 		}
 	}
+	// A signal's points go the signal's way (the demo printed
+	// "efficiency +0.01 = −1.3 pts"): "SIGNAL ±d = ±p pt(s)", one sign.
+	points := regexp.MustCompile(`([+−])\d+\.\d+ = ([+−])\d+\.\d+ pts?\b`)
+	for name, out := range outputs {
+		for _, m := range points.FindAllStringSubmatch(out, -1) {
+			if m[1] != m[2] {
+				t.Errorf("%s: %q: the points go against the signal", name, m[0])
+			}
+		}
+	}
+	if !points.MatchString(demoOut) {
+		t.Errorf("the demo words no signal's points:\n%s", demoOut)
+	}
 	// Never tried, a strategy's cost is "-", as the other views mark
 	// what there is none of (issue 36 item 4).
 	if !regexp.MustCompile(`(?m)^constraint_add +low +0 +0 +0 +0 +- +- +1\.50$`).MatchString(outputs["strategies"]) {

@@ -18,6 +18,7 @@ type signalSums struct {
 	present []int
 	sub     []float64
 	pts     []float64
+	wt      []float64
 }
 
 // add sums the signals by name: the optional ones (checks, label) are
@@ -31,6 +32,7 @@ func (s *signalSums) add(sigs []fitness.Signal) {
 			s.present = append(s.present, 0)
 			s.sub = append(s.sub, 0)
 			s.pts = append(s.pts, 0)
+			s.wt = append(s.wt, 0)
 		}
 		if !g.Present {
 			continue
@@ -38,6 +40,7 @@ func (s *signalSums) add(sigs []fitness.Signal) {
 		s.present[i]++
 		s.sub[i] += g.SubScore
 		s.pts[i] += g.Contribution
+		s.wt[i] += g.EffectiveWeight
 	}
 }
 
@@ -51,6 +54,7 @@ func (s *signalSums) means(n int) []decide.SignalMean {
 		m := decide.SignalMean{Signal: name, Present: s.present[i], Points: round4(s.pts[i] / float64(n)), Optional: fitness.IsOptional(name)}
 		if s.present[i] > 0 {
 			m.SubScore = round4(s.sub[i] / float64(s.present[i]))
+			m.Weight = round4(s.wt[i] / float64(s.present[i]))
 		}
 		out[i] = m
 	}

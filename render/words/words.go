@@ -203,8 +203,8 @@ func explain(d *decide.Decision) string {
 // success rate −0.21 = −7.3 pts"), "" when it moved the score by less
 // than 0.05 points.
 func SignalPoints(s decide.SignalDiff) string {
-	if math.Abs(s.Points) < 0.05 {
-		return ""
+	if math.Abs(s.Points) < 0.05 || math.Abs(s.Delta) < 0.005 {
+		return "" // a change that shows as 0.0 points or as ±0.00
 	}
 	unit := "pts"
 	if math.Abs(s.Points) < 1.05 {
