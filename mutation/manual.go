@@ -51,6 +51,13 @@ func (e *Engine) ManualRollback(key, to string) (Record, error) {
 	if plugin, ok := prompt.PluginOf(sk.Path, e.opts.ClaudeDir); ok && sk.Kind != "session" {
 		return Record{}, &proposal.RefusalError{Rule: "plugin_file", Detail: pluginWords(plugin, sk.Name, sk.Path)}
 	}
+	if sk.Kind != prompt.KindSession {
+		// Refused before the file is read, naming `sepad trust`, as
+		// evolve is (a project used through the plugin alone).
+		if err := e.Writable(sk); err != nil {
+			return Record{}, err
+		}
+	}
 	cur, target, err := e.pick(sk, st, to)
 	if err != nil {
 		return Record{}, err

@@ -64,6 +64,14 @@ func TestEventsDoNotWidenWrites(t *testing.T) {
 		t.Fatalf("last record %+v", last)
 	}
 
+	// A rollback by hand there is refused naming `sepad trust`, as
+	// evolve's is (a walk found "read …SKILL.md: path is outside the
+	// roots sepad may write" and nothing else, through /sepad:rollback).
+	_, err := r.e.ManualRollback(r.skill, "v1")
+	if !errors.Is(err, promptfile.ErrOutsideRoots) || !strings.Contains(err.Error(), "run `sepad trust "+r.proj+"`") {
+		t.Errorf("manual rollback outside the roots: %v", err)
+	}
+
 	// The same story in a project `sepad install` recorded.
 	r2 := newEngineRig(t, o)
 	mu.Lock()

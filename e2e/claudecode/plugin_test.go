@@ -417,3 +417,43 @@ func TestPluginTrustCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginCommandRefusal: a plugin command whose sepad command refuses
+// (exit 1: a rollback in a project the plugin alone records, which names
+// `sepad trust`, not "read …: path is outside the roots") still reaches
+// the model with sepad's words, so it can explain the refusal as the
+// command asks; a walk found Claude Code ending the command with "Shell
+// command failed for pattern …" and the raw stderr instead. The person's
+// permission mode: the `!` line must pass the command's allowed-tools.
+func TestPluginCommandRefusal(t *testing.T) {
+	for _, c := range clients(t) {
+		if c.Version != "2.1.328" {
+			continue
+		}
+		e := newEnv(t, c)
+		e.uninstallSettings()
+		e.installPlugin()
+		pluginSession(e, "refusalrun")
+		d := e.startDaemon(freeAddr(t))
+		d.waitExecutions(2)
+		e.PermissionMode = "default"
+		out, code := e.claude("-p", "/sepad:rollback deploy")
+		d.stop()
+		if code != 0 || strings.Contains(out, "Shell command failed") {
+			t.Fatalf("claude exited %d, or the command failed:\n%s", code, out)
+		}
+		var found bool
+		for _, r := range e.API.Requests() {
+			b := string(r.Body)
+			// The plugin alone: sepad may not write the project, and
+			// says how to let it.
+			found = found || strings.Contains(b, "path is outside the roots sepad may write: run `sepad trust "+e.Project+"`") && strings.Contains(b, "explain the refusal")
+			if strings.Contains(b, "sepad rolled back") {
+				t.Errorf("the command says sepad rolled back before sepad answered:\n%s", b)
+			}
+		}
+		if !found {
+			t.Fatal("no request holds sepad rollback's refusal with the command's instructions")
+		}
+	}
+}
