@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evals"
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/export"
@@ -190,6 +191,13 @@ func views(t *testing.T) []view {
 				fmt.Fprintln(w, "--")
 				Uninstall(w, w, "/p/.claude/settings.json", &updated, dry, "/p/.claude/.sepad-home")
 			}
+		}},
+		{"config-show", func(w io.Writer) {
+			settings := []config.Setting{{Key: "collector.idle_timeout", Value: "10m", From: "default"}, {Key: "mutation.evolve", Value: "true", From: "/c/config.yaml:3"}}
+			ConfigShow(w, "/c/config.yaml", true, true, settings)
+			ConfigShow(w, "/c/config.yaml", false, true, settings)
+			ConfigShow(w, "/c/config.yaml", false, false, settings)
+			ConfigShow(w, "", false, false, settings[:1])
 		}},
 		{"validity", func(w io.Writer) { Validity(w, &valid) }},
 		{"validity-empty", func(w io.Writer) { Validity(w, &validity.Report{Skill: "deploy"}) }},

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
 
 	"github.com/sepad/sepad/config"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -49,28 +49,12 @@ func runConfig(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return usageErrorf("no action %q; want init or show", pos[0])
 }
 
-// configShow prints every key in force with its value and its source:
-// "default", or FILE:LINE of the user file that sets it.
+// configShow prints every key in force with its value and its source.
 func configShow(w io.Writer, flagPath string) error {
 	path := config.Path(flagPath)
 	settings, err := config.Settings(path)
 	if err != nil {
 		return err
 	}
-	how := "none: built-in defaults only"
-	switch {
-	case flagPath != "":
-		how = path + " (from --config)"
-	case os.Getenv("SEPA_CONFIG") != "":
-		how = path + " (from $SEPA_CONFIG)"
-	case path != "":
-		how = path + " (the default location)"
-	}
-	fmt.Fprintf(w, "config file  %s\n\n", how)
-	tw := tabwriter.NewWriter(trimTrailing(w), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
-	for _, s := range settings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, s.Value, s.From)
-	}
-	return tw.Flush()
+	return render.ConfigShow(w, path, flagPath != "", os.Getenv("SEPA_CONFIG") != "", settings)
 }

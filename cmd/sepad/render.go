@@ -4,13 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/url"
-
-	"github.com/sepad/sepad/render"
 )
-
-// The cells the other commands' own lines share, from package render,
-// which draws every table the CLI prints.
-var trimTrailing = render.TrimTrailing
 
 // pathArg escapes a skill argument as one URL path segment.
 func pathArg(s string) string { return url.PathEscape(s) }
