@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -106,4 +107,23 @@ func (s *streamWriter) Write(b []byte) (int, error) {
 	n, err := s.w.Write(b)
 	s.err = err
 	return n, err
+}
+
+// StreamFile is Stream into file: written beside it and renamed over it
+// when complete, so a broken export leaves no half file.
+func (c *Client) StreamFile(path, file string) (*export.Stats, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, a no-op
+	defer tmp.Close()
+	stats, err := c.Stream(path, tmp)
+	if err != nil {
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	return stats, os.Rename(tmp.Name(), file)
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
-	"path/filepath"
 
 	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/export"
@@ -45,32 +43,20 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *minValue != "" {
 		v.Set("min_value", *minValue)
 	}
-	w := stdout
-	var tmp *os.File
-	if *out != "" {
-		tmp, err = os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*")
-		if err != nil {
-			return err
-		}
-		defer os.Remove(tmp.Name()) // after the rename, a no-op
-		defer tmp.Close()
-		w = tmp
-	}
 	c := client.New(qf.home, qf.config)
 	defer c.Close()
-	stats, err := c.Stream("/v1/export?"+v.Encode(), w)
+	var stats *export.Stats
+	if *out != "" {
+		stats, err = c.StreamFile("/v1/export?"+v.Encode(), *out)
+	} else {
+		stats, err = c.Stream("/v1/export?"+v.Encode(), stdout)
+	}
 	if err != nil {
 		return err
 	}
 	if stats != nil && stats.Written == 0 {
 		// Nothing came out: say why, on stderr; it is not an error.
 		fmt.Fprintf(stderr, "sepad export: %s\n", render.NothingExported(*format, *stats, *skill != "" || *since != "" || *minValue != ""))
-	}
-	if tmp != nil {
-		if err := tmp.Close(); err != nil {
-			return err
-		}
-		return os.Rename(tmp.Name(), *out)
 	}
 	return nil
 }
