@@ -165,6 +165,9 @@ type Collector struct {
 	// fallbacks are the hook's runtime fallback files of Home.
 	fallbacks []string
 
+	// novelty measures each execution's value before the commit.
+	novelty *scoring.Novelty
+
 	batch      store.Batch
 	batchLines int
 	batchStart time.Time
@@ -218,7 +221,7 @@ func New(db *store.DB, o Options) *Collector {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(discard{}, nil))
 	}
-	return &Collector{db: db, opts: o, log: o.Logger, g: execution.NewGrouper(execution.Options{}),
+	return &Collector{db: db, opts: o, log: o.Logger, g: execution.NewGrouper(execution.Options{}), novelty: scoring.NewNovelty(db),
 		committed: map[string]bool{}, young: map[string][2]int64{}, imports: make(chan importJob)}
 }
 

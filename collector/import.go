@@ -143,7 +143,7 @@ func (c *Collector) runImport(recs []importer.Record) (importer.Report, error) {
 		b.Executions = append(b.Executions, c.scored(*x))
 	}
 	start := time.Now()
-	if err := c.db.Commit(&b); err != nil {
+	if err := c.commitBatch(&b); err != nil {
 		return rep, fmt.Errorf("import: commit %d executions: %w", len(b.Executions), err)
 	}
 	lat := time.Since(start)

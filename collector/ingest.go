@@ -188,6 +188,54 @@ func (c *Collector) scored(x execution.Execution) record.Scored {
 	return record.Scored{Exec: x, Result: s.Result, Integrity: s.Integrity}
 }
 
+// commitBatch commits b once each of its executions not measured yet
+// has its value (measure). When the commit fails, the vectors measured
+// for it are not stored: Novelty reads them again from the store (a
+// batch committed again later is not measured again).
+func (c *Collector) commitBatch(b *store.Batch) error {
+	err := c.measure(b.Executions)
+	if err == nil {
+		err = c.db.Commit(b)
+	}
+	if err != nil {
+		c.novelty.Reset()
+	}
+	return err
+}
+
+// measure gives each execution not measured yet its value against its
+// skill's previous executions (scoring.Novelty), in commit order. An
+// execution the store will not store (its ID is held: a replay, or a
+// taken ID) is not measured, so what is measured is what is stored.
+func (c *Collector) measure(xs []record.Scored) error {
+	var ids []string
+	for i := range xs {
+		if xs[i].Value == nil {
+			ids = append(ids, xs[i].Exec.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	held, err := c.db.Held(ids)
+	if err != nil {
+		return err
+	}
+	for i := range xs {
+		s := &xs[i]
+		if s.Value != nil || held[s.Exec.ID] {
+			continue
+		}
+		held[s.Exec.ID] = true // a second execution of the batch with this ID is not stored
+		v, vec, err := c.novelty.Value(store.SkillKey(&s.Exec), &s.Exec, s.Result)
+		if err != nil {
+			return err
+		}
+		s.Value, s.Vector = &v, &vec
+	}
+	return nil
+}
+
 // commit writes the batch, the offsets of every followed file and the
 // changed open executions in one transaction. When the store is full it
 // keeps all of it for a later attempt and returns errStalled.
@@ -225,7 +273,7 @@ func (c *Collector) commit(now time.Time) error {
 	}
 	sort.Strings(b.OffsetDel)
 	start := time.Now()
-	if err := c.db.Commit(&b); err != nil {
+	if err := c.commitBatch(&b); err != nil {
 		if errors.Is(err, store.ErrNoSpace) {
 			c.stall(now, err)
 			return errStalled

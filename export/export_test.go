@@ -18,6 +18,7 @@ import (
 	"github.com/sepad/sepad/integrity"
 	"github.com/sepad/sepad/record"
 	"github.com/sepad/sepad/reward"
+	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/store"
 )
 
@@ -51,6 +52,16 @@ func fixture(t testing.TB) *store.DB {
 		// Scored and checked as the collector does before a commit.
 		res := fitness.Score(&x, fitness.Limits{MaxTime: 2 * time.Minute, MaxTools: 15})
 		xs = append(xs, record.Scored{Exec: x, Result: res, Integrity: integrity.Check(&x, res.Outcome)})
+	}
+	// Each execution's value is measured before the commit, as the
+	// collector does.
+	n := scoring.NewNovelty(db)
+	for i := range xs {
+		v, vec, err := n.Value(store.SkillKey(&xs[i].Exec), &xs[i].Exec, xs[i].Result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs[i].Value, xs[i].Vector = &v, &vec
 	}
 	if err := db.Commit(&store.Batch{Executions: xs}); err != nil {
 		t.Fatal(err)

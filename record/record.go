@@ -48,14 +48,16 @@ type Scored struct {
 	Seq      uint64    `json:"seq"`
 	Stored   time.Time `json:"stored"`
 	// Value is the value of the run (how much it would teach), measured
-	// against its skill's previous executions (package tracevalue):
-	// computed by the store's Commit, which holds the novelty cache.
-	// Integrity is what its final answer claims against what its calls
-	// show (package integrity), checked by the caller with the score's
-	// outcome report before the commit. Both are recorded beside the
-	// score, never part of it.
-	Value     *tracevalue.Value `json:"value,omitempty"`
-	Integrity *integrity.Report `json:"integrity,omitempty"`
+	// against its skill's previous executions (package tracevalue) by
+	// scoring.Novelty before the commit; Vector is the execution's
+	// lexical vector it was measured with, which the store keeps for the
+	// next executions' novelty but not in the record. Integrity is what
+	// its final answer claims against what its calls show (package
+	// integrity), checked before the commit too. Value and Integrity are
+	// recorded beside the score, never part of it.
+	Value     *tracevalue.Value  `json:"value,omitempty"`
+	Integrity *integrity.Report  `json:"integrity,omitempty"`
+	Vector    *tracevalue.Vector `json:"-"`
 }
 
 // QuarantineEntry is a line that could not be used.

@@ -9,7 +9,6 @@ import (
 	"github.com/sepad/sepad/activation"
 	"github.com/sepad/sepad/execution"
 	"github.com/sepad/sepad/record"
-	"github.com/sepad/sepad/tracevalue"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -39,7 +38,6 @@ type Batch struct {
 // Commit stores a batch in one transaction. An execution whose ID is
 // already stored is skipped, so a replayed batch never counts twice.
 func (db *DB) Commit(b *Batch) error {
-	var values map[string]*tracevalue.Cache
 	var touched []string
 	defer func() { db.changes.touched(touched...) }()
 	err := noSpace(db.update(func(tx *bolt.Tx) error {
@@ -68,8 +66,7 @@ func (db *DB) Commit(b *Batch) error {
 		}
 		now := time.Now().UTC()
 		tc := &txCache{skills: map[string]*record.Skill{}, sessions: map[string]*record.Session{}, aggs: map[string]*record.Tally{},
-			values: map[string]*tracevalue.Cache{}, acts: map[string]*activation.Counts{}}
-		values = tc.values
+			vectors: map[string]bool{}, acts: map[string]*activation.Counts{}}
 		b.Collisions = nil
 		for i := range b.Executions {
 			err := db.putExecution(tx, tc, meta, &b.Executions[i], now)
@@ -103,11 +100,6 @@ func (db *DB) Commit(b *Batch) error {
 		}
 		return db.putEventCounts(tx.Bucket(bEvents), b.EventCounts)
 	}))
-	if err == nil {
-		db.values.install(values)
-	} else {
-		db.values.drop(values)
-	}
 	return err
 }
 
@@ -125,7 +117,7 @@ type txCache struct {
 	skills   map[string]*record.Skill
 	sessions map[string]*record.Session
 	aggs     map[string]*record.Tally
-	values   map[string]*tracevalue.Cache
+	vectors  map[string]bool // the skills whose vectors this commit kept
 	acts     map[string]*activation.Counts
 	seq      uint64
 	count    uint64
@@ -165,6 +157,9 @@ func (tc *txCache) flush(tx *bolt.Tx, meta *bolt.Bucket) error {
 		}
 	}
 	if err := tc.putActivations(tx); err != nil {
+		return err
+	}
+	if err := trimVectors(tx, tc.vectors); err != nil {
 		return err
 	}
 	if !tc.loaded {
@@ -223,8 +218,11 @@ func (db *DB) putExecution(tx *bolt.Tx, tc *txCache, meta *bolt.Bucket, s *recor
 	tc.count++
 	seq := tc.seq
 	s.Seq, s.Stored = seq, now
-	if err := db.putValue(tx, tc, s); err != nil {
-		return err
+	if s.Vector != nil {
+		if err := putVector(tx, s); err != nil {
+			return err
+		}
+		tc.vectors[s.SkillKey] = true
 	}
 	// Keep what explain needs; tool inputs and outputs stay in the spool.
 	stored := *s

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sepad/sepad/tracevalue"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -25,7 +26,10 @@ func TestNoveltyPagesFull(t *testing.T) {
 		for i := 0; i < c.n; i += per {
 			var b Batch
 			for j := 0; j < per; j++ {
-				b.Executions = append(b.Executions, benchScored(n, fmt.Sprintf("skill-%d", n%2), "aaaaaaaaaaaa", t0.Add(time.Duration(n)*time.Second)))
+				s := benchScored(n, fmt.Sprintf("skill-%d", n%2), "aaaaaaaaaaaa", t0.Add(time.Duration(n)*time.Second))
+				vec := tracevalue.Vectorize(s.Exec.Prompt)
+				s.Vector = &vec
+				b.Executions = append(b.Executions, s)
 				n++
 			}
 			if err := db.Commit(&b); err != nil {

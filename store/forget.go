@@ -22,8 +22,9 @@ type Forgotten struct {
 // of the skill still open in the grouper is stored when it closes (the
 // skill then starts again). ErrNotFound when no skill has that key.
 func (db *DB) ForgetSkill(key string) (Forgotten, error) {
-	// The skill's novelty cache goes with it (value.go).
-	defer db.values.reset()
+	// The skill's vectors go with it: scoring.Novelty reads them again
+	// (novelty.go).
+	defer db.forgets.Add(1)
 	defer db.changes.touched(key)
 	out := Forgotten{Key: key}
 	err := db.update(func(tx *bolt.Tx) error {

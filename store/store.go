@@ -121,8 +121,8 @@ type DB struct {
 	bolt *bolt.DB
 	path string
 	opts Options
-	// values are the skills' novelty caches (value.go).
-	values *valueCaches
+	// forgets counts the skills forgotten (novelty.go).
+	forgets *atomic.Uint64
 	// lite remembers the versions listings decoded (memo.go).
 	lite *liteMemo
 	// changes records the skills each write touched (changes.go).
@@ -181,7 +181,7 @@ func Open(path string, o Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", path, noSpace(err))
 	}
-	db := &DB{bolt: bdb, path: path, opts: o, values: &valueCaches{}, lite: &liteMemo{},
+	db := &DB{bolt: bdb, path: path, opts: o, lite: &liteMemo{}, forgets: new(atomic.Uint64),
 		changes: &changes{mark: 1, all: 1}, gen: new(atomic.Uint64)}
 	if err := db.init(); err != nil {
 		bdb.Close()

@@ -1,4 +1,4 @@
-package store
+package scoring
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/integrity"
 	"github.com/sepad/sepad/record"
+	"github.com/sepad/sepad/store"
 )
 
 func valueExec(i int) record.Scored {
@@ -21,20 +22,48 @@ func valueExec(i int) record.Scored {
 	return record.Scored{Exec: x, Result: fitness.Result{RubricVersion: fitness.RubricVersion, Scored: true, Score: 70}, Integrity: integrity.Check(&x, nil)}
 }
 
+// commit measures xs with n, as the collector does, then commits them.
+func commit(db *store.DB, n *Novelty, b *store.Batch) error {
+	for i := range b.Executions {
+		s := &b.Executions[i]
+		v, vec, err := n.Value(store.SkillKey(&s.Exec), &s.Exec, s.Result)
+		if err != nil {
+			return err
+		}
+		s.Value, s.Vector = &v, &vec
+	}
+	return db.Commit(b)
+}
+
+func openTest(t *testing.T) (*store.DB, *Novelty) {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "sepa.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := store.CheckInvariants(db); err != nil {
+			t.Error(err)
+		}
+		db.Close()
+	})
+	return db, NewNovelty(db)
+}
+
 // TestValueReplay: values are the same whether the executions are
 // committed in one database without a stop, or across reopenings (the
 // novelty cache rebuilt from the store), and the over-claims are counted.
 func TestValueReplay(t *testing.T) {
-	one, _ := openTest(t, Options{})
+	one, n := openTest(t)
 	for i := 0; i < 12; i++ {
-		b := &Batch{Executions: []record.Scored{valueExec(i)}}
-		if err := one.Commit(b); err != nil {
+		b := &store.Batch{Executions: []record.Scored{valueExec(i)}}
+		if err := commit(one, n, b); err != nil {
 			t.Fatal(err)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "sepa.db")
 	for i := 0; i < 12; i += 4 {
-		db, err := Open(path, Options{})
+		db, err := store.Open(path, store.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,12 +71,12 @@ func TestValueReplay(t *testing.T) {
 		for j := i; j < i+4; j++ {
 			xs = append(xs, valueExec(j))
 		}
-		if err := db.Commit(&Batch{Executions: xs}); err != nil {
+		if err := commit(db, NewNovelty(db), &store.Batch{Executions: xs}); err != nil {
 			t.Fatal(err)
 		}
 		db.Close()
 	}
-	two, err := Open(path, Options{ReadOnly: true})
+	two, err := store.Open(path, store.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +100,6 @@ func TestValueReplay(t *testing.T) {
 			t.Errorf("execution %d repeats an earlier one: novelty %v, want 0", i, a.Value.Novelty)
 		}
 	}
-	if err := CheckInvariants(one); err != nil {
-		t.Fatal(err)
-	}
 	vs, err := one.Versions("/p#a")
 	if err != nil || len(vs) != 1 {
 		t.Fatal(vs, err)
@@ -83,32 +109,33 @@ func TestValueReplay(t *testing.T) {
 	}
 }
 
-// A commit that fails after it added vectors to a skill's novelty cache
-// leaves no trace of them: the transaction is rolled back, and the next
-// commit's values are those of a database that never saw the failed one
-// (the cache is changed in place, and dropped on failure).
+// A commit that fails after its executions were measured leaves no trace
+// of them once Novelty is Reset (as the collector does): the next
+// commit's values are those of a database that never saw the failed one.
 func TestValueAfterFailedCommit(t *testing.T) {
-	clean, _ := openTest(t, Options{})
-	failed, _ := openTest(t, Options{})
+	clean, cn := openTest(t)
+	failed, fn := openTest(t)
+	novelty := map[*store.DB]*Novelty{clean: cn, failed: fn}
 	for i := 0; i < 5; i++ {
-		for _, db := range []*DB{clean, failed} {
-			if err := db.Commit(&Batch{Executions: []record.Scored{valueExec(i)}}); err != nil {
+		for _, db := range []*store.DB{clean, failed} {
+			if err := commit(db, novelty[db], &store.Batch{Executions: []record.Scored{valueExec(i)}}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	// An empty transcript path is a key bbolt refuses: the commit fails
 	// after the executions' values were computed.
-	bad := &Batch{Executions: []record.Scored{valueExec(5), valueExec(6)}, Transcripts: []record.TranscriptOffset{{Path: ""}}}
-	if err := failed.Commit(bad); err == nil {
+	bad := &store.Batch{Executions: []record.Scored{valueExec(5), valueExec(6)}, Transcripts: []record.TranscriptOffset{{Path: ""}}}
+	if err := commit(failed, fn, bad); err == nil {
 		t.Fatal("a commit with an empty transcript key succeeded")
 	}
+	fn.Reset()
 	if _, err := failed.Execution(valueExec(5).Exec.ID); err == nil {
 		t.Fatal("the failed commit's execution is stored")
 	}
 	for i := 5; i < 9; i++ {
-		for _, db := range []*DB{clean, failed} {
-			if err := db.Commit(&Batch{Executions: []record.Scored{valueExec(i)}}); err != nil {
+		for _, db := range []*store.DB{clean, failed} {
+			if err := commit(db, novelty[db], &store.Batch{Executions: []record.Scored{valueExec(i)}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -123,5 +150,36 @@ func TestValueAfterFailedCommit(t *testing.T) {
 		if !reflect.DeepEqual(a.Value, b.Value) {
 			t.Errorf("execution %d: value %+v after a failed commit, %+v without", i, b.Value, a.Value)
 		}
+	}
+}
+
+// A forgotten skill's vectors go with it: the next execution of the
+// skill is measured against none, though Novelty held them in memory.
+func TestValueAfterForget(t *testing.T) {
+	db, n := openTest(t)
+	for i := 0; i < 3; i++ {
+		if err := commit(db, n, &store.Batch{Executions: []record.Scored{valueExec(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if vs, err := db.NoveltyVectors("/p#a"); err != nil || len(vs) != 3 {
+		t.Fatalf("%d vectors kept, %v; want 3", len(vs), err)
+	}
+	if _, err := db.ForgetSkill("/p#a"); err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := db.NoveltyVectors("/p#a"); err != nil || len(vs) != 0 {
+		t.Fatalf("%d vectors kept after forget, %v", len(vs), err)
+	}
+	x := valueExec(3)
+	if err := commit(db, n, &store.Batch{Executions: []record.Scored{x}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Execution(x.Exec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Value == nil || got.Value.Compared != 0 || got.Value.Novelty != 0.5 {
+		t.Errorf("after forget: %+v, want novelty 0.5 against none", got.Value)
 	}
 }
