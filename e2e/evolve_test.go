@@ -177,27 +177,7 @@ func claudeForEvolve(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("real Claude Code as the mutator: skipped in -short mode")
 	}
-	dir := os.Getenv("SEPAD_CLAUDE_CACHE")
-	if dir == "" {
-		h, _ := os.UserHomeDir()
-		dir = filepath.Join(h, ".cache", "sepad", "claude-code")
-		if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-			dir = filepath.Join(x, "sepad", "claude-code")
-		}
-	}
-	v := "2.1.328"
-	if vs := strings.Fields(os.Getenv("SEPAD_CLAUDE_VERSIONS")); len(vs) > 0 {
-		v = vs[0]
-	}
-	bin := filepath.Join(dir, v, "node_modules", ".bin", "claude")
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("Claude Code %s is not installed (run scripts/claude-code.sh %s)", v, v)
-		if os.Getenv("SEPAD_REQUIRE_CLAUDE") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
+	return testbin.Claude(t, testbin.ClaudeVersions("2.1.328")[0])
 }
 
 // offline is the environment that points Claude Code at the fake model

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sepad/sepad/internal/fakeclaude"
+	"github.com/sepad/sepad/internal/testbin"
 )
 
 func TestParseClaudeResult(t *testing.T) {
@@ -115,27 +115,7 @@ func claudeBin(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("real Claude Code: skipped in -short mode")
 	}
-	dir := os.Getenv("SEPAD_CLAUDE_CACHE")
-	if dir == "" {
-		h, _ := os.UserHomeDir()
-		dir = filepath.Join(h, ".cache", "sepad", "claude-code")
-		if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-			dir = filepath.Join(x, "sepad", "claude-code")
-		}
-	}
-	v := "2.1.328"
-	if vs := strings.Fields(os.Getenv("SEPAD_CLAUDE_VERSIONS")); len(vs) > 0 {
-		v = vs[0]
-	}
-	bin := filepath.Join(dir, v, "node_modules", ".bin", "claude")
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("Claude Code %s is not installed (run scripts/claude-code.sh %s)", v, v)
-		if os.Getenv("SEPAD_REQUIRE_CLAUDE") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
+	return testbin.Claude(t, testbin.ClaudeVersions("2.1.328")[0])
 }
 
 // offlineEnv runs Claude Code against the fake model server in a scratch

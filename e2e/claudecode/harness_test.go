@@ -70,24 +70,6 @@ type client struct {
 	Bin     string
 }
 
-func cacheDir() string {
-	if c := os.Getenv("SEPAD_CLAUDE_CACHE"); c != "" {
-		return c
-	}
-	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-		return filepath.Join(x, "sepad", "claude-code")
-	}
-	h, _ := os.UserHomeDir()
-	return filepath.Join(h, ".cache", "sepad", "claude-code")
-}
-
-func versions() []string {
-	if v := strings.Fields(os.Getenv("SEPAD_CLAUDE_VERSIONS")); len(v) > 0 {
-		return v
-	}
-	return DefaultVersions
-}
-
 // clients returns the installed Claude Codes, skipping (or failing, with
 // SEPAD_REQUIRE_CLAUDE=1) when one is missing.
 func clients(t *testing.T) []client {
@@ -96,16 +78,8 @@ func clients(t *testing.T) []client {
 		t.Skip("real-client suite: skipped in -short mode")
 	}
 	var out []client
-	for _, v := range versions() {
-		bin := filepath.Join(cacheDir(), v, "node_modules", ".bin", "claude")
-		if _, err := os.Stat(bin); err != nil {
-			msg := fmt.Sprintf("real-client suite: Claude Code %s is not installed (run scripts/claude-code.sh %s)", v, v)
-			if os.Getenv("SEPAD_REQUIRE_CLAUDE") == "1" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-		out = append(out, client{Version: v, Bin: bin})
+	for _, v := range testbin.ClaudeVersions(DefaultVersions...) {
+		out = append(out, client{Version: v, Bin: testbin.Claude(t, v)})
 	}
 	return out
 }

@@ -22,6 +22,9 @@
 // consulted, so a test that runs the binary is run again after any of
 // them changes, instead of reporting the result it had for the old
 // binary.
+//
+// It also finds the Claude Code CLIs scripts/claude-code.sh installed
+// (claude.go), for the tests that run the real client.
 package testbin
 
 import (
