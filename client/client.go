@@ -228,7 +228,7 @@ func Answer(status int, body []byte) ([]byte, error) {
 		// The API's words without its "bad request: " label.
 		return nil, &BadRequest{Msg: strings.TrimPrefix(e.Error, query.ErrBadRequest.Error()+": ")}
 	}
-	return nil, &APIError{Status: status, Msg: e.Error}
+	return nil, &APIError{Status: status, Msg: e.Error, Candidates: e.Candidates}
 }
 
 // Fetch runs one query, asking the daemon of home or else its database,
@@ -253,6 +253,8 @@ func Fetch(home, config, path string, v any) ([]byte, error) {
 type APIError struct {
 	Status int
 	Msg    string
+	// Candidates are the skills an ambiguous name matched (409).
+	Candidates []query.SkillRef
 }
 
 func (e *APIError) Error() string { return e.Msg }

@@ -80,7 +80,8 @@ var Helps = map[string]HelpText{
 }
 
 // skillHelp explains SKILL for the commands that take one.
-const skillHelp = "SKILL is a name, PROJECT#name, or the prompt file's path; a name used in several projects must be qualified."
+const skillHelp = "SKILL is a name, PROJECT#name, or the prompt file's path; a name used in several projects means, inside one of them,\n" +
+	"that project's skill, and must be qualified elsewhere."
 
 // CommandHelp prints a usage line with the positional arguments,
 // what the command does, its flags as --flag, and one example.

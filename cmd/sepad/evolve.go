@@ -60,6 +60,9 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		c.SetTimeout(cfg.Mutation.MutatorTimeout + 2*time.Minute)
 	}
 	b, err := c.Post(path, nil)
+	if here, ok := qf.here(path, err); ok {
+		b, err = c.Post(here, nil)
+	}
 	if err != nil && !*force && strings.Contains(err.Error(), "the skill is stable") {
 		// Say the way past the rule, as sepad propose does.
 		return fmt.Errorf("%w; a prompt that works is left alone: add --force to evolve it anyway (see `sepad help evolve`)", err)

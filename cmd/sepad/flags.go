@@ -12,9 +12,16 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("sepad "+name, flag.ContinueOnError)
 	// Errors are returned and printed once by main; help goes to stdout
 	// (help.go).
-	fs.SetOutput(io.Discard)
+	fs.SetOutput(flagOutput{stderr})
 	return fs
 }
+
+// flagOutput is a flag set's output: it prints nothing (errors are
+// returned and printed once by main) but keeps the command's stderr for
+// the notes a query prints (queryFlags.add).
+type flagOutput struct{ stderr io.Writer }
+
+func (flagOutput) Write(p []byte) (int, error) { return len(p), nil }
 
 // parseFlags parses args allowing flags after positional arguments
 // (`sepad score FILE --json`), and returns the positional arguments.

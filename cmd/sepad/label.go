@@ -65,6 +65,9 @@ func runLabel(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	c := client.New(qf.home, qf.config)
 	defer c.Close()
 	b, err := c.Post(path, body)
+	if here, ok := qf.here(path, err); ok {
+		b, err = c.Post(here, body)
+	}
 	if err != nil {
 		return err
 	}

@@ -7,21 +7,31 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/mutation"
+	"github.com/sepad/sepad/query"
 )
 
 // queryFlags are the flags of every query command.
 type queryFlags struct {
 	home, config string
 	json         bool
+	// stderr takes the command's notes (the project a name was read in).
+	stderr io.Writer
 }
 
 func (q *queryFlags) add(fs *flag.FlagSet) {
+	q.stderr = io.Discard
+	if o, ok := fs.Output().(flagOutput); ok && o.stderr != nil {
+		q.stderr = o.stderr
+	}
 	fs.StringVar(&q.home, "home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
 	fs.StringVar(&q.config, "config", "", "configuration file, when reading the database directly (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
 	fs.BoolVar(&q.json, "json", false, "print the API's JSON document (docs/api.md)")
@@ -30,7 +40,89 @@ func (q *queryFlags) add(fs *flag.FlagSet) {
 // fetch runs one query with the command's --home and --config
 // (client.Fetch).
 func fetch(f queryFlags, path string, v any) ([]byte, error) {
-	return client.Fetch(f.home, f.config, path, v)
+	b, err := client.Fetch(f.home, f.config, path, v)
+	if here, ok := f.here(path, err); ok {
+		return client.Fetch(f.home, f.config, here, v)
+	}
+	return b, err
+}
+
+// here answers a skill name that several projects use (409 with the
+// candidates) with the skill of the project the command runs in: path
+// with the name replaced by that skill's key, and a note naming the
+// project on stderr. Outside all of them (or when two projects hold the
+// working directory equally) the name stays ambiguous and the error lists
+// the choices. Only a bare name is read so: PROJECT#name and a path say
+// which skill already.
+func (f queryFlags) here(path string, err error) (string, bool) {
+	var ae *client.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusConflict || len(ae.Candidates) < 2 {
+		return "", false
+	}
+	ref, ok := hereSkill(ae.Candidates)
+	if !ok {
+		return "", false
+	}
+	out := path
+	for _, name := range []string{ref.Name, ref.Display} {
+		if name == "" {
+			continue
+		}
+		seg, key := "/v1/skills/"+url.PathEscape(name), "/v1/skills/"+url.PathEscape(ref.Key)
+		if strings.HasPrefix(out, seg+"/") || strings.HasPrefix(out, seg+"?") || out == seg {
+			out = key + out[len(seg):]
+		}
+		q := "skill=" + url.QueryEscape(name)
+		for _, sep := range []string{"?", "&"} {
+			if i := strings.Index(out, sep+q); i >= 0 && (len(out) == i+len(sep+q) || out[i+len(sep+q)] == '&') {
+				out = out[:i] + sep + "skill=" + url.QueryEscape(ref.Key) + out[i+len(sep+q):]
+			}
+		}
+	}
+	if out == path {
+		return "", false
+	}
+	var others []string
+	for _, c := range ae.Candidates {
+		if c.Key != ref.Key {
+			others = append(others, query.DisplayKey(c.Key))
+		}
+	}
+	fmt.Fprintf(f.stderr, "sepad: %s is this project's (%s); also in: %s\n", query.DisplayName(ref.Name), ref.Project, strings.Join(others, ", "))
+	return out, true
+}
+
+// hereSkill is the candidate whose project holds the working directory
+// (the innermost, when projects nest).
+func hereSkill(cands []query.SkillRef) (query.SkillRef, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return query.SkillRef{}, false
+	}
+	dirs := []string{filepath.Clean(wd)}
+	if real, err := filepath.EvalSymlinks(wd); err == nil && real != dirs[0] {
+		dirs = append(dirs, real)
+	}
+	var best query.SkillRef
+	tie := false
+	for _, c := range cands {
+		if c.Project == "" || !slices.ContainsFunc(dirs, func(d string) bool { return within(d, c.Project) }) {
+			continue
+		}
+		switch {
+		case len(c.Project) > len(best.Project):
+			best, tie = c, false
+		case len(c.Project) == len(best.Project):
+			tie = true
+		}
+	}
+	return best, best.Key != "" && !tie
+}
+
+// within reports whether dir is project or below it.
+func within(dir, project string) bool {
+	rel, err := filepath.Rel(filepath.Clean(project), dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // printJSON prints an API document indented, for --json.
@@ -64,6 +156,9 @@ func write(f queryFlags, path string, body []byte, stdout io.Writer) error {
 	c := client.New(f.home, f.config)
 	defer c.Close()
 	b, err := c.Post(path, body)
+	if here, ok := f.here(path, err); ok {
+		b, err = c.Post(here, body)
+	}
 	if err != nil {
 		return err
 	}
