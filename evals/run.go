@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sepad/sepad/prompt"
 )
 
 // A skill that is not in a plugin keeps its eval suite beside its
@@ -38,6 +40,22 @@ func SuiteDir(path string) (string, bool) {
 	}
 	dir := filepath.Join(filepath.Dir(path), "evals")
 	return dir, hasCase(dir)
+}
+
+// SuiteOf finds the suite `sepad eval` runs for the prompt file path: its
+// plugin's, when path is in a plugin whose root is known (plugin is the
+// plugin's name, root its directory; claudeDir is the user's Claude Code
+// directory, whose plugin cache it looks in), else the evals directory
+// beside its SKILL.md (SuiteDir; plugin and root ""). A prompt file with
+// neither is an error.
+func SuiteOf(path, claudeDir string) (plugin, root string, err error) {
+	if name, dir, ok := prompt.PluginRoot(path, claudeDir); ok && dir != "" {
+		return name, dir, nil
+	}
+	if _, ok := SuiteDir(path); ok {
+		return "", "", nil
+	}
+	return "", "", fmt.Errorf("%s has no eval suite: `claude plugin eval` runs a plugin's suite, or sepad runs the suite in an evals directory beside a skill's SKILL.md (docs/claude-code.md, \"Evals\")", path)
 }
 
 // hasCase reports whether dir holds at least one case.

@@ -180,3 +180,36 @@ func TestOnly(t *testing.T) {
 		t.Errorf("Only(b, x) = %+v %v", o, ok)
 	}
 }
+
+// TestSuiteOf: a plugin's skill runs its plugin's suite, a skill in no
+// plugin the suite beside its SKILL.md, and a skill with neither none.
+func TestSuiteOf(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, body string) string {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("acme/.claude-plugin/plugin.json", `{"name":"acme"}`)
+	inPlugin := write("acme/skills/deploy/SKILL.md", "deploy\n")
+	alone := write("proj/.claude/skills/review/SKILL.md", "review\n")
+	write("proj/.claude/skills/review/evals/finds/prompt.md", "Review\n")
+	none := write("proj/.claude/skills/ship/SKILL.md", "ship\n")
+	claudeDir := filepath.Join(root, "claude")
+
+	if plugin, dir, err := SuiteOf(inPlugin, claudeDir); err != nil || plugin != "acme" || dir != filepath.Join(root, "acme") {
+		t.Errorf("a plugin's skill: %q %q %v", plugin, dir, err)
+	}
+	if plugin, dir, err := SuiteOf(alone, claudeDir); err != nil || plugin != "" || dir != "" {
+		t.Errorf("a suite beside the SKILL.md: %q %q %v", plugin, dir, err)
+	}
+	_, _, err := SuiteOf(none, claudeDir)
+	if err == nil || !strings.HasPrefix(err.Error(), none+" has no eval suite: `claude plugin eval` runs a plugin's suite") {
+		t.Errorf("no suite: %v", err)
+	}
+}

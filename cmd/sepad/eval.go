@@ -73,11 +73,10 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if !*gate && *baseline != "" {
 		return usageErrorf("--baseline goes with --gate")
 	}
-	cfg, _ := prompt.ConfigDir()
-	plugin, dir, ok := prompt.PluginRoot(path, cfg)
-	_, suite := evals.SuiteDir(path)
-	if (!ok || dir == "") && !suite {
-		return fmt.Errorf("%s: %s has no eval suite: `claude plugin eval` runs a plugin's suite, or sepad runs the suite in an evals directory beside a skill's SKILL.md (docs/claude-code.md, \"Evals\")", name, path)
+	claudeDir, _ := prompt.ConfigDir()
+	plugin, root, err := evals.SuiteOf(path, claudeDir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	before, err := os.ReadFile(path)
 	if err != nil {
@@ -86,14 +85,6 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *gate {
 		return gateEdit(qf, bin, pos[0], t, before, *baseline, stdout)
 	}
-	// Always a private plugin sepad builds, holding the text hashed
-	// above and the suite, never the live directory (evals.RunSuite).
-	root := ""
-	if ok && dir != "" {
-		root = dir
-	} else {
-		plugin = ""
-	}
 	home := qf.home
 	if home == "" {
 		home = spool.Home()
@@ -101,6 +92,8 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// claude prints where its results and report are: under $SEPA_HOME,
 	// not in the private plugin's directory removed after the run.
 	keep := evals.KeepDir(home, name, time.Now())
+	// Always a private plugin sepad builds, holding the text hashed
+	// above and the suite, never the live directory (evals.RunSuite).
 	ev, code, err := evals.RunSuite(context.Background(), evals.RunOptions{Claude: bin, Prompt: path, Plugin: root, Content: before, Args: extra, Progress: stderr, Keep: keep})
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
