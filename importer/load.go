@@ -49,6 +49,14 @@ type Report struct {
 	Foreign []string `json:"foreign,omitempty"`
 }
 
+// Add folds done, the pipeline's report on the records read into r, into
+// r: what the store already had, what was added, and what it skipped.
+func (r *Report) Add(done *Report) {
+	r.AlreadyStored, r.SpoolSessions, r.Imported = done.AlreadyStored, done.SpoolSessions, done.Imported
+	r.Executions, r.UnknownOutcome, r.Collisions = done.Executions, done.UnknownOutcome, done.Collisions
+	r.Skipped = append(r.Skipped, done.Skipped...)
+}
+
 // Expand lists the log files of paths: a file as given, a directory's
 // *.json, *.jsonl and *.log files (not its subdirectories), sorted.
 func Expand(paths []string) ([]string, error) {

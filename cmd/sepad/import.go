@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/render"
-	"github.com/sepad/sepad/store"
 )
 
 func init() {
@@ -53,26 +48,13 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !*dry && len(recs) > 0 {
-		var body bytes.Buffer
-		if err := importer.WriteRecords(&body, recs); err != nil {
-			return err
-		}
 		c := client.New(qf.home, qf.config)
 		defer c.Close()
-		if err := ensureDB(c.Home()); err != nil {
-			return err
-		}
-		b, err := c.Post("/v1/import", body.Bytes())
+		done, err := c.Import(recs)
 		if err != nil {
 			return err
 		}
-		var done importer.Report
-		if err := json.Unmarshal(b, &done); err != nil {
-			return fmt.Errorf("malformed answer: %w", err)
-		}
-		rep.AlreadyStored, rep.SpoolSessions, rep.Imported = done.AlreadyStored, done.SpoolSessions, done.Imported
-		rep.Executions, rep.UnknownOutcome, rep.Collisions = done.Executions, done.UnknownOutcome, done.Collisions
-		rep.Skipped = append(rep.Skipped, done.Skipped...)
+		rep.Add(done)
 	}
 	if qf.json {
 		b, err := json.Marshal(rep)
@@ -83,18 +65,4 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	render.Import(stdout, rep, *dry)
 	return nil
-}
-
-// ensureDB creates the database when there is none (no daemon has run):
-// an import is a way to start.
-func ensureDB(home string) error {
-	path := filepath.Join(home, "sepa.db")
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	db, err := store.Open(path, store.Options{})
-	if err != nil {
-		return err
-	}
-	return db.Close()
 }
