@@ -160,8 +160,8 @@ type Filter struct {
 }
 
 // Match reports whether an execution passes the filter (the test
-// store.Executions applies), for callers walking with
-// store.WalkExecutions.
+// store.Executions applies), for callers that walk the executions
+// themselves.
 func (f *Filter) Match(s *Scored) bool {
 	if f.MaxSeq > 0 && s.Seq > f.MaxSeq {
 		return false

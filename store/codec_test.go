@@ -138,8 +138,8 @@ func TestExecJSONRecordsStillRead(t *testing.T) {
 		t.Errorf("Execution: %+v, %v", one, err)
 	}
 	var lite []string
-	if err := db.WalkExecutions("", "", 10, func(s *record.Scored) bool { lite = append(lite, s.Exec.ID); return true }); err != nil || len(lite) != 6 {
-		t.Errorf("WalkExecutions: %v, %v", lite, err)
+	if err := walkLite(db, "", "", 10, func(s *record.Scored) bool { lite = append(lite, s.Exec.ID); return true }); err != nil || len(lite) != 6 {
+		t.Errorf("ExecutionsLite: %v, %v", lite, err)
 	}
 	if err := CheckInvariants(db); err != nil {
 		t.Fatal(err)

@@ -324,7 +324,7 @@ func TestSessions(t *testing.T) {
 	if err := db.Commit(&Batch{Executions: xs[2:]}); err != nil {
 		t.Fatal(err)
 	}
-	ss, err := db.Sessions(0)
+	ss, err := db.RecentSessions(0)
 	if err != nil || len(ss) != 2 {
 		t.Fatalf("sessions %+v, %v", ss, err)
 	}
@@ -336,7 +336,7 @@ func TestSessions(t *testing.T) {
 	if b.ID != "s-b" || b.Executions != 1 {
 		t.Errorf("session b %+v", b)
 	}
-	if one, _ := db.Sessions(1); len(one) != 1 || one[0].ID != "s-a" {
+	if one, _ := db.RecentSessions(1); len(one) != 1 || one[0].ID != "s-a" {
 		t.Errorf("Sessions(1) = %+v", one)
 	}
 }
@@ -400,7 +400,7 @@ func TestIndexAndScanAgree(t *testing.T) {
 		byIndex, err1 := db.Executions(record.Filter{SkillKey: key, Version: c.index})
 		byScan, err2 := db.Executions(record.Filter{SkillKey: key, Version: c.scan})
 		var walked []string
-		err3 := db.WalkExecutions(key, c.index, 5, func(s *record.Scored) bool { walked = append(walked, s.Exec.ID); return true })
+		err3 := db.WalkExecutionIDs(key, c.index, 5, func(id string, _ uint64) bool { walked = append(walked, id); return true })
 		if err1 != nil || err2 != nil || err3 != nil {
 			t.Fatal(err1, err2, err3)
 		}

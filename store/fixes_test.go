@@ -53,7 +53,7 @@ func TestReadOnlyOlderOrIncompleteRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			if _, err := r.Sessions(0); err != nil {
+			if _, err := r.RecentSessions(0); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := r.Stats(); err != nil {

@@ -278,26 +278,6 @@ func (db *DB) Quarantine(limit int) ([]record.QuarantineEntry, error) {
 	return out, err
 }
 
-// Sessions returns the sessions seen, most recent first.
-func (db *DB) Sessions(limit int) ([]record.Session, error) {
-	var out []record.Session
-	err := db.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bSessions).ForEach(func(k, v []byte) error {
-			var s record.Session
-			if err := json.Unmarshal(v, &s); err != nil {
-				return err
-			}
-			out = append(out, s)
-			return nil
-		})
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Last.After(out[j].Last) })
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, err
-}
-
 // UsedBytes is the size of the pages that hold data: the database's size
 // less its free pages. The file's size (Stats.Size) moves in steps
 // (bbolt doubles it up to 16 MiB, then grows it by 16 MiB), so a store a

@@ -22,9 +22,6 @@ import (
 // (the file grows) and delays a commit that has to remap the file, so scans
 // read in chunks and callers do their work between transactions.
 
-// scanChunk bounds the records one read transaction of a scan decodes.
-const scanChunk = 512
-
 // TxID returns the ID of the last committed write transaction. It changes
 // whenever anything is written, so a reader can keep what it computed from
 // the database until it does (the API's cache).
@@ -95,69 +92,6 @@ type scoredLite struct {
 	Stored    time.Time         `json:"stored"`
 	Value     *tracevalue.Value `json:"value"`
 	Integrity *integrity.Report `json:"integrity"`
-}
-
-// WalkExecutions calls fn with stored executions, newest first: those of
-// one version when skillKey and version are both set (any version string,
-// "unknown" included), else every execution. It reads at most scanChunk
-// records per transaction and calls fn between transactions, never inside
-// one. fn
-// returns false to stop. A commit between two chunks may add newer
-// executions: the walk does not see them, and sees every older one once.
-//
-// want is how many records the caller expects to use (its limit): the first
-// transaction decodes that many, each next one four times more, so a
-// listing of the newest 20 decodes about 20 records and a long scan takes
-// few transactions. The executions come without Exec.Output, Exec.Prompt
-// and Result.Signals (a listing shows none of them; Execution has them).
-func (db *DB) WalkExecutions(skillKey, version string, want int, fn func(*record.Scored) bool) error {
-	var index []byte
-	var prefix []byte
-	if skillKey != "" && version != "" {
-		index, prefix = bByVersion, []byte(skillKey+"\x00"+version+"\x00")
-	} else {
-		index = bBySeq
-	}
-	var after []byte // last index key read
-	for chunkMax := min(max(want, 1), scanChunk); ; chunkMax = min(chunkMax*4, scanChunk) {
-		var chunk []record.Scored
-		var last []byte
-		err := db.view(func(tx *bolt.Tx) error {
-			ex := tx.Bucket(bExec)
-			c := tx.Bucket(index).Cursor()
-			k, id := resume(c, after, prefix)
-			for ; k != nil && len(chunk) < chunkMax; k, id = c.Next() {
-				if prefix != nil && !bytes.HasPrefix(k, prefix) {
-					break
-				}
-				v := ex.Get(id)
-				if v == nil {
-					return fmt.Errorf("index names missing execution %s", id)
-				}
-				var l scoredLite
-				if err := decodeExec(v, &l); err != nil {
-					return fmt.Errorf("decode execution %s: %w", id, err)
-				}
-				chunk = append(chunk, record.Scored{Exec: l.Exec.Execution, Result: l.Result.Result,
-					SkillKey: l.SkillKey, Version: l.Version, Seq: l.Seq, Stored: l.Stored, Value: l.Value, Integrity: l.Integrity})
-				last = k
-			}
-			last = bytes.Clone(last)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for i := range chunk {
-			if !fn(&chunk[i]) {
-				return nil
-			}
-		}
-		if len(chunk) < chunkMax {
-			return nil
-		}
-		after = last
-	}
 }
 
 // SkillList returns every skill record, without versions, in key order.
@@ -352,8 +286,9 @@ func (db *DB) WalkExecutionIDs(skillKey, version string, want int, fn func(id st
 }
 
 // ExecutionsLite returns the executions with these IDs, in that order,
-// decoded for a listing (as WalkExecutions: no output, prompt or
-// signals), read in one transaction; unknown IDs are skipped.
+// decoded for a listing (without Exec.Output, Exec.Prompt and
+// Result.Signals: a listing shows none of them; Execution has them), read
+// in one transaction; unknown IDs are skipped.
 func (db *DB) ExecutionsLite(ids []string) ([]record.Scored, error) {
 	out := make([]record.Scored, 0, len(ids))
 	err := db.view(func(tx *bolt.Tx) error {

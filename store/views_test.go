@@ -84,9 +84,28 @@ func TestSkillsByKeyMatchesSkills(t *testing.T) {
 	}
 }
 
-// WalkExecutions sees every execution once, newest first, across chunks,
-// and per version only that version's.
-func TestWalkExecutionsChunks(t *testing.T) {
+// walkLite calls fn with the executions WalkExecutionIDs names, read as a
+// listing reads them (ExecutionsLite), newest first.
+func walkLite(db *DB, skillKey, version string, want int, fn func(*record.Scored) bool) error {
+	var ids []string
+	if err := db.WalkExecutionIDs(skillKey, version, want, func(id string, _ uint64) bool { ids = append(ids, id); return true }); err != nil {
+		return err
+	}
+	xs, err := db.ExecutionsLite(ids)
+	if err != nil {
+		return err
+	}
+	for i := range xs {
+		if !fn(&xs[i]) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// WalkExecutionIDs sees every execution once, newest first, across
+// chunks, and per version only that version's.
+func TestWalkExecutionIDsChunks(t *testing.T) {
 	db, err := Open(filepath.Join(t.TempDir(), "sepa.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -113,8 +132,8 @@ func TestWalkExecutionsChunks(t *testing.T) {
 		if c.version != "" {
 			key = "/p#a"
 		}
-		if err := db.WalkExecutions(key, c.version, 3, func(s *record.Scored) bool {
-			seen = append(seen, s.Seq)
+		if err := db.WalkExecutionIDs(key, c.version, 3, func(_ string, seq uint64) bool {
+			seen = append(seen, seq)
 			return true
 		}); err != nil {
 			t.Fatal(err)
@@ -129,7 +148,7 @@ func TestWalkExecutionsChunks(t *testing.T) {
 		}
 	}
 	count := 0
-	db.WalkExecutions("", "", 10, func(*record.Scored) bool { count++; return count < 25 })
+	db.WalkExecutionIDs("", "", 10, func(string, uint64) bool { count++; return count < 25 })
 	if count != 25 {
 		t.Errorf("stopping walk saw %d", count)
 	}
@@ -166,7 +185,7 @@ func TestWalkIsExecutionLessTheBulk(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	err = db.WalkExecutions("", "", 5, func(s *record.Scored) bool {
+	err = walkLite(db, "", "", 5, func(s *record.Scored) bool {
 		n++
 		full, err := db.Execution(s.Exec.ID)
 		if err != nil {
@@ -187,7 +206,7 @@ func TestWalkIsExecutionLessTheBulk(t *testing.T) {
 	if err != nil || n != 12 {
 		t.Fatalf("walked %d: %v", n, err)
 	}
-	all, err := db.Sessions(0)
+	all, err := db.RecentSessions(0)
 	if err != nil {
 		t.Fatal(err)
 	}
