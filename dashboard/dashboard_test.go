@@ -80,6 +80,28 @@ func testDB(t *testing.T) (*store.DB, string) {
 	return db, home
 }
 
+// TestDecisionsNameTheProject: deploy is decided in two projects; each
+// decision on the decisions page says which (a walk read two projects'
+// records under the bare name).
+func TestDecisionsNameTheProject(t *testing.T) {
+	db, home := testDB(t)
+	sks, err := db.Skills()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sk := range sks {
+		if sk.Name == "deploy" && sk.Project == blog {
+			if err := db.PutDecision(sk.Key, t0.Add(9*time.Minute), map[string]any{"kind": "pin", "skill": "deploy", "applied": true, "words": "deploy pinned"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	code, body := page(t, New(Options{DB: db, Home: home}), "/dashboard/decisions")
+	if code != 200 || !strings.Contains(body, ">deploy (shop)</a>") || !strings.Contains(body, ">deploy (blog)</a>") {
+		t.Errorf("decisions page: %d\n%s", code, body)
+	}
+}
+
 func page(t *testing.T, d *Dashboard, path string) (int, string) {
 	t.Helper()
 	code, body := d.Render(httptest.NewRequest("GET", "http://127.0.0.1"+path, nil))
@@ -105,15 +127,18 @@ func TestPages(t *testing.T) {
 		{"/dashboard/?sort=best", 400, []string{"want worst or name"}, nil},
 		{"/dashboard/?project=/nowhere", 404, []string{"no skill in project"}, nil},
 		{"/dashboard/skill?key=" + deployPath, 200, []string{`<svg class="chart"`, "v1", "v2", "rejected: &lt;b&gt;worse&lt;/b&gt; by 40 points",
-			"<strong>rejected</strong> v2 → v1", `id="versions"`, "mean tool_success_rate", `href="execution/id0001000000"`,
+			"<strong>rejected</strong> v2 → v1", `id="versions"`, "mean tool success rate", `href="execution/id0001000000"`,
 			"Models (a decision compares runs of the same model)", "<td>claude-opus-test (2 runs) and claude-sonnet-test (1 run)</td>"},
-			[]string{"<b>worse</b>"}},
+			// The signals named as explain names them, not by id (issue 36
+			// items 1 and 6; a walk read "mean error_rate 0.95", an
+			// error-free value under the error rate's id).
+			[]string{"<b>worse</b>", "mean tool_success_rate", "mean error_rate", "mean structure_score"}},
 		{"/dashboard/skill?key=deploy", 400, []string{"ambiguous"}, nil},
 		{"/dashboard/skill?key=nope", 404, []string{"no skill"}, nil},
-		{"/dashboard/execution/id0005000000", 200, []string{`data-signal="tool_success_rate"`, "1/2 tool calls &lt;ok&gt;", "✗ failed", "&lt;no such file&gt;",
+		{"/dashboard/execution/id0005000000", 200, []string{`data-signal="tool_success_rate"`, `<th scope="row">tool success rate</th>`, "1/2 tool calls &lt;ok&gt;", "✗ failed", "&lt;no such file&gt;",
 			"<h1>Done</h1>", "ship &lt;it&gt;", "<code>&lt;b&gt;code&lt;/b&gt;</code>", "No label yet",
 			`href="../static/app.css"`, `href="../skill?key=`, `href="../decisions"`},
-			[]string{"<script>alert", "onerror=", "javascript:", "<b>code</b>", "<it>"}},
+			[]string{"<script>alert", "onerror=", "javascript:", "<b>code</b>", "<it>", `<th scope="row">tool_success_rate</th>`}},
 		{"/dashboard/execution/nope", 404, []string{"no execution"}, nil},
 		{"/dashboard/decisions", 200, []string{"Decisions, newest first", "rejected: &lt;b&gt;worse&lt;/b&gt;", "<strong>rejected</strong> v2 → v1"}, nil},
 		{"/dashboard/nope", 404, []string{"There is no page"}, nil},

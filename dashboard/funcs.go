@@ -20,7 +20,10 @@ var funcs = template.FuncMap{
 		return fmt.Sprintf("%.1f", *f)
 	},
 	"num": func(f float64) string { return fmt.Sprintf("%.2f", f) },
-	"pct": func(f float64) string { return fmt.Sprintf("%.0f%%", f*100) },
+	// signal names a signal as explain does ("tool success rate",
+	// "error-free"); the id stays in data-signal.
+	"signal": render.SignalName,
+	"pct":    func(f float64) string { return fmt.Sprintf("%.0f%%", f*100) },
 	"signed": func(f *float64) string {
 		if f == nil {
 			return "–"

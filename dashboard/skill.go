@@ -12,6 +12,7 @@ import (
 
 	"github.com/sepad/sepad/evolve"
 	"github.com/sepad/sepad/query"
+	"github.com/sepad/sepad/render"
 )
 
 // SkillRuns is how many of a skill's newest executions its page charts.
@@ -55,8 +56,11 @@ type skillPage struct {
 
 // decisionRow is one mutation engine decision, in words.
 type decisionRow struct {
-	Time    time.Time
-	Skill   string
+	Time  time.Time
+	Skill string
+	// Project names the skill's project when the list holds its name
+	// in several projects ("shop"), else "".
+	Project string
 	Key     string
 	Kind    string
 	Outcome string
@@ -92,11 +96,22 @@ type payload struct {
 
 func decisionRows(ds []query.Decision, seqOf map[string]int) []decisionRow {
 	out := make([]decisionRow, 0, len(ds))
-	for _, d := range ds {
-		var rec payload
+	recs := make([]payload, len(ds))
+	keys := map[string]map[string]bool{} // a name's skill keys
+	var projects []string
+	for i, d := range ds {
 		if b, err := json.Marshal(d.Payload); err == nil {
-			json.Unmarshal(b, &rec)
+			json.Unmarshal(b, &recs[i])
 		}
+		if keys[recs[i].Skill] == nil {
+			keys[recs[i].Skill] = map[string]bool{}
+		}
+		keys[recs[i].Skill][d.SkillKey] = true
+		projects = append(projects, d.Project)
+	}
+	labels := render.ProjectLabels(projects)
+	for i, d := range ds {
+		rec := recs[i]
 		row := decisionRow{Time: d.Time, Skill: rec.Skill, Key: d.SkillKey, Kind: rec.Kind, Rule: rec.Rule, Applied: rec.Applied,
 			Words: rec.Words, Notice: rec.Notice, Warning: rec.Warning, From: versionName(rec.From, seqOf), To: versionName(rec.To, seqOf)}
 		row.Outcome = strings.ReplaceAll(rec.Kind, "_", " ")
@@ -108,6 +123,9 @@ func decisionRows(ds []query.Decision, seqOf map[string]int) []decisionRow {
 			}
 		} else if rec.Kind == "rollback" {
 			row.Outcome = "rolled back"
+		}
+		if len(keys[rec.Skill]) > 1 && d.Project != "" {
+			row.Project = labels[d.Project]
 		}
 		if d.Cost != nil {
 			row.Cost = d.Cost.Words

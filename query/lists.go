@@ -85,6 +85,7 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 	}
 	out := &Decisions{Limit: limit, Decisions: []Decision{}}
 	versions := map[string][]record.Version{}
+	projects := map[string]string{}
 	for _, k := range keys {
 		ds, err := db.Decisions(k, limit)
 		if err != nil {
@@ -101,8 +102,11 @@ func ListDecisions(db *store.DB, arg string, limit int) (*Decisions, error) {
 					return nil, fmt.Errorf("versions of %s: %w", d.SkillKey, err)
 				}
 				versions[d.SkillKey] = vs
+				if sk, err := db.Skill(d.SkillKey); err == nil {
+					projects[d.SkillKey] = sk.Project
+				}
 			}
-			out.Decisions = append(out.Decisions, Decision{SkillKey: d.SkillKey, Seq: d.Seq, Time: d.Time.UTC(), Payload: p,
+			out.Decisions = append(out.Decisions, Decision{SkillKey: d.SkillKey, Project: projects[d.SkillKey], Seq: d.Seq, Time: d.Time.UTC(), Payload: p,
 				Cost: decisionCost(versions[d.SkillKey], d.Payload)})
 		}
 	}

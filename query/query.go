@@ -394,10 +394,13 @@ type Quarantine struct {
 // Decision is one decision of the mutation engine (its payload is the
 // engine's own JSON).
 type Decision struct {
-	SkillKey string    `json:"skill_key"`
-	Seq      uint64    `json:"seq"`
-	Time     time.Time `json:"time"`
-	Payload  any       `json:"payload"`
+	SkillKey string `json:"skill_key"`
+	// Project is the skill's project ("" for none): a name used in two
+	// projects is told apart by it.
+	Project string    `json:"project,omitempty"`
+	Seq     uint64    `json:"seq"`
+	Time    time.Time `json:"time"`
+	Payload any       `json:"payload"`
 	// Cost compares the candidate's token use with the baseline's
 	// (tokens.go); absent without transcripts.
 	Cost *DecisionCost `json:"cost,omitempty"`

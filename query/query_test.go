@@ -509,6 +509,11 @@ func TestDecisionsNewestFirst(t *testing.T) {
 	if err != nil || len(one.Decisions) != 2 || one.Decisions[0].Payload.(map[string]any)["action"] != "d2" {
 		t.Fatalf("%+v %v", one, err)
 	}
+	// Each names its skill's project, so a name used in two projects
+	// is told apart in sepad decisions.
+	if one.Decisions[0].Project != shop {
+		t.Errorf("decision's project %q, want %q", one.Decisions[0].Project, shop)
+	}
 	if err := store.CheckInvariants(db); err != nil {
 		t.Fatal(err)
 	}

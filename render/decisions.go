@@ -19,18 +19,36 @@ func Decisions(w io.Writer, ds []query.Decision, verbose bool) {
 		fmt.Fprintln(w, "no decisions yet")
 		return
 	}
-	for _, d := range ds {
-		var r mutation.Record
+	records := make([]mutation.Record, len(ds))
+	keys := map[string]map[string]bool{} // a name's skill keys
+	var projects []string
+	for i, d := range ds {
 		if b, err := json.Marshal(d.Payload); err == nil {
-			json.Unmarshal(b, &r)
+			json.Unmarshal(b, &records[i])
 		}
+		n := records[i].Skill
+		if keys[n] == nil {
+			keys[n] = map[string]bool{}
+		}
+		keys[n][d.SkillKey] = true
+		projects = append(projects, d.Project)
+	}
+	labels := ProjectLabels(projects)
+	for i, d := range ds {
+		r := records[i]
 		applied := ""
 		if !r.Applied {
 			applied = " (not applied)"
 		}
-		head := strings.TrimRight(fmt.Sprintf("%s  %-8s %s", Time(d.Time), query.DisplayName(r.Skill), KindWords(r.Kind)), " ")
+		// A name used in several projects says which project the
+		// record is about: "deploy (shop)".
+		name := query.DisplayName(r.Skill)
+		if len(keys[r.Skill]) > 1 && d.Project != "" {
+			name += " (" + labels[d.Project] + ")"
+		}
+		head := strings.TrimRight(fmt.Sprintf("%s  %-8s %s", Time(d.Time), name, KindWords(r.Kind)), " ")
 		if verbose {
-			head = strings.TrimRight(fmt.Sprintf("%s  %-8s %-15s %-26s", Time(d.Time), query.DisplayName(r.Skill), r.Kind, r.Rule), " ")
+			head = strings.TrimRight(fmt.Sprintf("%s  %-8s %-15s %-26s", Time(d.Time), name, r.Kind, r.Rule), " ")
 		}
 		fmt.Fprintf(w, "%s%s\n    %s\n", head, applied, r.Words)
 		if verbose && r.Decision != nil {

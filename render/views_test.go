@@ -137,6 +137,15 @@ func views(t *testing.T) []view {
 		{"explain-unscored", func(w io.Writer) { Explain(w, &unscored) }},
 		{"decisions", func(w io.Writer) { Decisions(w, decisions, false) }},
 		{"decisions-v", func(w io.Writer) { Decisions(w, decisions, true) }},
+		// deploy in two projects: each record says which (a walk read
+		// shop's pin and unpin of deploy while in cafe, with no project).
+		{"decisions-two-projects", func(w io.Writer) {
+			Decisions(w, []query.Decision{
+				{SkillKey: "/src/shop/.claude/skills/deploy/SKILL.md", Project: "/src/shop", Time: record.Time, Payload: mutation.Record{Kind: mutation.KindPin, Skill: "deploy", Applied: true, Words: "deploy pinned to v2"}},
+				{SkillKey: "/src/cafe/.claude/skills/deploy/SKILL.md", Project: "/src/cafe", Time: record.Time, Payload: mutation.Record{Kind: mutation.KindPin, Skill: "deploy", Applied: true, Words: "deploy pinned to v1"}},
+				{SkillKey: "/src/shop/.claude/agents/review.md", Project: "/src/shop", Time: record.Time, Payload: mutation.Record{Kind: mutation.KindPin, Skill: "review", Applied: true, Words: "review pinned to v1"}},
+			}, false)
+		}},
 		{"team-grades", func(w io.Writer) { TeamGrades(w, &tgrades, true) }},
 		{"team-versions", func(w io.Writer) { TeamVersions(w, &tversions) }},
 		{"team-executions", func(w io.Writer) { TeamExecutions(w, &texecs) }},
