@@ -18,6 +18,7 @@ import (
 	"github.com/sepad/sepad/integrity"
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/record"
+	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/store"
 )
 
@@ -275,6 +276,12 @@ func TestIntegrityAndValue(t *testing.T) {
 	// The collector checks the claims before the commit; the store
 	// persists the report as given (285588a).
 	x.Integrity = integrity.Check(&x.Exec, nil)
+	// and measures its value, as the store keeps it (scoring.Novelty).
+	v, vec, err := scoring.NewNovelty(db).Value(store.SkillKey(&x.Exec), &x.Exec, x.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Value, x.Vector = &v, &vec
 	if err := db.Commit(&store.Batch{Executions: []record.Scored{x}}); err != nil {
 		t.Fatal(err)
 	}
