@@ -9,6 +9,7 @@ import (
 
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/daemon"
+	"github.com/sepad/sepad/render"
 	"github.com/sepad/sepad/team"
 )
 
@@ -59,7 +60,7 @@ func (d *doctor) checkTeam(home string) {
 	case st.Refused:
 		d.fail("the daemon stopped shipping: "+st.LastError, "upgrade sepad")
 	case st.LastError != "" && st.Pending > 0:
-		d.warn(fmt.Sprintf("team shipping: %d executions wait (oldest %s); last error: %s", st.Pending,
+		d.warn(fmt.Sprintf("team shipping: %s (oldest %s); last error: %s", render.Plural(int(st.Pending), "execution waits", "executions wait"),
 			(time.Duration(st.LagSeconds)*time.Second).String(), st.LastError), "see `sepad team status`; they are shipped when the database is back")
 	case st.LagSeconds > 3600:
 		d.warn(fmt.Sprintf("team shipping lags: the oldest of %d pending executions waits since %s", st.Pending,

@@ -8,6 +8,7 @@ import (
 	"github.com/sepad/sepad/decide"
 	"github.com/sepad/sepad/fitness"
 	"github.com/sepad/sepad/record"
+	"github.com/sepad/sepad/render/words"
 )
 
 // Notify receives a notice for a person: what sepad did, or would do, to
@@ -64,7 +65,7 @@ func noticeReason(n *noteCtx) string {
 		if cv == 0 || bv == 0 {
 			cv, bv = c.Mean, b.Mean
 		}
-		return fmt.Sprintf("v%d scored %.1f against v%d's %.1f (%+.1f points) over %d and %d runs", from.Seq, cv, to.Seq, bv, cv-bv, c.N, b.N)
+		return fmt.Sprintf("v%d scored %.1f against v%d's %.1f (%s points) over %d and %s", from.Seq, cv, to.Seq, bv, words.Signed(cv-bv, 1), c.N, countOf(b.N, "run"))
 	}
 	fa, ta := from.Aggregate, to.Aggregate
 	// Which version it goes back to, and why that one (issue 36 item 5).
@@ -88,7 +89,7 @@ func noticeReason(n *noteCtx) string {
 	if !ta.Graded {
 		grade = "not graded yet"
 	}
-	s := fmt.Sprintf("v%d scored %.1f (%s) over %d runs; v%d%s held %.1f (%s)", from.Seq, fa.Value, fitness.GradeOf(fa.Value), fa.N,
+	s := fmt.Sprintf("v%d scored %.1f (%s) over %s; v%d%s held %.1f (%s)", from.Seq, fa.Value, fitness.GradeOf(fa.Value), countOf(fa.N, "run"),
 		to.Seq, which, ta.Value, grade)
 	if from.FailRate > 0.5 && !strings.Contains(n.why, "(F)") {
 		s += fmt.Sprintf("; %.0f%% of v%d's tool calls failed", 100*from.FailRate, from.Seq)

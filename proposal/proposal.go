@@ -169,12 +169,12 @@ func CheckLimits(h History, o Options) error {
 					oldest = t
 				}
 			}
-			return refuse(RuleRateLimit, "%d proposals for this skill in the last 24 hours (limit %d); the next is allowed at %s",
-				len(inDay), o.PerDay, oldest.Add(24*time.Hour).UTC().Format(time.RFC3339))
+			return refuse(RuleRateLimit, "%s for this skill in the last 24 hours (limit %d); the next is allowed at %s",
+				plural(len(inDay), "proposal", "proposals"), o.PerDay, oldest.Add(24*time.Hour).UTC().Format(time.RFC3339))
 		}
 	}
 	if h.SinceChange < o.MinExecutions {
-		return refuse(RuleTooSoon, "%d executions since the last change (need %d, %d more)", h.SinceChange, o.MinExecutions, o.MinExecutions-h.SinceChange)
+		return refuse(RuleTooSoon, "%s since the last change (need %d, %d more)", plural(h.SinceChange, "execution", "executions"), o.MinExecutions, o.MinExecutions-h.SinceChange)
 	}
 	if w := o.StableWindow; w > 1 && len(h.Last3) >= w {
 		m, sd := decide.MeanSD(h.Last3[:w])
@@ -441,3 +441,11 @@ func glued(s string, start, end int, phrase string) bool {
 
 func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 func isPath(r rune) bool { return r == '/' || r == '~' }
+
+// plural is "1 execution", "3 executions".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -228,3 +228,12 @@ func TestCheckPowers(t *testing.T) {
 		t.Errorf("a first text with hooks: %v", err)
 	}
 }
+
+// TestLimitsInWords: one execution since the change is "1 execution"
+// (the new-user walk's sweep of counts).
+func TestLimitsInWords(t *testing.T) {
+	err := CheckLimits(History{SinceChange: 1, Now: time.Now()}, DefaultOptions())
+	if err == nil || !strings.Contains(err.Error(), "1 execution since the last change (need 3, 2 more)") {
+		t.Fatalf("too soon: %v", err)
+	}
+}

@@ -122,7 +122,11 @@ func AnswerOf(db *store.DB, ap *store.LabelApplied, status string) *LabelAnswer 
 	default:
 		a.Words += "; score unchanged"
 	}
-	if status != "" {
+	switch status {
+	case "":
+	case "baseline", "candidate": // one of each per skill
+		a.Words += "; " + a.Version + " is the " + status
+	default:
 		a.Words += "; " + a.Version + " is " + status
 	}
 	return a

@@ -71,7 +71,7 @@ func Grades(w io.Writer, doc *query.Grades, all bool) {
 // needs.
 func Status(r *query.GradeRow) string {
 	if r.NeededMore != nil {
-		return fmt.Sprintf("%s, needs ~%d runs", r.Status, *r.NeededMore)
+		return fmt.Sprintf("%s, needs ~%s", r.Status, Plural(*r.NeededMore, "run", "runs"))
 	}
 	return OrDash(r.Status)
 }
@@ -108,7 +108,7 @@ func Evals(w io.Writer, rows []query.GradeRow) {
 			fmt.Fprintln(w)
 			first = false
 		}
-		fmt.Fprintf(w, "%s v%d %s %s over %d runs · %s\n", query.DisplayName(r.Skill), r.Version, Score(r.Aggregate), Grade(r.Grade), r.N, r.Evals.Summary)
+		fmt.Fprintf(w, "%s v%d %s %s over %s · %s\n", query.DisplayName(r.Skill), r.Version, Score(r.Aggregate), Grade(r.Grade), Plural(r.N, "run", "runs"), r.Evals.Summary)
 	}
 }
 

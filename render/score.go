@@ -58,9 +58,9 @@ func ScoreTable(w io.Writer, rep *scoring.Report, explain bool) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%d executions, rubric %s", len(rep.Executions), rep.RubricVersion)
+	fmt.Fprintf(w, "\n%s, rubric %s", Plural(len(rep.Executions), "execution", "executions"), rep.RubricVersion)
 	if len(rep.Skipped) > 0 {
-		fmt.Fprintf(w, ", %d lines skipped:\n", len(rep.Skipped))
+		fmt.Fprintf(w, ", %s skipped:\n", Plural(len(rep.Skipped), "line", "lines"))
 		for _, s := range rep.Skipped {
 			fmt.Fprintf(w, "  %s:%d: %s\n", s.File, s.Line, s.Reason)
 		}

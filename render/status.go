@@ -38,7 +38,7 @@ func StatusView(w io.Writer, s *status.Status) {
 	fmt.Fprintf(w, "rubric       %s\n", s.RubricVersion)
 	fmt.Fprintf(w, "skills       %d\n", s.Skills)
 	fmt.Fprintf(w, "executions   %d, %d open\n", s.Executions, s.OpenExecutions)
-	fmt.Fprintf(w, "quarantined  %d lines, %d kept (sepad quarantine)\n", s.Quarantined, s.QuarantineKept)
+	fmt.Fprintf(w, "quarantined  %s, %d kept (sepad quarantine)\n", Plural(int(s.Quarantined), "line", "lines"), s.QuarantineKept)
 	var evs []string
 	for k := range s.Events {
 		evs = append(evs, k)
@@ -52,7 +52,7 @@ func StatusView(w io.Writer, s *status.Status) {
 		parts = []string{"none"}
 	}
 	fmt.Fprintf(w, "events       %s\n", strings.Join(parts, ", "))
-	fmt.Fprintf(w, "lag          %d events, %s\n", s.LagEvents, Bytes(s.LagBytes))
+	fmt.Fprintf(w, "lag          %s, %s\n", Plural(int(s.LagEvents), "event", "events"), Bytes(s.LagBytes))
 	for _, u := range s.Undecided {
 		fmt.Fprintf(w, "undecided    %s (%s): needs about %s\n", query.DisplayName(u.Skill), OrDash(u.Project), words.MoreRuns(u.NeededMore))
 	}
@@ -106,7 +106,11 @@ func Notices(w io.Writer, ns []status.NoticeRow) {
 // Quarantine writes `sepad quarantine`: the quarantined spool lines,
 // newest first.
 func Quarantine(w io.Writer, doc *query.Quarantine) error {
-	fmt.Fprintf(w, "%d lines quarantined, %d kept, newest %d shown\n", doc.Total, doc.Kept, len(doc.Lines))
+	if doc.Total == 0 {
+		fmt.Fprintln(w, "no line quarantined: every spool line was read")
+		return nil
+	}
+	fmt.Fprintf(w, "%s quarantined, %d kept, newest %d shown\n", Plural(int(doc.Total), "line", "lines"), doc.Kept, len(doc.Lines))
 	if len(doc.Lines) == 0 {
 		return nil
 	}

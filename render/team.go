@@ -20,7 +20,7 @@ func TeamGrades(w io.Writer, g *team.Grades, all bool) {
 		doc.Grades = append(doc.Grades, r.GradeRow)
 	}
 	Grades(w, doc, all)
-	fmt.Fprintf(w, "team: %d machines; n counts every machine's runs (--json: machines per version)\n", g.Machines)
+	fmt.Fprintf(w, "team: %s; n counts every machine's runs (--json: machines per version)\n", Plural(g.Machines, "machine", "machines"))
 }
 
 // TeamExecutions writes `sepad executions --team`: the machine stands
@@ -60,8 +60,8 @@ func TeamDecisions(w io.Writer, ds []team.TeamDecision) {
 		return
 	}
 	for _, d := range ds {
-		fmt.Fprintf(w, "%s  %s  %s → %s  %s (%s), %d machines, decided by %s\n  %s\n", Time(d.Time), d.PromptID,
-			d.Baseline, d.Candidate, d.Outcome, d.Reason, d.Machines, d.DecidedBy[:min(12, len(d.DecidedBy))], d.Words)
+		fmt.Fprintf(w, "%s  %s  %s → %s  %s (%s), %s, decided by %s\n  %s\n", Time(d.Time), d.PromptID,
+			d.Baseline, d.Candidate, d.Outcome, d.Reason, Plural(d.Machines, "machine", "machines"), d.DecidedBy[:min(12, len(d.DecidedBy))], d.Words)
 	}
 }
 
@@ -69,8 +69,8 @@ func TeamDecisions(w io.Writer, ds []team.TeamDecision) {
 // team database's.
 func TeamStatus(w io.Writer, doc *team.Report) {
 	fmt.Fprintf(w, "machine   %s\n", OrDash(doc.Machine))
-	fmt.Fprintf(w, "pending   %d executions\n", doc.Pending)
-	fmt.Fprintf(w, "shipped   %d executions\n", doc.Shipped)
+	fmt.Fprintf(w, "pending   %s\n", Plural(int(doc.Pending), "execution", "executions"))
+	fmt.Fprintf(w, "shipped   %s\n", Plural(int(doc.Shipped), "execution", "executions"))
 	if doc.Pending > 0 {
 		fmt.Fprintf(w, "lag       %s\n", (time.Duration(doc.LagSeconds) * time.Second).String())
 	}

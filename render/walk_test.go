@@ -20,6 +20,21 @@ func TestCountsAreEnglish(t *testing.T) {
 		t.Errorf("history header:\n%s", b.String())
 	}
 	b.Reset()
+	// The rest of the walk's sweep: one of a thing, or none.
+	one := 1
+	if got := Status(&query.GradeRow{Status: "candidate", NeededMore: &one}); got != "candidate, needs ~1 run" {
+		t.Errorf("status: %q", got)
+	}
+	Quarantine(&b, &query.Quarantine{})
+	if b.String() != "no line quarantined: every spool line was read\n" {
+		t.Errorf("an empty quarantine: %q", b.String())
+	}
+	b.Reset()
+	Quarantine(&b, &query.Quarantine{Total: 1, Kept: 1, Lines: make([]query.QuarantineLine, 1)})
+	if !strings.HasPrefix(b.String(), "1 line quarantined, 1 kept, newest 1 shown\n") {
+		t.Errorf("one quarantined line: %q", b.String())
+	}
+	b.Reset()
 	Explain(&b, &query.Explain{Score: query.ScoreView{Scored: true, Errors: fitness.ErrorCounts{Total: 1, ToolFailures: 1}}})
 	if !strings.Contains(b.String(), "errors: 1 (1 tool failure, 0 retries, 0 output patterns, 0 soft failures, 0 corrections)") {
 		t.Errorf("explain's error line:\n%s", b.String())

@@ -177,16 +177,16 @@ func Check(cur VersionStat, versions []VersionStat, o Options) (r RollbackPlan, 
 			which += fmt.Sprintf(" (its parent v%d is not graded above F and at least %.2f)", parent.Seq, floor)
 		}
 		return RollbackPlan{Rule: RuleBelowRatio, From: cur.Hash, Target: target.Hash,
-			Words: fmt.Sprintf("v%d scored %.2f over %d runs, below %.2f × %.2f = %.2f, the best version v%d's score times rollback_ratio: back to v%d, %s, which held %s",
-				cur.Seq, cur.Aggregate, cur.N, o.RollbackRatio, best.Aggregate, floor, best.Seq, target.Seq, which, held(target))}, true
+			Words: fmt.Sprintf("v%d scored %.2f over %s, below %.2f × %.2f = %.2f, the best version v%d's score times rollback_ratio: back to v%d, %s, which held %s",
+				cur.Seq, cur.Aggregate, runs(cur.N), o.RollbackRatio, best.Aggregate, floor, best.Seq, target.Seq, which, held(target))}, true
 	}
 	if o.RollbackFailRate < 1 && cur.FailRate > o.RollbackFailRate && cur.Parent != "" {
 		for i := range versions {
 			p := versions[i]
 			if p.Hash == cur.Parent && p.Hash != cur.Hash {
 				return RollbackPlan{Rule: RuleFailRate, From: cur.Hash, Target: p.Hash,
-					Words: fmt.Sprintf("v%d's runs failed %.0f%% of their tool calls over %d runs, scoring %.2f (more than %.0f%% failed tool calls goes back to the parent): back to its parent v%d, which held %.2f over %d runs",
-						cur.Seq, 100*cur.FailRate, cur.N, cur.Aggregate, 100*o.RollbackFailRate, p.Seq, p.Aggregate, p.N)}, true
+					Words: fmt.Sprintf("v%d's runs failed %.0f%% of their tool calls over %d runs, scoring %.2f (more than %.0f%% failed tool calls goes back to the parent): back to its parent v%d, which held %.2f over %s",
+						cur.Seq, 100*cur.FailRate, cur.N, cur.Aggregate, 100*o.RollbackFailRate, p.Seq, p.Aggregate, runs(p.N))}, true
 			}
 		}
 	}
@@ -197,9 +197,17 @@ func Check(cur VersionStat, versions []VersionStat, o Options) (r RollbackPlan, 
 // while it is not graded yet.
 func held(v *VersionStat) string {
 	if !v.Graded {
-		return fmt.Sprintf("%.2f over %d runs (not graded yet)", v.Aggregate, v.N)
+		return fmt.Sprintf("%.2f over %s (not graded yet)", v.Aggregate, runs(v.N))
 	}
-	return fmt.Sprintf("%.2f (%s) over %d runs", v.Aggregate, fitness.GradeOf(v.Aggregate), v.N)
+	return fmt.Sprintf("%.2f (%s) over %s", v.Aggregate, fitness.GradeOf(v.Aggregate), runs(v.N))
+}
+
+// runs is "1 run", "5 runs".
+func runs(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }
 
 // parentOf is cur's parent among versions, nil when it is not there.
