@@ -7,11 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/sepad/sepad/client"
@@ -55,74 +52,15 @@ func fetch(f queryFlags, path string, v any) ([]byte, error) {
 // the choices. Only a bare name is read so: PROJECT#name and a path say
 // which skill already.
 func (f queryFlags) here(path string, err error) (string, bool) {
-	var ae *client.APIError
-	if !errors.As(err, &ae) || ae.Status != http.StatusConflict || len(ae.Candidates) < 2 {
+	wd, werr := os.Getwd()
+	if werr != nil {
 		return "", false
 	}
-	ref, ok := hereSkill(ae.Candidates)
-	if !ok {
-		return "", false
+	here, ref, others, ok := client.Here(path, err, wd)
+	if ok {
+		fmt.Fprintf(f.stderr, "sepad: %s is this project's (%s); also in: %s\n", query.DisplayName(ref.Name), ref.Project, strings.Join(others, ", "))
 	}
-	out := path
-	for _, name := range []string{ref.Name, ref.Display} {
-		if name == "" {
-			continue
-		}
-		seg, key := "/v1/skills/"+url.PathEscape(name), "/v1/skills/"+url.PathEscape(ref.Key)
-		if strings.HasPrefix(out, seg+"/") || strings.HasPrefix(out, seg+"?") || out == seg {
-			out = key + out[len(seg):]
-		}
-		q := "skill=" + url.QueryEscape(name)
-		for _, sep := range []string{"?", "&"} {
-			if i := strings.Index(out, sep+q); i >= 0 && (len(out) == i+len(sep+q) || out[i+len(sep+q)] == '&') {
-				out = out[:i] + sep + "skill=" + url.QueryEscape(ref.Key) + out[i+len(sep+q):]
-			}
-		}
-	}
-	if out == path {
-		return "", false
-	}
-	var others []string
-	for _, c := range ae.Candidates {
-		if c.Key != ref.Key {
-			others = append(others, query.DisplayKey(c.Key))
-		}
-	}
-	fmt.Fprintf(f.stderr, "sepad: %s is this project's (%s); also in: %s\n", query.DisplayName(ref.Name), ref.Project, strings.Join(others, ", "))
-	return out, true
-}
-
-// hereSkill is the candidate whose project holds the working directory
-// (the innermost, when projects nest).
-func hereSkill(cands []query.SkillRef) (query.SkillRef, bool) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return query.SkillRef{}, false
-	}
-	dirs := []string{filepath.Clean(wd)}
-	if real, err := filepath.EvalSymlinks(wd); err == nil && real != dirs[0] {
-		dirs = append(dirs, real)
-	}
-	var best query.SkillRef
-	tie := false
-	for _, c := range cands {
-		if c.Project == "" || !slices.ContainsFunc(dirs, func(d string) bool { return within(d, c.Project) }) {
-			continue
-		}
-		switch {
-		case len(c.Project) > len(best.Project):
-			best, tie = c, false
-		case len(c.Project) == len(best.Project):
-			tie = true
-		}
-	}
-	return best, best.Key != "" && !tie
-}
-
-// within reports whether dir is project or below it.
-func within(dir, project string) bool {
-	rel, err := filepath.Rel(filepath.Clean(project), dir)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return here, ok
 }
 
 // printJSON prints an API document indented, for --json.
