@@ -64,3 +64,25 @@ func TestUninstallReleasesClaim(t *testing.T) {
 		t.Fatalf("another home's claim: %q", b)
 	}
 }
+
+// TestTrustRemoveReleasesClaim: `sepad trust --remove DIR` takes the
+// right to write DIR away, and with it the claim this home's daemon made
+// there (a walk found .claude/.sepad-home left behind, untracked in git,
+// after the plugin path's trust and trust --remove).
+func TestTrustRemoveReleasesClaim(t *testing.T) {
+	skipLong(t)
+	p := newProject(t)
+	p.config("")
+	p.writeSkill("Run the checks, then make deploy.")
+	d := startDaemonEnv(t, p)
+	claim := filepath.Join(p.dir, ".claude", ".sepad-home")
+	waitFor(t, "the daemon's claim", func() bool { b, _ := os.ReadFile(claim); return strings.TrimSpace(string(b)) == p.home })
+	d.stop(t)
+	out, errOut, code := sepad(t, p.env(), nil, "trust", "--remove", p.dir)
+	if code != 0 || !strings.Contains(out, "removed "+claim) {
+		t.Fatalf("trust --remove: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(claim); !os.IsNotExist(err) {
+		t.Fatalf("trust --remove left %s: %v", claim, err)
+	}
+}

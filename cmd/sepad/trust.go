@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/sepad/sepad/promptfile"
 	"github.com/sepad/sepad/spool"
@@ -59,6 +60,16 @@ func runTrust(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "sepad no longer writes prompt files in %s (it still records their runs)\n", abs)
+		// The claim this home's daemon made on the project goes with
+		// the right to write there, as with `sepad uninstall`.
+		claudeDir := filepath.Join(abs, ".claude")
+		released, err := promptfile.ReleaseClaim(claudeDir, h, false)
+		if err != nil {
+			return err
+		}
+		if released {
+			fmt.Fprintf(stdout, "removed %s (it named this sepad home as the one that writes here)\n", filepath.Join(claudeDir, promptfile.ClaimName))
+		}
 		return nil
 	}
 	if err := promptfile.RecordInstalledRoot(h, abs); err != nil {
