@@ -250,6 +250,12 @@ func TestTeamTwoMachines(t *testing.T) {
 		if args[0] != "decisions" && args[0] != "team" {
 			contains(t, out, "deploy")
 		}
+		// Words by default here too: no rule id (issue 36 item 6).
+		for _, w := range forbiddenWords {
+			if strings.Contains(out, w) {
+				t.Errorf("sepad %v prints %q by default:\n%s", args, w, out)
+			}
+		}
 	}
 	// team status says where things stand.
 	out, code = teamCLI(t, ms[0], "team", "status", "--json")

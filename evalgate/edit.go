@@ -119,7 +119,7 @@ func PickBaseline(vs *query.SkillVersions, cand, want string) (*query.GradeRow, 
 			}
 		}
 		if pick == nil {
-			return nil, fmt.Errorf("no version %s of %s (and no such file)", want, vs.Skill.Name)
+			return nil, fmt.Errorf("no version %s of %s (and no such file)", want, query.DisplayName(vs.Skill.Name))
 		}
 	}
 	// A person's edits are versions as soon as the daemon sees them
@@ -146,7 +146,7 @@ func PickBaseline(vs *query.SkillVersions, cand, want string) (*query.GradeRow, 
 				return &vs.Versions[i], nil
 			}
 		}
-		return nil, fmt.Errorf("sepad knows no version of %s other than the file's text: give --baseline FILE, the text to compare with", vs.Skill.Name)
+		return nil, fmt.Errorf("sepad knows no version of %s other than the file's text: give --baseline FILE, the text to compare with", query.DisplayName(vs.Skill.Name))
 	}
 	return pick, nil
 }

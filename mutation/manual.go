@@ -313,7 +313,7 @@ func (e *Engine) pick(sk *record.Skill, st *SkillState, to string) (cur, target 
 	}
 	if target == nil {
 		if to == "" {
-			return nil, nil, &proposal.RefusalError{Rule: "no_target", Detail: fmt.Sprintf("%s has no other graded version whose content sepad has seen, so there is nothing to roll back to", sk.Name)}
+			return nil, nil, &proposal.RefusalError{Rule: "no_target", Detail: fmt.Sprintf("%s has no other graded version whose content sepad has seen, so there is nothing to roll back to", sk.Display())}
 		}
 		return nil, nil, &proposal.RefusalError{Rule: "no_target", Detail: fmt.Sprintf("no version %q to roll back to", to)}
 	}

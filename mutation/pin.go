@@ -35,7 +35,7 @@ func (e *Engine) Pin(key, version string) (Record, error) {
 		h = promptfile.Hash(b)
 	}
 	if err != nil {
-		return Record{}, fmt.Errorf("pin %s: %w", sk.Name, err)
+		return Record{}, fmt.Errorf("pin %s: %w", sk.Display(), err)
 	}
 	var cur, target *record.Version
 	for i := range sk.Versions {

@@ -81,7 +81,7 @@ func ResolveExecution(db *store.DB, arg, skill string) (string, error) {
 			return "", err
 		}
 		if ref.Key != s.SkillKey {
-			return "", fmt.Errorf("%w: execution %s is of %s, not %s", ErrBadRequest, s.Exec.ID, s.Exec.Skill, skill)
+			return "", fmt.Errorf("%w: execution %s is of %s, not %s", ErrBadRequest, s.Exec.ID, DisplayName(s.Exec.Skill), skill)
 		}
 	}
 	return s.Exec.ID, nil

@@ -177,7 +177,7 @@ func pickVersion(sk *record.Skill, rows []GradeRow, version string) (*GradeRow, 
 	for i := len(rows) - 1; i >= 0; i-- {
 		known = append(known, fmt.Sprintf("v%d (%s)", rows[i].Version, rows[i].Hash))
 	}
-	return nil, &NotFoundError{Msg: fmt.Sprintf("%s has no version %q; its versions: %s", sk.Name, version, strings.Join(known, ", "))}
+	return nil, &NotFoundError{Msg: fmt.Sprintf("%s has no version %q; its versions: %s", DisplayName(sk.Name), version, strings.Join(known, ", "))}
 }
 
 // splitLines splits a text into lines without their newlines; a final

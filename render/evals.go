@@ -23,6 +23,6 @@ func Evidence(w io.Writer, e *evals.Evidence) {
 		fmt.Fprintln(w)
 	}
 	if e.SkillKey != "" {
-		fmt.Fprintf(w, "recorded as evidence for %s (threshold %.2f, cost $%.4f)\n", e.Version, e.Threshold, e.CostUSD)
+		fmt.Fprintf(w, "recorded as evidence for %s (threshold %.2f, cost %s)\n", e.Version, e.Threshold, USD(e.CostUSD))
 	}
 }

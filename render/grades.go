@@ -233,7 +233,7 @@ func Models(w io.Writer, rows []query.GradeRow, oneSkill bool) {
 	}
 	for _, r := range rows {
 		if len(r.Models) > 1 || oneSkill && len(seen) > 1 && len(r.Models) > 0 {
-			fmt.Fprintf(w, "%s v%d ran on %s\n", r.Skill, r.Version, ModelMix(r.Models))
+			fmt.Fprintf(w, "%s v%d ran on %s\n", query.DisplayName(r.Skill), r.Version, ModelMix(r.Models))
 		}
 	}
 }

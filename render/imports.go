@@ -8,6 +8,7 @@ import (
 
 	"github.com/sepad/sepad/export"
 	"github.com/sepad/sepad/importer"
+	"github.com/sepad/sepad/query"
 )
 
 // Import writes what `sepad import` read, skipped, left out as already
@@ -96,7 +97,7 @@ func Facets(w io.Writer, rep *importer.FacetsReport) {
 	}
 	fmt.Fprintf(w, "%s %s (source insights)\n", verb, Plural(len(rep.Labelled), "execution", "executions"))
 	for _, l := range rep.Labelled {
-		fmt.Fprintf(w, "  %s  %s  %s\n", l.Execution, l.Skill, l.Outcome)
+		fmt.Fprintf(w, "  %s  %s  %s\n", l.Execution, query.DisplayName(l.Skill), l.Outcome)
 	}
 	reasons := map[string]int{}
 	for _, k := range rep.Kept {

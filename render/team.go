@@ -59,9 +59,10 @@ func TeamDecisions(w io.Writer, ds []team.TeamDecision) {
 		fmt.Fprintln(w, "no team decisions yet")
 		return
 	}
+	// The words say why; the rule's id (reason) stays in --json.
 	for _, d := range ds {
-		fmt.Fprintf(w, "%s  %s  %s → %s  %s (%s), %s, decided by %s\n  %s\n", Time(d.Time), d.PromptID,
-			d.Baseline, d.Candidate, d.Outcome, d.Reason, Plural(d.Machines, "machine", "machines"), d.DecidedBy[:min(12, len(d.DecidedBy))], d.Words)
+		fmt.Fprintf(w, "%s  %s  %s → %s  %s, %s, decided by %s\n  %s\n", Time(d.Time), d.PromptID,
+			d.Baseline, d.Candidate, d.Outcome, Plural(d.Machines, "machine", "machines"), d.DecidedBy[:min(12, len(d.DecidedBy))], d.Words)
 	}
 }
 
