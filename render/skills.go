@@ -92,7 +92,11 @@ func History(w io.Writer, h *query.History) {
 			cur = x.Version
 			fmt.Fprintln(tw)
 			if r := rows[cur]; r != nil {
-				fmt.Fprintf(tw, "%s  %s, n %d, aggregate %s %s, %s\n", Version(r.Version, r.Hash), r.Status, r.N, Score(r.Aggregate), Grade(r.Grade), Tokens(r.Tokens, r.TokenChange))
+				tok := ""
+				if r.Tokens != nil { // none read yet: no empty "-" at the end
+					tok = ", " + Tokens(r.Tokens, r.TokenChange)
+				}
+				fmt.Fprintf(tw, "%s  %s, n %d, aggregate %s %s%s\n", Version(r.Version, r.Hash), r.Status, r.N, Score(r.Aggregate), Grade(r.Grade), tok)
 			} else {
 				fmt.Fprintf(tw, "%s\n", Version(x.Version, x.Hash))
 			}
