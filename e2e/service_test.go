@@ -79,7 +79,7 @@ func TestServiceInstallWithoutServiceManager(t *testing.T) {
 	os.MkdirAll(bin, 0o755)
 	writeFile(t, filepath.Join(bin, "systemctl"), "#!/bin/sh\necho 'Failed to connect to bus: No medium found' >&2\nexit 1\n")
 	os.Chmod(filepath.Join(bin, "systemctl"), 0o755)
-	env := []string{"HOME=" + home, "SEPA_HOME=" + filepath.Join(home, "state"), "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
+	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=", "SEPA_HOME=" + filepath.Join(home, "state"), "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
 	out, errOut, code := sepad(t, env, nil, "install", "--service")
 	if code != 1 {
 		t.Fatalf("install --service with systemctl failing: exit %d\n%s%s", code, out, errOut)
@@ -94,4 +94,20 @@ func TestServiceInstallWithoutServiceManager(t *testing.T) {
 	contains(t, errOut, "  systemctl --user daemon-reload\n  systemctl --user enable --now sepad.service\n")
 	contains(t, errOut, unit)
 	contains(t, errOut, "`sepad run`")
+
+	// The daemon claims the user's Claude Code directory when it starts;
+	// removing the service removes that claim too (a walk found
+	// ~/.claude/.sepad-home left after every uninstall).
+	claim := filepath.Join(home, ".claude", ".sepad-home")
+	writeFile(t, claim, filepath.Join(home, "state")+"\n")
+	out, errOut, code = sepad(t, env, nil, "uninstall", "--service")
+	if code != 0 || !strings.Contains(out, "removed "+claim) {
+		t.Fatalf("uninstall --service: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(claim); !os.IsNotExist(err) {
+		t.Errorf("uninstall --service left %s: %v", claim, err)
+	}
+	if _, err := os.Stat(unit); !os.IsNotExist(err) {
+		t.Errorf("uninstall --service left the unit: %v", err)
+	}
 }
