@@ -52,6 +52,8 @@ func TestPlainWordsByDefault(t *testing.T) {
 		{"decisions"}, {"explain", "last"}, {"explain", "last", "--skill", "deploy"}, {"explain", "last", "--skill", "review"},
 		{"notices"}, {"history", "deploy"}, {"strategies"}, {"strategies", "deploy"},
 		{"evolve", "deploy", "--dry-run"}, {"evolve", "CLAUDE.md", "--dry-run"},
+		{"status"}, {"sessions"}, {"executions"}, {"quarantine"}, {"validity"}, {"versions", "CLAUDE.md"},
+		{"history", "CLAUDE.md"}, {"history", "review"}, {"explain", "last", "--skill", "CLAUDE.md"},
 	} {
 		out, errOut, code := sepad(t, env, nil, append(args, "--home", home)...)
 		if code != 0 {
@@ -89,11 +91,16 @@ func TestPlainWordsByDefault(t *testing.T) {
 	}
 	out, _, _ := sepad(t, env, nil, "explain", "last", "--skill", "deploy", "--home", home)
 	outputs["explain after a label"] = out
+	// ("1/1 tool calls succeeded" is a fraction, read "1 of 1".)
+	oneMany := regexp.MustCompile(`(?:^|[^/\d])1 (runs|executions|versions|lines|events|machines|skills|notices|calls|tool calls|edits|proposals|failures)\b`)
 	for name, out := range outputs {
 		for _, w := range forbiddenWords {
 			if strings.Contains(out, w) {
 				t.Errorf("%s prints %q by default:\n%s", name, w, out)
 			}
+		}
+		if m := oneMany.FindString(out); m != "" {
+			t.Errorf("%s prints %q", name, m)
 		}
 	}
 	// A signal's points go the signal's way (the demo printed
