@@ -21,7 +21,7 @@ func runAPIGet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 || !strings.HasPrefix(pos[0], "/") {
-		return usageErrorf("api takes one PATH starting with /")
+		return usageErrorf("takes one PATH starting with /")
 	}
 	if strings.HasPrefix(pos[0], "/metrics") {
 		return usageErrorf("/metrics is served by the daemon only: curl it on --http")

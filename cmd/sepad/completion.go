@@ -49,7 +49,7 @@ func runCompletion(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 		return nil
 	}
 	if len(pos) != 1 {
-		return usageErrorf("completion takes one SHELL: bash, zsh or fish")
+		return usageErrorf("takes one SHELL: bash, zsh or fish")
 	}
 	cmds, flags := commandFlags()
 	cp := render.Completion{Commands: cmds, Summaries: summaries(), Flags: flags}

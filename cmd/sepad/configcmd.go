@@ -23,7 +23,7 @@ func runConfig(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) == 0 {
-		return usageErrorf("config takes init or show")
+		return usageErrorf("takes init or show")
 	}
 	switch pos[0] {
 	case "init":

@@ -23,7 +23,7 @@ func runDashboard(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("dashboard takes no arguments")
+		return usageErrorf("takes no arguments")
 	}
 	l, body, err := client.New(qf.home, qf.config).DashboardLogin()
 	if err != nil {

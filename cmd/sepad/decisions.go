@@ -26,7 +26,7 @@ func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) > 1 {
-		return usageErrorf("decisions takes at most one SKILL")
+		return usageErrorf("takes at most one SKILL")
 	}
 	if *teamView {
 		skill := ""

@@ -22,7 +22,7 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 3 {
-		return usageErrorf("diff takes a SKILL and two versions (vN or a hash), e.g. sepad diff deploy v1 v2")
+		return usageErrorf("takes a SKILL and two versions (vN or a hash), e.g. sepad diff deploy v1 v2")
 	}
 	v := url.Values{"from": {pos[1]}, "to": {pos[2]}}
 	return view(qf, stdout, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/diff?"+v.Encode(), drawn(render.Diff))

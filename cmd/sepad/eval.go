@@ -50,7 +50,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("eval takes one SKILL (a name, a plugin's PLUGIN:NAME, or its prompt file's path)")
+		return usageErrorf("takes one SKILL (a name, a plugin's PLUGIN:NAME, or its prompt file's path)")
 	}
 	bin := *claudeBin
 	if bin == "" {

@@ -34,7 +34,7 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("evolve takes one SKILL")
+		return usageErrorf("takes one SKILL")
 	}
 	v := url.Values{}
 	if *strategy != "" {

@@ -28,7 +28,7 @@ func runExecutions(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("executions takes flags only (--skill S, …)")
+		return usageErrorf("takes flags only (--skill S, …)")
 	}
 	if *teamView {
 		if *version != "" || *grade != "" || *since != "" {

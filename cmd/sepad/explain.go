@@ -24,7 +24,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if len(pos) > 1 {
-		return usageErrorf("explain takes one EXECUTION_ID or last (see sepad executions)")
+		return usageErrorf("takes one EXECUTION_ID or last (see sepad executions)")
 	}
 	id := "last"
 	if len(pos) == 1 {

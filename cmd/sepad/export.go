@@ -31,7 +31,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("export takes no arguments (give --skill to select one)")
+		return usageErrorf("takes no arguments (give --skill to select one)")
 	}
 	v := url.Values{"format": {*format}}
 	if *skill != "" {

@@ -26,10 +26,10 @@ func runForget(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("forget takes one SKILL")
+		return usageErrorf("takes one SKILL")
 	}
 	if !*yes {
-		return usageErrorf("forget removes %s's executions, versions, aggregates and decisions for good: add --yes", pos[0])
+		return usageErrorf("removes %s's executions, versions, aggregates and decisions for good: add --yes", pos[0])
 	}
 	c := client.New(qf.home, qf.config)
 	defer c.Close()

@@ -52,7 +52,7 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) > 1 {
-		return usageErrorf("grades takes at most one SKILL, got %d arguments", len(pos))
+		return usageErrorf("takes at most one SKILL, got %d arguments", len(pos))
 	}
 	g, err := parseGate(*failUnder)
 	if err != nil {

@@ -95,7 +95,13 @@ func TestHelpAndErrorsOnce(t *testing.T) {
 	}{
 		{[]string{"grdes"}, `sepad: no command "grdes"; did you mean grades?`},
 		{[]string{"grades", "--nope"}, "sepad grades: unknown flag --nope (see `sepad help grades`)"},
-		{[]string{"history"}, "sepad history: history takes one SKILL"},
+		// The command is named once (a walk read "sepad versions:
+		// versions takes one SKILL", "sepad score: score needs …").
+		{[]string{"history"}, "sepad history: takes one SKILL (see `sepad help history`)"},
+		{[]string{"versions"}, "sepad versions: takes one SKILL"},
+		{[]string{"score"}, "sepad score: needs at least one FILE"},
+		{[]string{"import"}, "sepad import: needs a PATH"},
+		{[]string{"forget", "deploy"}, "sepad forget: removes deploy's executions"},
 		{[]string{"help", "nope"}, `sepad help: no command "nope"`},
 	} {
 		code, out, errOut := runCmd(t, c.args...)

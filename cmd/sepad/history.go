@@ -23,7 +23,7 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("history takes one SKILL")
+		return usageErrorf("takes one SKILL")
 	}
 	v := url.Values{"limit": {fmt.Sprint(*limit)}}
 	return view(qf, stdout, "/v1/skills/"+pathArg(skillArgument(pos[0]))+"/history?"+v.Encode(), drawn(render.History))

@@ -38,7 +38,7 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return importClaudeEval(qf, *claudeEval, pos, stdout) // eval.go
 	}
 	if len(pos) == 0 {
-		return usageErrorf("import needs a PATH: a log file or a logs/ directory")
+		return usageErrorf("needs a PATH: a log file or a logs/ directory")
 	}
 	recs, rep, err := importer.Load(pos)
 	if errors.Is(err, importer.ErrNoLogs) {

@@ -21,7 +21,7 @@ func runNotices(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if len(pos) != 0 {
-		return usageErrorf("notices takes no arguments")
+		return usageErrorf("takes no arguments")
 	}
 	var st status.Status
 	if _, err := fetch(qf, "/v1/status", &st); err != nil {

@@ -25,7 +25,7 @@ func runPropose(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if len(pos) != 2 {
-		return usageErrorf("propose takes a SKILL and a FILE with the new text (- for stdin)")
+		return usageErrorf("takes a SKILL and a FILE with the new text (- for stdin)")
 	}
 	var text []byte
 	if pos[1] == "-" {

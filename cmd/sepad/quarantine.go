@@ -22,7 +22,7 @@ func runQuarantine(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("quarantine takes no arguments")
+		return usageErrorf("takes no arguments")
 	}
 	return view(qf, stdout, fmt.Sprintf("/v1/quarantine?limit=%d", *limit), render.Quarantine)
 }

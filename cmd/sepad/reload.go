@@ -31,7 +31,7 @@ func runReload(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("reload takes no arguments, got %q", pos[0])
+		return usageErrorf("takes no arguments, got %q", pos[0])
 	}
 	h := *home
 	if h == "" {

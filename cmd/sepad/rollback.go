@@ -23,7 +23,7 @@ func runRollback(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("rollback takes one SKILL")
+		return usageErrorf("takes one SKILL")
 	}
 	path := "/v1/skills/" + pathArg(skillArgument(pos[0])) + "/rollback"
 	if *to != "" {

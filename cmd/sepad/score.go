@@ -32,7 +32,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(files) == 0 {
-		return usageErrorf("score needs at least one FILE (- for stdin)")
+		return usageErrorf("needs at least one FILE (- for stdin)")
 	}
 	g, err := parseGate(*failUnder)
 	if err != nil {

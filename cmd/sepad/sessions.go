@@ -22,7 +22,7 @@ func runSessions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("sessions takes no arguments")
+		return usageErrorf("takes no arguments")
 	}
 	return view(qf, stdout, fmt.Sprintf("/v1/sessions?limit=%d", *limit), func(w io.Writer, d *query.Sessions) error { return render.Sessions(w, d.Sessions) })
 }

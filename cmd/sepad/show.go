@@ -25,7 +25,7 @@ func runShow(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("show takes one SKILL[@VERSION]")
+		return usageErrorf("takes one SKILL[@VERSION]")
 	}
 	skill, ver := splitAt(pos[0])
 	if ver == "" {

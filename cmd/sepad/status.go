@@ -19,7 +19,7 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("status takes no arguments")
+		return usageErrorf("takes no arguments")
 	}
 	return view(qf, stdout, "/v1/status", drawn(render.StatusView))
 }

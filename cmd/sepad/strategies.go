@@ -22,7 +22,7 @@ func runStrategies(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) > 1 {
-		return usageErrorf("strategies takes at most one SKILL")
+		return usageErrorf("takes at most one SKILL")
 	}
 	path := "/v1/strategies"
 	if len(pos) == 1 {

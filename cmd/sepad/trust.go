@@ -42,7 +42,7 @@ func runTrust(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if len(pos) > 1 {
-		return usageErrorf("trust takes at most one DIR")
+		return usageErrorf("takes at most one DIR")
 	}
 	dir := "."
 	if len(pos) == 1 {

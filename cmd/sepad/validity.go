@@ -25,7 +25,7 @@ func runValidity(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) > 1 {
-		return usageErrorf("validity takes at most one SKILL")
+		return usageErrorf("takes at most one SKILL")
 	}
 	if *minLabels < 1 || *minEach < 1 {
 		return usageErrorf("--min-labels and --min-each must be at least 1")

@@ -21,7 +21,7 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	if len(pos) > 0 {
-		return usageErrorf("version takes no arguments")
+		return usageErrorf("takes no arguments")
 	}
 	b := status.ReadBuild()
 	if *asJSON {

@@ -21,7 +21,7 @@ func runVersions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("versions takes one SKILL")
+		return usageErrorf("takes one SKILL")
 	}
 	if *teamView {
 		return teamVersions(qf, pos[0], stdout)
