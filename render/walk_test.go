@@ -23,7 +23,7 @@ func TestCountsAreEnglish(t *testing.T) {
 	// A version with no tokens read yet ends its line with its grade,
 	// not with an empty "-".
 	History(&b, &query.History{Skill: query.SkillRef{Name: "deploy"}, Total: 1, Stored: 1,
-		Versions: []query.GradeRow{{Version: 1, Hash: "aaaaaaaaaaaa", Status: "baseline", N: 1, Grade: "A"}},
+		Versions:   []query.GradeRow{{Version: 1, Hash: "aaaaaaaaaaaa", Status: "baseline", N: 1, Grade: "A"}},
 		Executions: []query.ExecRow{{Version: 1, Hash: "aaaaaaaaaaaa"}}})
 	if strings.Contains(b.String(), ", -\n") || !strings.Contains(b.String(), "baseline, n 1, aggregate") {
 		t.Errorf("history's version line:\n%s", b.String())
