@@ -280,3 +280,30 @@ func checkOneComparison(t *testing.T, versions, decisions string) {
 		t.Errorf("decisions print an interval by default:\n%s", decisions)
 	}
 }
+
+// TestDashboardStrategyCost opens deploy's page in chromium after one
+// failed evolve attempt: the strategies table marks a strategy never
+// tried "–" and the attempt whose mutator reported no cost "price
+// unknown", as the other costs are marked, never "$0.0000" (issue 36
+// item 4).
+func TestDashboardStrategyCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not in -short")
+	}
+	d := startDemoServer(t)
+	// The demo's daemon has no mutator it can run (no claude on its
+	// PATH, or one that is not logged in): the attempt fails, recorded.
+	out, errOut, code := sepad(t, d.env, nil, "evolve", "deploy", "--force", "--strategy", "clarify", "--home", d.home)
+	if code != 1 || !strings.Contains(out, "evolve deploy with clarify: ") {
+		t.Fatalf("evolve: exit %d\n%s%s", code, out, errOut)
+	}
+	ctx := browser(t)
+	browse(t, ctx, "log in", chromedp.Navigate(d.url), chromedp.WaitVisible(chromedp.CSS("#skills")))
+	root := browseValue(t, ctx, "the overview's address", chromedp.Location())
+	browse(t, ctx, "deploy's page", chromedp.Navigate(root+"skill?key="+url.QueryEscape(d.project+"/.claude/skills/deploy/SKILL.md")), chromedp.WaitVisible(chromedp.CSS("#strategies")))
+	cost := browseValue(t, ctx, "the strategies' costs", chromedp.Evaluate[map[string]string](
+		`Object.fromEntries([...document.querySelectorAll("#strategies tbody tr")].map(tr => [tr.querySelector("th").textContent, tr.lastElementChild.textContent]))`))
+	if len(cost) != 6 || (cost["clarify"] != "price unknown" && cost["clarify"] != "$0") || cost["constraint_add"] != "–" || cost["simplify"] != "–" {
+		t.Errorf("the strategies' costs on deploy's page: %v", cost)
+	}
+}
