@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,5 +36,36 @@ func TestImportCreatesTheDatabase(t *testing.T) {
 	again, err := c.Import(recs)
 	if err != nil || again.Imported != 0 || again.AlreadyStored != done.Imported {
 		t.Fatalf("second import: %+v %v", again, err)
+	}
+}
+
+// TestImportFacets: a directory without facets is ErrNoFacets; a dry run
+// over the imported executions reports the labels and writes none.
+func TestImportFacets(t *testing.T) {
+	t.Setenv("SEPA_CONFIG", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
+	home := t.TempDir()
+	if _, err := ImportFacets(home, "", t.TempDir(), true); !errors.Is(err, importer.ErrNoFacets) {
+		t.Fatalf("no facets: %v", err)
+	}
+	recs, _, err := importer.Load([]string{filepath.Join("..", "testdata", "sessions", "hook_raw.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(home, "")
+	_, err = c.Import(recs)
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"session_id":"5f0c1e2a-1111-4c3b-9d7e-aaaaaaaaaaaa","outcome":"fully_achieved"}`), 0o600)
+	for range 2 {
+		rep, err := ImportFacets(home, "", dir, true)
+		if err != nil || len(rep.Labelled) == 0 || !rep.DryRun {
+			t.Fatalf("dry run: %+v %v", rep, err)
+		}
 	}
 }

@@ -3,16 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/importer"
 	"github.com/sepad/sepad/prompt"
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
-	"github.com/sepad/sepad/reward"
 )
 
 // importFacets is `sepad import --facets [DIR]`: Claude Code's /insights
@@ -33,45 +30,12 @@ func importFacets(qf queryFlags, pos []string, dry bool, stdout io.Writer) error
 		}
 		dir = filepath.Join(cd, "usage-data", "facets")
 	}
-	rep := importer.FacetsReport{Dir: dir, DryRun: dry, Labelled: []importer.FacetLabel{}, Kept: []importer.FacetLabel{}, Skipped: []importer.FacetSkip{}}
-	facets, err := importer.ReadFacets(dir, &rep)
+	rep, err := client.ImportFacets(qf.home, qf.config, dir, dry)
 	if errors.Is(err, importer.ErrNoFacets) {
 		return usageErrorf("no /insights facets in %s (run /insights in Claude Code first, or give the directory)", dir)
 	}
 	if err != nil {
 		return err
-	}
-	// The executions of those sessions, among the newest MaxLimit.
-	var list query.Executions
-	if _, err := fetch(qf, fmt.Sprintf("/v1/executions?limit=%d", query.MaxLimit), &list); err != nil {
-		return err
-	}
-	runs := make([]importer.FacetRun, len(list.Executions))
-	for i, r := range list.Executions {
-		runs[i] = importer.FacetRun{ID: r.ID, Session: r.SessionID, Skill: r.Skill}
-	}
-	writes, err := importer.FacetLabels(facets, runs, &rep, func(id string) (bool, *reward.Label, error) {
-		var x query.Explain
-		if _, err := fetch(qf, "/v1/executions/"+id, &x); err != nil || len(x.Labels) == 0 {
-			return x.AgentID != "", nil, err
-		}
-		return x.AgentID != "", &x.Labels[0].Label, nil
-	})
-	if err != nil {
-		return err
-	}
-	if !dry && len(writes) > 0 {
-		c := client.New(qf.home, qf.config)
-		defer c.Close()
-		for _, w := range writes {
-			body, err := json.Marshal(w.Input)
-			if err != nil {
-				return err
-			}
-			if _, err := c.Post("/v1/executions/"+w.ID+"/label", body); err != nil {
-				return fmt.Errorf("label %s: %w", w.ID, err)
-			}
-		}
 	}
 	if qf.json {
 		b, err := json.Marshal(rep)
@@ -80,6 +44,6 @@ func importFacets(qf queryFlags, pos []string, dry bool, stdout io.Writer) error
 		}
 		return printJSON(stdout, b)
 	}
-	render.Facets(stdout, &rep)
+	render.Facets(stdout, rep)
 	return nil
 }
