@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sepad/sepad/evolve"
+	"github.com/sepad/sepad/query"
 )
 
 // SkillCommands take a SKILL as first argument: their completion offers
@@ -74,4 +75,16 @@ func (cp Completion) Fish(w io.Writer) error {
 
 func fishQuote(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
+
+// SkillNames prints the names of the skills graded in doc, each once, one
+// a line: what the completion scripts offer for SKILL.
+func SkillNames(w io.Writer, doc *query.Grades) {
+	seen := map[string]bool{}
+	for _, r := range doc.Grades {
+		if name := query.DisplayName(r.Skill); !seen[name] {
+			seen[name] = true
+			fmt.Fprintln(w, name)
+		}
+	}
 }

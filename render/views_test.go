@@ -159,6 +159,9 @@ func views(t *testing.T) []view {
 		{"completion-bash", func(w io.Writer) { cp.Bash(w, false) }},
 		{"completion-zsh", func(w io.Writer) { cp.Bash(w, true) }},
 		{"completion-fish", func(w io.Writer) { cp.Fish(w) }},
+		{"skill-names", func(w io.Writer) {
+			SkillNames(w, &query.Grades{Grades: []query.GradeRow{{Skill: "deploy"}, {Skill: "_session"}, {Skill: "deploy", Version: 2}, {Skill: "review"}}})
+		}},
 		{"unknown-command", func(w io.Writer) {
 			for _, n := range []string{"gradez", "rollbackk", "zzz"} {
 				fmt.Fprintln(w, UnknownCommand(n, []string{"grades", "rollback", "version", "versions"}))

@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"sort"
 	"strings"
 
-	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/render"
 )
 
@@ -39,13 +37,7 @@ func runCompletion(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
-		seen := map[string]bool{}
-		for _, r := range doc.Grades {
-			if name := query.DisplayName(r.Skill); !seen[name] {
-				seen[name] = true
-				fmt.Fprintln(stdout, name)
-			}
-		}
+		render.SkillNames(stdout, doc)
 		return nil
 	}
 	if len(pos) != 1 {
