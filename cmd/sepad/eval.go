@@ -40,11 +40,6 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	claudeBin := fs.String("claude", "", "the Claude Code CLI (default $SEPAD_CLAUDE, else mutation.claude: claude on PATH)")
 	gate := fs.Bool("gate", false, "gate the prompt file's text now (a person's edit) against its baseline with the eval gate, and print the verdict (exit 1 when refused)")
 	baseline := fs.String("baseline", "", "with --gate: the version (vN, N or a hash prefix) or the file to compare with (default the version in force)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad eval SKILL [--claude BIN] [--json] [-- CLAUDE_PLUGIN_EVAL_ARGS…]")
-		fmt.Fprintln(stderr, "       sepad eval SKILL --gate [--baseline V|FILE] [--claude BIN] [--json]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

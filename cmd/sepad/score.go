@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/sepad/sepad/config"
@@ -23,10 +22,6 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfgPath := fs.String("config", "", "configuration file (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
 	failUnder := fs.String("fail-under", "", "exit 1 when a skill's last version grades below GRADE or scores below SCORE, 3 when nothing is graded")
 	gateSkill := fs.String("skill", "", "gate only this skill (a name, PROJECT#name or the prompt file's path)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: sepad score [--json] [--explain] [--config FILE] FILE... (- for stdin)")
-		fs.PrintDefaults()
-	}
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
