@@ -130,7 +130,11 @@ func Explain(w io.Writer, e *query.Explain) {
 
 	a := &e.Aggregate
 	v := &a.Version
-	fmt.Fprintf(w, "\naggregate of %s: %s %s, n %d (%s)\n", Version(v.Version, v.Hash), Score(v.Aggregate), Grade(v.Grade), v.N, v.Status)
+	grade := "" // an ungraded version has none: no "-" beside its aggregate
+	if v.Grade != "" {
+		grade = " " + v.Grade
+	}
+	fmt.Fprintf(w, "\naggregate of %s: %s%s, n %d (%s)\n", Version(v.Version, v.Hash), Score(v.Aggregate), grade, v.N, v.Status)
 	switch a.In {
 	case "window":
 		kept := "kept"

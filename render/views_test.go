@@ -87,6 +87,11 @@ func views(t *testing.T) []view {
 	st.Spool = append(st.Spool, status.SpoolFile{File: "gone.jsonl", Size: -1})
 	unscored := query.Explain{}
 	unscored.Aggregate.In = "unscored"
+	// Its version has one run: ungraded, so no grade beside the
+	// aggregate (a walk read "aggregate of v1 ffafef07: 88.84 -, n 1").
+	agg := 88.84
+	unscored.Aggregate.Version.Version, unscored.Aggregate.Version.Hash = 1, "ffafef07aaaa"
+	unscored.Aggregate.Version.Aggregate, unscored.Aggregate.Version.N, unscored.Aggregate.Version.Status = &agg, 1, "ungraded"
 	notRunning := status.Status{Home: "/h", Database: "/h/sepa.db", Events: map[string]int64{}}
 	decisions := []query.Decision{{Time: record.Time, Payload: record}, {Time: record.Time, Payload: mutation.Record{Kind: mutation.KindWouldRollBack, Skill: "deploy", Words: "would roll back"}}}
 	tunreachable := team.Report{Database: team.DBState{Error: "dial: refused"}}
