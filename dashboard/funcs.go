@@ -30,6 +30,8 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%+.1f", *f)
 	},
+	// plural is "1 run", "3 runs".
+	"plural": render.Plural,
 	// strategyCost marks a strategy's cost as the other costs: "–" never
 	// tried, "price unknown" when no mutator reported one.
 	"strategyCost": func(s evolve.StrategyStat) string {

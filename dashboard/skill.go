@@ -38,7 +38,9 @@ type skillPage struct {
 	Chart      template.HTML
 	Executions []query.ExecRow
 	Total      int
-	Decisions  []decisionRow
+	// Stored counts the runs still stored (sepad prune removes old ones).
+	Stored    int
+	Decisions []decisionRow
 	// Diff between two versions (From, To as vN); nil with one version.
 	Diff      *query.Diff
 	DiffError string
@@ -157,7 +159,7 @@ func (d *Dashboard) skill(r *http.Request) (any, error) {
 		return nil, err
 	}
 	key = h.Skill.Key
-	p := &skillPage{base: d.base(r, h.Skill.Display), Skill: h.Skill, Executions: h.Executions, Total: h.Total}
+	p := &skillPage{base: d.base(r, h.Skill.Display), Skill: h.Skill, Executions: h.Executions, Total: h.Total, Stored: h.Stored}
 	means, err := signalMeans(d.o.DB, key, 50)
 	if err != nil {
 		return nil, err

@@ -285,7 +285,7 @@ func checkOneComparison(t *testing.T, versions, decisions string) {
 // failed evolve attempt: the strategies table marks a strategy never
 // tried "–" and the attempt whose mutator reported no cost "price
 // unknown", as the other costs are marked, never "$0.0000" (issue 36
-// item 4).
+// item 4); after a prune the page says its runs are no longer stored.
 func TestDashboardStrategyCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: not in -short")
@@ -305,5 +305,15 @@ func TestDashboardStrategyCost(t *testing.T) {
 		`Object.fromEntries([...document.querySelectorAll("#strategies tbody tr")].map(tr => [tr.querySelector("th").textContent, tr.lastElementChild.textContent]))`))
 	if len(cost) != 6 || (cost["clarify"] != "price unknown" && cost["clarify"] != "$0") || cost["constraint_add"] != "–" || cost["simplify"] != "–" {
 		t.Errorf("the strategies' costs on deploy's page: %v", cost)
+	}
+	// After a prune, the page says its runs are gone, not "80 runs
+	// recorded" over an empty table (as sepad history does).
+	if _, errOut, code := sepad(t, d.env, nil, "prune", "--before", "2999-01-01", "--yes", "--home", d.home); code != 0 {
+		t.Fatalf("prune: %d %s", code, errOut)
+	}
+	browse(t, ctx, "deploy's page after the prune", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#strategies")))
+	summary := browseValue(t, ctx, "the summary", chromedp.Evaluate[string](`document.querySelector("p.summary").textContent`))
+	if !strings.Contains(summary, "80 runs recorded, none still stored (removed by sepad prune") {
+		t.Errorf("deploy's summary after a prune: %q", summary)
 	}
 }
