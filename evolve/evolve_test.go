@@ -312,3 +312,14 @@ func TestEvolveOutsideRootsAsksNoMutator(t *testing.T) {
 		t.Fatalf("file changed: %q", r.file())
 	}
 }
+
+// TestMutatorNotFound: a mutator missing from the PATH is said so, with
+// the PATH looked in, and no ": " with nothing after it (the walk read
+// "claude: exec: \"claude\": executable file not found in $PATH: ").
+func TestMutatorNotFound(t *testing.T) {
+	_, _, err := run(context.Background(), []string{"sepad-no-such-mutator"}, "", time.Second, t.TempDir(), nil)
+	if err == nil || !errors.Is(err, ErrMutator) || !strings.Contains(err.Error(), "sepad-no-such-mutator is not on the PATH of the process that runs it") ||
+		strings.HasSuffix(err.Error(), ": ") {
+		t.Fatalf("err %v", err)
+	}
+}

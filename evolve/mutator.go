@@ -216,10 +216,17 @@ func run(ctx context.Context, argv []string, stdin string, timeout time.Duration
 		return stdout.Bytes(), d, fmt.Errorf("%w: %s timed out after %s", ErrMutator, argv[0], timeout)
 	case ctx.Err() != nil:
 		return stdout.Bytes(), d, fmt.Errorf("%w: %s: %v", ErrMutator, argv[0], ctx.Err())
+	case errors.Is(err, exec.ErrNotFound):
+		// The daemon's PATH, which may not be the person's shell's.
+		return nil, d, fmt.Errorf("%w: %s is not on the PATH of the process that runs it (%s): install it there, or name it with its full path in mutation.mutator",
+			ErrMutator, argv[0], cut(os.Getenv("PATH"), 200))
 	case err != nil:
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = strings.TrimSpace(stdout.String())
+		}
+		if msg == "" { // nothing said: no ": " with nothing after it
+			return stdout.Bytes(), d, fmt.Errorf("%w: %s: %v", ErrMutator, argv[0], err)
 		}
 		return stdout.Bytes(), d, fmt.Errorf("%w: %s: %v: %s", ErrMutator, argv[0], err, cut(msg, MaxErrorText))
 	case stdout.over:
