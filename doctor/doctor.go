@@ -249,7 +249,7 @@ func (d *doctor) checkVersion(home string) {
 			"update Claude Code (`claude update`); until then failures are inferred from unanswered PreToolUse events")
 	}
 	if stops && !lastMsg {
-		d.warn("Stop events carry no last_assistant_message (Claude Code < 2.1.47): output_quality and structure_score are absent",
+		d.warn("Stop events carry no final answer (last_assistant_message, Claude Code < 2.1.47): output quality and structure are not scored",
 			"update Claude Code; scores are renormalised over the other signals meanwhile")
 	} else if lastMsg {
 		d.ok("final answers are visible (last_assistant_message, Claude Code ≥ 2.1.47)")

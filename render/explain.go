@@ -113,9 +113,9 @@ func Explain(w io.Writer, e *query.Explain) {
 			case l.Source != "":
 				who = "from " + l.Source
 			}
-			rv := "no rubric_version"
+			rv := "no rubric version"
 			if l.RubricVersion != "" {
-				rv = "rubric_version " + l.RubricVersion
+				rv = "rubric " + l.RubricVersion
 			}
 			fmt.Fprintf(w, "  %s  %s %.2f, %s, %s", Time(l.Time), l.Outcome, l.Score, who, rv)
 			if l.Note != "" {
