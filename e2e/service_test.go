@@ -60,7 +60,7 @@ func TestDoctor(t *testing.T) {
 		t.Fatalf("doctor exit %d (no daemon runs: want 1):\n%s", code, out)
 	}
 	for _, w := range []string{"OK    the hook is installed for all 16 events", "OK    the hook's binary", "OK    state directory",
-		"FAIL  no daemon answers", "WARN  no PostToolUseFailure event seen", "WARN  Stop events carry no last_assistant_message", "WARN  PostToolUse events carry no duration_ms"} {
+		"FAIL  no daemon answers", "WARN  no PostToolUseFailure event seen", "WARN  Stop events carry no final answer", "WARN  PostToolUse events carry no duration_ms"} {
 		contains(t, out, w)
 	}
 }
