@@ -278,7 +278,11 @@ func TestUndecidedSaysHowLong(t *testing.T) {
 		t.Fatalf("status undecided: %v", st["undecided"])
 	}
 	out, errOut, code := sepad(t, p.env(), nil, "versions", "deploy", "--home", p.home)
-	if code != 0 || !strings.Contains(out, fmt.Sprintf("candidate, needs ~%d runs", int(n))) || !strings.Contains(out, "deploy: v2 undecided: ") {
+	needs := fmt.Sprintf("candidate, needs ~%d runs", int(n))
+	if int(n) == 1 {
+		needs = "candidate, needs ~1 run"
+	}
+	if code != 0 || !strings.Contains(out, needs) || !strings.Contains(out, "deploy: v2 undecided: ") {
 		t.Fatalf("versions: %d %s\n%s", code, errOut, out)
 	}
 	out, _, _ = sepad(t, p.env(), nil, "status", "--home", p.home)
