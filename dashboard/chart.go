@@ -142,9 +142,20 @@ func scoreChart(execs []query.ExecRow, versions []query.GradeRow, marks []chartM
 		}
 		lastT[p.Version] = p.Time
 	}
+	seen := map[int]time.Time{}
+	for _, v := range versions {
+		if v.FirstSeen != nil {
+			seen[v.Version] = *v.FirstSeen
+		}
+	}
 	for i, p := range pts {
 		if i > 0 && pts[i-1].Version != p.Version {
+			// Where sepad first saw the version, when that lies
+			// between the two runs; else halfway.
 			xx := (x(pts[i-1].Time) + x(p.Time)) / 2
+			if f, ok := seen[p.Version]; ok && f.After(pts[i-1].Time) && !f.After(p.Time) {
+				xx = x(f)
+			}
 			fmt.Fprintf(&b, `<g class="vchange"><line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f"/><text x="%.1f" y="%.0f">v%d</text></g>`,
 				xx, xx, top, h-bottom, xx+3, top+10, p.Version)
 		}
