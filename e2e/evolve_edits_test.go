@@ -70,7 +70,7 @@ func TestEvolveEditsWithClaudeCode(t *testing.T) {
 		t.Fatalf("the candidate is not v1 with the edit applied:\n%s", b)
 	}
 	out, errOut, code = sepad(t, p.env(), nil, "diff", "deploy", "v1", "v2", "--home", p.home)
-	if code != 0 || !strings.Contains(out, "# the mutator's 1 edits of v1:\n# 1. replace \"Run the checks, then make deploy.\" with \"Run the checks first and stop at the first failure; then make deploy.\": runs went on after a failed step\n") {
+	if code != 0 || !strings.Contains(out, "# the mutator's 1 edit of v1:\n# 1. replace \"Run the checks, then make deploy.\" with \"Run the checks first and stop at the first failure; then make deploy.\": runs went on after a failed step\n") {
 		t.Fatalf("sepad diff: %d\n%s%s", code, out, errOut)
 	}
 
