@@ -189,3 +189,21 @@ func Compared(r *query.GradeRow) string {
 	}
 	return fmt.Sprintf("%+.2f vs v%d", c.Change, c.Version)
 }
+
+// Evolve prints an evolution attempt (`sepad evolve`): its words, which
+// say how the strategy was chosen, and with verbose a draw's numbers; a
+// dry run's words go to stderr and the request the mutator would get to
+// stdout.
+func Evolve(stdout, stderr io.Writer, a *evolve.Attempt, verbose bool) error {
+	draw := ""
+	if d := (evolve.Choice{By: a.By, U: a.U, Weights: a.Weights}).Draw(); verbose && d != "" {
+		draw = "draw: " + d + "\n"
+	}
+	if a.DryRun {
+		fmt.Fprintf(stderr, "%s\n%s", a.Words, draw)
+		_, err := io.WriteString(stdout, a.Request)
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\n%s", a.Words, draw)
+	return nil
+}

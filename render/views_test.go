@@ -164,6 +164,13 @@ func views(t *testing.T) []view {
 		{"completion-bash", func(w io.Writer) { cp.Bash(w, false) }},
 		{"completion-zsh", func(w io.Writer) { cp.Bash(w, true) }},
 		{"completion-fish", func(w io.Writer) { cp.Fish(w) }},
+		{"evolve", func(w io.Writer) {
+			drawn := evolve.Attempt{Words: "deploy: v3 written (strategy simplify, drawn)", By: "draw", U: 0.6943, Weights: map[string]float64{"simplify": 0.5, "clarify": 0.25}, Applied: true}
+			Evolve(w, w, &drawn, false)
+			Evolve(w, w, &drawn, true)
+			dry := evolve.Attempt{Words: "deploy: the request (dry run)", By: "named", DryRun: true, Request: "Improve the skill.\n"}
+			Evolve(w, w, &dry, true)
+		}},
 		{"skill-names", func(w io.Writer) {
 			SkillNames(w, &query.Grades{Grades: []query.GradeRow{{Skill: "deploy"}, {Skill: "_session"}, {Skill: "deploy", Version: 2}, {Skill: "review"}}})
 		}},

@@ -12,6 +12,7 @@ import (
 	"github.com/sepad/sepad/client"
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/evolve"
+	"github.com/sepad/sepad/render"
 )
 
 func init() {
@@ -77,17 +78,9 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if qf.json {
 		return printJSON(stdout, b)
 	}
-	// The words say how the strategy was chosen; -v adds a draw's numbers.
-	draw := ""
-	if d := (evolve.Choice{By: a.By, U: a.U, Weights: a.Weights}).Draw(); *verbose && d != "" {
-		draw = "draw: " + d + "\n"
-	}
-	if a.DryRun {
-		fmt.Fprintf(stderr, "%s\n%s", a.Words, draw)
-		_, err := io.WriteString(stdout, a.Request)
+	if err := render.Evolve(stdout, stderr, &a, *verbose); err != nil || a.DryRun {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s\n%s", a.Words, draw)
 	if !a.Applied {
 		return &exitError{code: exitFail, err: errors.New("nothing was changed")}
 	}
