@@ -90,7 +90,14 @@ func teamReader(d *Daemon) dashboard.Team {
 }
 
 func (t *teamDashboard) open(ctx context.Context) (*team.DB, team.GradesOptions, error) {
-	cfg := t.d.cfg.Load()
+	return OpenTeam(ctx, t.d.cfg.Load())
+}
+
+// OpenTeam opens the team database cfg names (its schema checked), with
+// the options its grades are computed with (the rubric and the
+// aggregation cfg sets): the dashboard's team page and `sepad grades
+// --team` read the same.
+func OpenTeam(ctx context.Context, cfg *config.Config) (*team.DB, team.GradesOptions, error) {
 	db, err := team.Open(ctx, TeamConfig(cfg))
 	return db, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: AggregateOptions(cfg)}, err
 }

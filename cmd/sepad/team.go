@@ -9,7 +9,6 @@ import (
 	"github.com/sepad/sepad/config"
 	"github.com/sepad/sepad/daemon"
 	"github.com/sepad/sepad/render"
-	"github.com/sepad/sepad/scoring"
 	"github.com/sepad/sepad/spool"
 	"github.com/sepad/sepad/team"
 )
@@ -83,19 +82,19 @@ func teamStatus(ctx context.Context, cfg *config.Config, home string, asJSON boo
 // teamQuery runs ask on the team database of the configuration qf names
 // (its schema checked), then prints its answer: as JSON with --json, else
 // through text.
-func teamQuery[T any](qf queryFlags, stdout io.Writer, ask func(context.Context, *team.DB, *config.Config) (T, error), text func(io.Writer, T) error) error {
+func teamQuery[T any](qf queryFlags, stdout io.Writer, ask func(context.Context, *team.DB, team.GradesOptions) (T, error), text func(io.Writer, T) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cfg, err := config.Load(config.Path(qf.config))
 	if err != nil {
 		return err
 	}
-	db, err := team.Open(ctx, daemon.TeamConfig(cfg))
+	db, o, err := daemon.OpenTeam(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	v, err := ask(ctx, db, cfg)
+	v, err := ask(ctx, db, o)
 	if err != nil {
 		return err
 	}
@@ -107,22 +106,23 @@ func teamQuery[T any](qf queryFlags, stdout io.Writer, ask func(context.Context,
 
 // teamGrades is `sepad grades --team`: every machine's runs pooled.
 func teamGrades(qf queryFlags, match string, all bool, stdout io.Writer) error {
-	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, cfg *config.Config) (*team.Grades, error) {
-		return db.Grades(ctx, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: daemon.AggregateOptions(cfg), Match: match, AllVersions: all})
+	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, o team.GradesOptions) (*team.Grades, error) {
+		o.Match, o.AllVersions = match, all
+		return db.Grades(ctx, o)
 	}, func(w io.Writer, g *team.Grades) error { render.TeamGrades(w, g, all); return nil })
 }
 
 // teamExecutions is `sepad executions --team`.
 func teamExecutions(qf queryFlags, skill string, limit int, stdout io.Writer) error {
-	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, _ *config.Config) (*team.Executions, error) {
+	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, _ team.GradesOptions) (*team.Executions, error) {
 		return db.Executions(ctx, team.ExecutionsOptions{Match: skill, Limit: limit})
 	}, func(w io.Writer, ex *team.Executions) error { render.TeamExecutions(w, ex); return nil })
 }
 
 // teamVersions is `sepad versions SKILL --team`.
 func teamVersions(qf queryFlags, skill string, stdout io.Writer) error {
-	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, cfg *config.Config) (*team.Versions, error) {
-		return db.Versions(ctx, skill, team.GradesOptions{Rubric: scoring.Rubric(cfg), Aggregate: daemon.AggregateOptions(cfg)})
+	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, o team.GradesOptions) (*team.Versions, error) {
+		return db.Versions(ctx, skill, o)
 	}, render.TeamVersions)
 }
 
@@ -134,7 +134,7 @@ type teamDecisionsDoc struct {
 
 // teamDecisions is `sepad decisions --team`.
 func teamDecisions(qf queryFlags, skill string, limit int, stdout io.Writer) error {
-	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, _ *config.Config) (teamDecisionsDoc, error) {
+	return teamQuery(qf, stdout, func(ctx context.Context, db *team.DB, _ team.GradesOptions) (teamDecisionsDoc, error) {
 		ds, err := db.TeamDecisions(ctx, skill, limit)
 		return teamDecisionsDoc{true, ds}, err
 	}, func(w io.Writer, d teamDecisionsDoc) error { render.TeamDecisions(w, d.Decisions); return nil })
