@@ -20,6 +20,9 @@ import (
 	"strings"
 	"text/template"
 	"unicode/utf16"
+
+	"github.com/sepad/sepad/prompt"
+	"github.com/sepad/sepad/promptfile"
 )
 
 // Unit describes the per-user unit that runs `sepad run`.
@@ -307,8 +310,37 @@ func Install(w io.Writer, home string, dryRun, noStart bool) error {
 	return nil
 }
 
-// Uninstall stops, disables and removes the user unit.
+// Uninstall stops, disables and removes the user unit, and the claim the
+// daemon made on the user's Claude Code directory at every start
+// (.sepad-home there), when it names this home (ReleaseUserClaim).
 func Uninstall(w io.Writer, home string, dryRun bool) error {
+	if err := uninstallUnit(w, home, dryRun); err != nil {
+		return err
+	}
+	claudeDir, err := prompt.ConfigDir()
+	if err != nil {
+		return nil
+	}
+	return ReleaseUserClaim(w, claudeDir, home, dryRun)
+}
+
+// ReleaseUserClaim removes the daemon's claim in claudeDir when it names
+// home, and says so (with dryRun: that it would).
+func ReleaseUserClaim(w io.Writer, claudeDir, home string, dryRun bool) error {
+	claim, err := promptfile.ReleaseClaim(claudeDir, home, dryRun)
+	if err != nil || !claim {
+		return err
+	}
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+	}
+	fmt.Fprintf(w, "%s %s (it named this sepad home as the one that writes there)\n", verb, filepath.Join(claudeDir, promptfile.ClaimName))
+	return nil
+}
+
+// uninstallUnit stops, disables and removes the user unit.
+func uninstallUnit(w io.Writer, home string, dryRun bool) error {
 	p, err := ThisUser("", home)
 	if err != nil {
 		return err

@@ -175,26 +175,7 @@ func runUninstall(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return err
 	}
 	if f.service {
-		if err := service.Uninstall(stdout, f.home, f.dryRun); err != nil {
-			return err
-		}
-		// The daemon claimed the user's Claude Code directory at every
-		// start (.sepad-home there): it goes with the service, when it
-		// names this home.
-		dir, err := prompt.ConfigDir()
-		if err != nil {
-			return nil
-		}
-		if claim, err := promptfile.ReleaseClaim(dir, f.home, f.dryRun); err != nil {
-			return err
-		} else if claim {
-			verb := "removed"
-			if f.dryRun {
-				verb = "would remove"
-			}
-			fmt.Fprintf(stdout, "%s %s (it named this sepad home as the one that writes there)\n", verb, filepath.Join(dir, promptfile.ClaimName))
-		}
-		return nil
+		return service.Uninstall(stdout, f.home, f.dryRun)
 	}
 	ch, err := settings.Uninstall(path, settings.BackupDir(spool.Home(), path), f.dryRun, time.Now())
 	if err != nil {
