@@ -125,7 +125,7 @@ func Quarantine(w io.Writer, doc *query.Quarantine) error {
 
 // Forgotten says what `sepad forget` removed.
 func Forgotten(w io.Writer, f *store.Forgotten) {
-	fmt.Fprintf(w, "forgot %s: %s, %s, %s; its prompt file is left as it is\n", f.Key,
+	fmt.Fprintf(w, "forgot %s: %s, %s, %s; its prompt file is left as it is\n", query.DisplayKey(f.Key),
 		Plural(f.Executions, "execution", "executions"), Plural(f.Versions, "version", "versions"), Plural(f.Decisions, "decision", "decisions"))
 }
 

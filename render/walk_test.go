@@ -8,6 +8,7 @@ import (
 	"github.com/sepad/sepad/query"
 	"github.com/sepad/sepad/reward"
 	"github.com/sepad/sepad/scoring"
+	"github.com/sepad/sepad/store"
 )
 
 // TestCountsAreEnglish: one of a thing is singular in history's header
@@ -27,6 +28,11 @@ func TestCountsAreEnglish(t *testing.T) {
 		Executions: []query.ExecRow{{Version: 1, Hash: "aaaaaaaaaaaa"}}})
 	if strings.Contains(b.String(), ", -\n") || !strings.Contains(b.String(), "baseline, n 1, aggregate") {
 		t.Errorf("history's version line:\n%s", b.String())
+	}
+	b.Reset()
+	Forgotten(&b, &store.Forgotten{Key: "/src/shop#_session", Executions: 1, Versions: 1, Decisions: 0})
+	if !strings.HasPrefix(b.String(), "forgot /src/shop#CLAUDE.md: 1 execution, 1 version, 0 decisions;") {
+		t.Errorf("forget of CLAUDE.md: %q", b.String())
 	}
 	b.Reset()
 	// The rest of the walk's sweep: one of a thing, or none.
