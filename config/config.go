@@ -310,6 +310,23 @@ var ErrInvalid = errors.New("invalid configuration")
 // ErrInvalid).
 func (e *Error) Unwrap() error { return ErrInvalid }
 
+// ClaudeCLI is the Claude Code CLI `sepad eval` runs: bin (its --claude
+// flag), else $SEPAD_CLAUDE, else mutation.claude of the configuration
+// file at path (the eval gate's too), else claude on PATH when that file
+// does not load.
+func ClaudeCLI(bin, path string) string {
+	if bin != "" {
+		return bin
+	}
+	if b := os.Getenv("SEPAD_CLAUDE"); b != "" {
+		return b
+	}
+	if cfg, err := Load(path); err == nil {
+		return cfg.Mutation.Claude
+	}
+	return "claude"
+}
+
 // Path returns the user configuration file to use: flag, then
 // $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml (or
 // ~/.config/sepa/config.yaml) if it exists. "" means defaults only.

@@ -153,3 +153,29 @@ func TestPathPrecedence(t *testing.T) {
 		t.Errorf("flag: Path = %q", p)
 	}
 }
+
+// TestClaudeCLI: --claude, then $SEPAD_CLAUDE, then mutation.claude,
+// then claude when the file does not load.
+func TestClaudeCLI(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(file, []byte("mutation:\n  claude: /opt/claude\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("mutation: [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SEPAD_CLAUDE", "")
+	for _, c := range []struct{ bin, env, path, want string }{
+		{"/bin/flag", "/bin/env", file, "/bin/flag"},
+		{"", "/bin/env", file, "/bin/env"},
+		{"", "", file, "/opt/claude"},
+		{"", "", "", "claude"},
+		{"", "", bad, "claude"},
+	} {
+		t.Setenv("SEPAD_CLAUDE", c.env)
+		if got := ClaudeCLI(c.bin, c.path); got != c.want {
+			t.Errorf("ClaudeCLI(%q, %q) with $SEPAD_CLAUDE %q = %q, want %q", c.bin, c.path, c.env, got, c.want)
+		}
+	}
+}

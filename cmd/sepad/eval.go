@@ -47,16 +47,7 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usageErrorf("takes one SKILL (a name, a plugin's PLUGIN:NAME, or its prompt file's path)")
 	}
-	bin := *claudeBin
-	if bin == "" {
-		bin = os.Getenv("SEPAD_CLAUDE")
-	}
-	if bin == "" {
-		bin = "claude"
-		if cfg, err := config.Load(config.Path(qf.config)); err == nil {
-			bin = cfg.Mutation.Claude // the eval gate's too
-		}
-	}
+	bin := config.ClaudeCLI(*claudeBin, config.Path(qf.config))
 	t, err := evalTarget(qf, pos[0])
 	if err != nil {
 		return err
