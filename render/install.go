@@ -18,9 +18,8 @@ type Installed struct {
 	// Undo is the command that takes the hook out again.
 	Undo string
 	// Plugins are where sepad's Claude Code plugin is enabled too, for
-	// sessions in Project ("" for the user's settings).
+	// the sessions this settings file covers.
 	Plugins []settings.PluginEnable
-	Project string
 	// Secret, for an http hook, is the API secret's file (the help on
 	// exporting it is printed), SecretErr why it could not be created.
 	Secret    string
@@ -54,7 +53,7 @@ func Install(stdout, stderr io.Writer, r *Installed) {
 		fmt.Fprintf(stdout, "backup of the previous file: %s\n", ch.Backup)
 		fmt.Fprintln(stdout, "undo with: "+r.Undo)
 	}
-	pluginToo(stdout, r.Plugins, r.Project)
+	pluginToo(stdout, r.Plugins, r.Undo)
 	if r.Secret != "" {
 		secretHelp(stdout, r.Secret, r.SecretErr)
 	}
@@ -64,11 +63,12 @@ func Install(stdout, stderr io.Writer, r *Installed) {
 }
 
 // pluginToo says so when sepad's Claude Code plugin is enabled too: both
-// hooks then run for every event, and sepad keeps each event once.
-func pluginToo(w io.Writer, enabled []settings.PluginEnable, project string) {
+// hooks then run for every event, and sepad keeps each event once; undo
+// is the command that takes sepad's hook out of this settings file.
+func pluginToo(w io.Writer, enabled []settings.PluginEnable, undo string) {
 	for _, p := range enabled {
-		fmt.Fprintf(w, "note: the sepad plugin (%s, enabled in %s) records every event too; with both, Claude Code runs two hooks per event and sepad keeps each event once. One is enough: `claude plugin disable %s` or `sepad uninstall %s` (docs/claude-code.md, \"Double installs\")\n",
-			p.ID, p.File, p.ID, "--project "+project)
+		fmt.Fprintf(w, "note: the sepad plugin (%s, enabled in %s) records every event too; with both, Claude Code runs two hooks per event and sepad keeps each event once. One is enough: `claude plugin disable %s` or `%s` (docs/claude-code.md, \"Double installs\")\n",
+			p.ID, p.File, p.ID, undo)
 	}
 }
 

@@ -196,8 +196,8 @@ func views(t *testing.T) []view {
 			for _, r := range []Installed{
 				{Change: &created, Undo: "sepad uninstall --project /p"},
 				{Change: &updated, Undo: "sepad uninstall --user", DaemonUp: true},
-				{Change: &same, Plugins: plugins, Project: "/p"},
-				{Change: &created, DryRun: true, Plugins: plugins},
+				{Change: &same, Plugins: plugins, Undo: "sepad uninstall --project /p"},
+				{Change: &created, DryRun: true, Plugins: plugins, Undo: "sepad uninstall --user"},
 				{Change: &same, DryRun: true},
 				{Change: &updated, Undo: "sepad uninstall", Secret: "/h/secret", SecretErr: errors.New("create /h/secret: read-only file system"), DaemonUp: true},
 			} {

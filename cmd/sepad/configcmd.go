@@ -16,7 +16,7 @@ func init() {
 // runConfig is `sepad config init [--force] [FILE]` and `sepad config show`.
 func runConfig(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("config", stderr)
-	cfgFlag := fs.String("config", "", "configuration file (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
+	cfgFlag := fs.String("config", "", "configuration `FILE` (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
 	force := fs.Bool("force", false, "init: replace an existing file")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -15,7 +15,7 @@ func init() {
 func runDashboard(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("dashboard", stderr)
 	var qf queryFlags
-	fs.StringVar(&qf.home, "home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	fs.StringVar(&qf.home, "home", "", "state directory `DIR` (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
 	fs.BoolVar(&qf.json, "json", false, "print the API's JSON document (docs/api.md)")
 	open := fs.Bool("open", false, "also open the link in the browser")
 	pos, err := parseFlags(fs, args)

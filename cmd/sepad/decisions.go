@@ -18,7 +18,7 @@ func runDecisions(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	fs := newFlagSet("decisions", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	limit := fs.Int("limit", query.DefaultLimit, "newest decisions to show")
+	limit := fs.Int("limit", query.DefaultLimit, "show the `N` newest decisions")
 	verbose := fs.Bool("v", false, "also show each record's rule id and the test's statistics")
 	teamView := fs.Bool("team", false, "the team's decisions on pooled runs, from the team database (SKILL: a name or a prompt_id)")
 	pos, err := parseFlags(fs, args)

@@ -14,8 +14,8 @@ func init() {
 
 func runDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("doctor", stderr)
-	home := fs.String("home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
-	project := fs.String("project", ".", "project whose .claude/settings*.json to check")
+	home := fs.String("home", "", "state directory `DIR` (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	project := fs.String("project", ".", "the project `DIR` whose .claude/settings*.json to check")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}

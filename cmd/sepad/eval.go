@@ -37,9 +37,9 @@ func runEval(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	claudeBin := fs.String("claude", "", "the Claude Code CLI (default $SEPAD_CLAUDE, else mutation.claude: claude on PATH)")
+	claudeBin := fs.String("claude", "", "the Claude Code CLI `PROGRAM` (default $SEPAD_CLAUDE, else mutation.claude: claude on PATH)")
 	gate := fs.Bool("gate", false, "gate the prompt file's text now (a person's edit) against its baseline with the eval gate, and print the verdict (exit 1 when refused)")
-	baseline := fs.String("baseline", "", "with --gate: the version (vN, N or a hash prefix) or the file to compare with (default the version in force)")
+	baseline := fs.String("baseline", "", "with --gate: the `VERSION|FILE` to compare with, a version (vN, N or a hash prefix) or a file (default the version in force)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -26,7 +26,7 @@ func runEvolve(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("evolve", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	strategy := fs.String("strategy", "", "the strategy to use instead of choosing one (sepad strategies lists them)")
+	strategy := fs.String("strategy", "", "the `STRATEGY` to use instead of choosing one (sepad strategies lists them)")
 	dry := fs.Bool("dry-run", false, "print the request the mutator would get; send nothing, record nothing")
 	force := fs.Bool("force", false, "evolve a stable skill (or CLAUDE.md) anyway: the other rules and limits still apply (see `sepad help evolve`)")
 	verbose := fs.Bool("v", false, "also print a drawn strategy's numbers (the draw's uniform number u and each strategy's weight)")

@@ -17,11 +17,11 @@ func runExecutions(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	fs := newFlagSet("executions", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	skill := fs.String("skill", "", "only this skill: a name (every project), PROJECT#name or the prompt file's path")
-	version := fs.String("version", "", "only this version: vN (with --skill) or a hash prefix")
-	grade := fs.String("grade", "", "only executions graded A+, A, B, C, D or F")
-	since := fs.String("since", "", "only executions since: RFC 3339 time, a date (2026-11-20) or a duration back from now (36h, 7d)")
-	limit := fs.Int("limit", query.DefaultLimit, "executions to list")
+	skill := fs.String("skill", "", "only this `SKILL`: a name (every project), PROJECT#name or the prompt file's path")
+	version := fs.String("version", "", "only this `VERSION`: vN (with --skill) or a hash prefix")
+	grade := fs.String("grade", "", "only executions graded `GRADE`: A+, A, B, C, D or F")
+	since := fs.String("since", "", "only executions since `WHEN`: RFC 3339 time, a date (2026-11-20) or a duration back from now (36h, 7d)")
+	limit := fs.Int("limit", query.DefaultLimit, "list `N` executions")
 	teamView := fs.Bool("team", false, "every machine's executions, from the team database (team.postgres; --skill takes a name)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -18,7 +18,7 @@ func runExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs := newFlagSet("explain", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	skill := fs.String("skill", "", "with last: the newest execution of this skill (as `sepad label last --skill`)")
+	skill := fs.String("skill", "", "with last: the newest execution of this `SKILL` (as in sepad label last --skill)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -21,10 +21,10 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	format := fs.String("format", export.JSONL, "csv, jsonl, reward, sft or preference")
-	skill := fs.String("skill", "", "only this skill (a name, PROJECT#name or the prompt file's path)")
-	since := fs.String("since", "", "only executions that ended since: a duration back from now (7d), a date or an RFC 3339 time")
-	minValue := fs.String("min-value", "", "only executions whose value score is at least V (0 to 1, docs/value.md)")
+	format := fs.String("format", export.JSONL, "the `FORMAT`: csv, jsonl, reward, sft or preference")
+	skill := fs.String("skill", "", "only this `SKILL` (a name, PROJECT#name or the prompt file's path)")
+	since := fs.String("since", "", "only executions that ended since `WHEN`: a duration back from now (7d), a date or an RFC 3339 time")
+	minValue := fs.String("min-value", "", "only executions whose value score is at least `V` (0 to 1, docs/value.md)")
 	out := fs.String("o", "", "write to `FILE` instead of stdout")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

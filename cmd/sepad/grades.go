@@ -45,7 +45,7 @@ func runGrades(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var qf queryFlags
 	qf.add(fs)
 	all := fs.Bool("all-versions", false, "one row per version instead of one per skill")
-	failUnder := fs.String("fail-under", "", "exit 1 when a selected skill's current version grades below GRADE or scores below SCORE")
+	failUnder := fs.String("fail-under", "", "exit 1 when a selected skill's current version grades or scores below `GRADE|SCORE`")
 	teamView := fs.Bool("team", false, "every machine's runs pooled, from the team database (team.postgres; docs/team.md)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

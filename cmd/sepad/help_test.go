@@ -27,8 +27,11 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // positional arguments, what it does, its flags as --flag, one example;
 // `sepad CMD --help` prints the same as `sepad help CMD`.
 var (
-	flagLine = regexp.MustCompile(`^  --?[a-z][a-z-]*( [A-Z][A-Z0-9_]*)?  +\S`)
-	goFile   = regexp.MustCompile(`\b[a-z_]+\.go\b`)
+	flagLine = regexp.MustCompile(`^  --?[a-z][a-z-]*( [A-Z][A-Z0-9_]*(\|[A-Z][A-Z0-9_]*)?)?  +\S`)
+	// goType is the name the flag package gives a value from its Go type
+	// when the usage names none: help names what the value is instead.
+	goType = regexp.MustCompile(`^  --?[a-z][a-z-]* (STRING|INT|UINT|INT64|UINT64|FLOAT|DURATION|VALUE)  `)
+	goFile = regexp.MustCompile(`\b[a-z_]+\.go\b`)
 )
 
 func TestHelpEveryCommand(t *testing.T) {
@@ -67,6 +70,9 @@ func TestHelpEveryCommand(t *testing.T) {
 				// ("--skill SEPAD LABEL LAST --SKILL with last: …").
 				if strings.HasPrefix(l, "  -") && !flagLine.MatchString(l) {
 					t.Errorf("a flag line not --flag [VALUE] then its usage: %q", l)
+				}
+				if goType.MatchString(l) {
+					t.Errorf("a flag's value named by its Go type, not by what it is (--home DIR): %q", l)
 				}
 				// Help speaks to a person: no source file of sepad's.
 				if goFile.MatchString(l) {

@@ -17,7 +17,7 @@ func runHistory(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs := newFlagSet("history", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	limit := fs.Int("limit", query.DefaultLimit, "newest executions to show")
+	limit := fs.Int("limit", query.DefaultLimit, "show the `N` newest executions")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

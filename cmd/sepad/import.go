@@ -26,7 +26,7 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	qf.add(fs)
 	dry := fs.Bool("dry-run", false, "read and report, import nothing")
 	facets := fs.Bool("facets", false, "import Claude Code's /insights facets (<claude config dir>/usage-data/facets, or the DIR given) as labels of their sessions' executions")
-	claudeEval := fs.String("claude-eval", "", "record a `claude plugin eval` aggregate-result.json as evidence for SKILL's current version (sepad import --claude-eval FILE SKILL)")
+	claudeEval := fs.String("claude-eval", "", "record `FILE`, an aggregate-result.json of claude plugin eval, as evidence for SKILL's current version (sepad import --claude-eval FILE SKILL)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

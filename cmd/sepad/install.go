@@ -38,15 +38,15 @@ type installFlags struct {
 func parseInstallFlags(name string, args []string, stderr io.Writer) (*installFlags, string, error) {
 	fs := newFlagSet(name, stderr)
 	f := &installFlags{transport: "command"}
-	fs.StringVar(&f.project, "project", "", "project directory whose .claude/settings.json to edit (default: current directory)")
+	fs.StringVar(&f.project, "project", "", "the project `DIR` whose .claude/settings.json to edit (default: current directory)")
 	fs.BoolVar(&f.user, "user", false, "edit the user's settings.json instead: in $CLAUDE_CONFIG_DIR when set, else ~/.claude")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the resulting settings file and write nothing")
-	fs.StringVar(&f.home, "home", "", "with --service: the daemon's state directory (default $SEPA_HOME, ~/.local/state/sepa)")
+	fs.StringVar(&f.home, "home", "", "with --service: the daemon's state directory `DIR` (default $SEPA_HOME, ~/.local/state/sepa)")
 	if name == "install" {
 		// How the hook is written, and whether the service starts:
 		// uninstall removes sepad's hook in any form.
-		fs.StringVar(&f.transport, "transport", "command", "hook transport: command or http")
-		fs.StringVar(&f.url, "url", "", "endpoint for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
+		fs.StringVar(&f.transport, "transport", "command", "the hook's `TRANSPORT`: command or http")
+		fs.StringVar(&f.url, "url", "", "the `URL` for --transport http, e.g. http://127.0.0.1:PORT/v1/hook")
 		fs.BoolVar(&f.shellForm, "shell-form", false, "write the hook as a shell command line (for Claude Code before 2.1.139, which has no exec form)")
 		fs.BoolVar(&f.service, "service", false, "install the daemon as a systemd user unit, launchd agent or Windows scheduled task instead of the hook")
 		fs.BoolVar(&f.noStart, "no-start", false, "with --service: write the unit but do not enable or start it")
@@ -145,14 +145,15 @@ func runInstall(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 	}
 	r := &render.Installed{Path: path, Change: &ch, DryRun: f.dryRun, Undo: strings.TrimSpace("sepad uninstall " + scopeArgs(f))}
+	project := "" // the user's settings cover every project
 	if !f.user {
-		r.Project = filepath.Dir(filepath.Dir(path))
+		project = filepath.Dir(filepath.Dir(path))
 	}
 	configDir, err := prompt.ConfigDir()
 	if err != nil {
 		configDir = ""
 	}
-	r.Plugins = settings.SepadPluginEnabled(configDir, r.Project)
+	r.Plugins = settings.SepadPluginEnabled(configDir, project)
 	if f.transport == "http" && !f.dryRun {
 		// The settings file names $SEPAD_SECRET: create the secret it
 		// stands for, and say how Claude Code gets it.

@@ -26,9 +26,9 @@ func runLabel(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("label", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	skill := fs.String("skill", "", "with last: the newest execution of this skill; with an ID: check it is of this skill")
+	skill := fs.String("skill", "", "with last: the newest execution of this `SKILL`; with an ID: check it is of this skill")
 	var in reward.Input
-	fs.Func("score", "the verdict's score in [0, 1], clamped (default: success 1, failure 0)", func(s string) error {
+	fs.Func("score", "the verdict's `SCORE` in [0, 1], clamped (default: success 1, failure 0)", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return fmt.Errorf("%q is not a number", s)
@@ -36,10 +36,10 @@ func runLabel(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		in.Score = &v
 		return nil
 	})
-	fs.StringVar(&in.Note, "note", "", "why: a note kept with the label")
-	fs.StringVar(&in.Rater, "rater", "", "who judged (a person): grader kind human")
-	fs.StringVar(&in.Model, "model", "", "which model judged (its id): grader kind model")
-	fs.StringVar(&in.RubricVersion, "rubric-version", "", "the rubric or policy the verdict followed (needed for SFT and preference exports)")
+	fs.StringVar(&in.Note, "note", "", "why: a `NOTE` kept with the label")
+	fs.StringVar(&in.Rater, "rater", "", "who judged (a person's `NAME`): grader kind human")
+	fs.StringVar(&in.Model, "model", "", "which model judged (its `ID`): grader kind model")
+	fs.StringVar(&in.RubricVersion, "rubric-version", "", "the rubric or policy the verdict followed, its `VERSION` (needed for SFT and preference exports)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

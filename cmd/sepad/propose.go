@@ -18,7 +18,7 @@ func runPropose(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs := newFlagSet("propose", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	strategy := fs.String("strategy", "", "name of the mutation strategy, recorded with the proposal")
+	strategy := fs.String("strategy", "", "the mutation `STRATEGY`, recorded with the proposal")
 	force := fs.Bool("force", false, "propose to a stable skill anyway (the other checks still apply; see `sepad help propose`)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -21,7 +21,7 @@ func runPrune(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("prune", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	before := fs.String("before", "", "remove what is older: a duration back from now (90d, 36h), a date (2026-01-31) or an RFC 3339 time")
+	before := fs.String("before", "", "remove what is older than `WHEN`: a duration back from now (90d, 36h), a date (2026-01-31) or an RFC 3339 time")
 	yes := fs.Bool("yes", false, "really remove it")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -16,7 +16,7 @@ func runQuarantine(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	fs := newFlagSet("quarantine", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	limit := fs.Int("limit", query.DefaultLimit, "lines to list")
+	limit := fs.Int("limit", query.DefaultLimit, "list `N` lines")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

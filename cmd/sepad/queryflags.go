@@ -29,8 +29,8 @@ func (q *queryFlags) add(fs *flag.FlagSet) {
 	if o, ok := fs.Output().(flagOutput); ok && o.stderr != nil {
 		q.stderr = o.stderr
 	}
-	fs.StringVar(&q.home, "home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
-	fs.StringVar(&q.config, "config", "", "configuration file, when reading the database directly (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
+	fs.StringVar(&q.home, "home", "", "state directory `DIR` (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	fs.StringVar(&q.config, "config", "", "configuration `FILE`, when reading the database directly (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
 	fs.BoolVar(&q.json, "json", false, "print the API's JSON document (docs/api.md)")
 }
 

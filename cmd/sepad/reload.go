@@ -25,7 +25,7 @@ func init() {
 // (service.Reload): the daemon reads its configuration when it starts.
 func runReload(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("reload", stderr)
-	home := fs.String("home", "", "the daemon's state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	home := fs.String("home", "", "the daemon's state directory `DIR` (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

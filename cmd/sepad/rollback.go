@@ -17,7 +17,7 @@ func runRollback(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := newFlagSet("rollback", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	to := fs.String("to", "", "version to restore (vN or a hash; default the baseline, else the best graded version)")
+	to := fs.String("to", "", "the `VERSION` to restore (vN or a hash; default the baseline, else the best graded version)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

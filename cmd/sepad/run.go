@@ -19,11 +19,11 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stderr)
 	var o daemon.Options
 	var logFormat, logLevel string
-	fs.StringVar(&o.Home, "home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
-	fs.StringVar(&o.Config, "config", "", "configuration file")
-	fs.StringVar(&logFormat, "log-format", "text", "log format: text or json")
-	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	fs.StringVar(&o.HTTP, "http", "", "also serve the API on this loopback TCP address (e.g. 127.0.0.1:7077)")
+	fs.StringVar(&o.Home, "home", "", "state directory `DIR` (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	fs.StringVar(&o.Config, "config", "", "configuration `FILE`")
+	fs.StringVar(&logFormat, "log-format", "text", "log `FORMAT`: text or json")
+	fs.StringVar(&logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn, error")
+	fs.StringVar(&o.HTTP, "http", "", "also serve the API on this loopback TCP `ADDRESS` (e.g. 127.0.0.1:7077)")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -19,9 +19,9 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	explain := fs.Bool("explain", false, "print every signal of every execution")
 	noTranscripts := fs.Bool("no-transcripts", false, "do not read the session transcripts (tokens, cost, calls refused before any hook)")
-	cfgPath := fs.String("config", "", "configuration file (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
-	failUnder := fs.String("fail-under", "", "exit 1 when a skill's last version grades below GRADE or scores below SCORE, 3 when nothing is graded")
-	gateSkill := fs.String("skill", "", "gate only this skill (a name, PROJECT#name or the prompt file's path)")
+	cfgPath := fs.String("config", "", "configuration `FILE` (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
+	failUnder := fs.String("fail-under", "", "exit 1 when a skill's last version grades or scores below `GRADE|SCORE`, 3 when nothing is graded")
+	gateSkill := fs.String("skill", "", "gate only this `SKILL` (a name, PROJECT#name or the prompt file's path)")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ func runSessions(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := newFlagSet("sessions", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	limit := fs.Int("limit", query.DefaultLimit, "sessions to list")
+	limit := fs.Int("limit", query.DefaultLimit, "list `N` sessions")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

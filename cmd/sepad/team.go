@@ -20,8 +20,8 @@ func init() {
 func runTeam(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	usage := usageErrorf("usage: sepad team init | status [--json]")
 	fs := newFlagSet("team", stderr)
-	home := fs.String("home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
-	cfgPath := fs.String("config", "", "configuration file (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
+	home := fs.String("home", "", "state directory `DIR` (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	cfgPath := fs.String("config", "", "configuration `FILE` (default $SEPA_CONFIG, then $XDG_CONFIG_HOME/sepa/config.yaml)")
 	asJSON := fs.Bool("json", false, "status: print JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -21,7 +21,7 @@ func init() {
 // a person running this command decides it: nothing in an event does.
 func runTrust(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("trust", stderr)
-	home := fs.String("home", "", "state directory (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
+	home := fs.String("home", "", "state directory `DIR` (default $SEPA_HOME, $XDG_STATE_HOME/sepa, ~/.local/state/sepa)")
 	remove := fs.Bool("remove", false, "take DIR off the list: sepad no longer writes in it")
 	list := fs.Bool("list", false, "print the projects sepad may write in, one a line")
 	pos, err := parseFlags(fs, args)

@@ -18,8 +18,8 @@ func runValidity(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := newFlagSet("validity", stderr)
 	var qf queryFlags
 	qf.add(fs)
-	minLabels := fs.Int("min-labels", validity.DefaultMinLabels, "fewest verdicts for a verdict other than \"not enough labels\"")
-	minEach := fs.Int("min-each", validity.DefaultMinEach, "fewest successes and failures each, likewise")
+	minLabels := fs.Int("min-labels", validity.DefaultMinLabels, "at least `N` verdicts for a verdict other than \"not enough labels\"")
+	minEach := fs.Int("min-each", validity.DefaultMinEach, "at least `N` successes and failures each, likewise")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
