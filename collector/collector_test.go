@@ -560,6 +560,53 @@ func TestShortWriteTakenBack(t *testing.T) {
 	equalIDs(t, r.storedIDs(), expectedIDs(all))
 }
 
+// TestShortWriteTakenBackBetweenChecks: the hook takes its partial line
+// back after the collector's check for a taken-back line and before its
+// check for a truncation (readAll runs retracted, then truncated). The
+// shrink is past every line consumed, so it is not a truncation: taken
+// for one, the whole spool was read again (e2e/TestDiskFullAtStart in
+// CI at 73c5f26: 50 lines written before the disk filled, doubled).
+func TestShortWriteTakenBackBetweenChecks(t *testing.T) {
+	r := newRig(t, nil)
+	a, b := gen(35, 6), gen(36, 6)
+	r.append(r.spool(), a)
+	r.drain()
+	fi, err := os.Stat(r.spool())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(r.spool(), os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(b[0][:len(b[0])/2]); err != nil {
+		t.Fatal(err)
+	}
+	r.step()
+	s := r.c.sources[0]
+	if len(s.buf) == 0 {
+		t.Fatal("the partial line was not read")
+	}
+	if gone, err := s.retracted(); err != nil || gone {
+		t.Fatalf("retracted before the take-back: %v, %v", gone, err)
+	}
+	if err := f.Truncate(fi.Size()); err != nil { // the take-back, just then
+		t.Fatal(err)
+	}
+	f.Close()
+	if s.truncated() {
+		t.Fatal("a partial line taken back was taken for a truncation of the spool")
+	}
+	r.drain()
+	r.append(r.spool(), b)
+	r.drain()
+	all := append(append([][]byte{}, a...), b...)
+	if st := r.c.Stats(); st.Truncations != 0 || st.Lines != int64(len(all)) {
+		t.Fatalf("%d truncations, %d lines committed; want 0 and %d (each line once)", st.Truncations, st.Lines, len(all))
+	}
+	equalIDs(t, r.storedIDs(), expectedIDs(all))
+}
+
 // TestShortWriteReplaced: the partial line the collector holds is taken
 // back and another, longer line written in its place (the next hook, once
 // there is room) before the collector reads again, between two polls or

@@ -309,8 +309,10 @@ func (s *source) retracted() (bool, error) {
 // truncated reports, before a read, whether the file is now shorter than
 // what was consumed or its first bytes changed (truncated and regrown past
 // the offset): reading on at the old offset would consume foreign bytes.
-// A partial line taken back past the offset is not a truncation
-// (retracted drops it first).
+// A shrink past the offset is not a truncation: only bytes not yet
+// consumed are gone, a partial line its writer took back (retracted drops
+// it, and read checks that carried bytes are still in the file), possibly
+// just after retracted looked.
 func (s *source) truncated() bool {
 	if s.f == nil {
 		return false
@@ -319,7 +321,7 @@ func (s *source) truncated() bool {
 	if err != nil {
 		return false
 	}
-	if fi.Size() < s.off+int64(len(s.buf)) {
+	if fi.Size() < s.off {
 		return true
 	}
 	if s.fpLen > 0 {

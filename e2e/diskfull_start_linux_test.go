@@ -3,7 +3,10 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -104,7 +107,9 @@ func TestDiskFullAtStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !committedAll(t, home, "F", during, 60*time.Second) {
-				t.Fatalf("hook events not all committed after space came back\n%s", d.stderr)
+				lost, doubled := lostDoubled(t, home, "F", during)
+				t.Fatalf("hook events not all committed after space came back: %d lost, %d doubled; ingest %v; the lines not stored are in %v\n%s",
+					lost, doubled, ingestOf(statusJSON(t, home)), whereMissing(t, home, rt, "F", during), d.stderr)
 			}
 			if lost, doubled := lostDoubled(t, home, "F", during); lost+doubled != 0 {
 				t.Fatalf("%d lost, %d doubled\n%s", lost, doubled, d.stderr)
@@ -115,4 +120,29 @@ func TestDiskFullAtStart(t *testing.T) {
 			d.stop(t)
 		})
 	}
+}
+
+// whereMissing says, for each of the n lines of prefix the store does not
+// hold, which files under home and rt hold it and at which offset: the
+// spool, a fallback, or none (lost by the hook).
+func whereMissing(t *testing.T, home, rt, prefix string, n int) map[string][]string {
+	t.Helper()
+	evs, _ := statusJSON(t, home)["events"].(map[string]any)
+	out := map[string][]string{}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("%s%07d", prefix, i)
+		if _, ok := evs[id]; ok {
+			continue
+		}
+		out[id] = []string{}
+		for _, dir := range []string{home, rt} {
+			filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+				if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(id)) {
+					out[id] = append(out[id], fmt.Sprintf("%s@%d", p, bytes.Index(b, []byte(id))))
+				}
+				return nil
+			})
+		}
+	}
+	return out
 }
